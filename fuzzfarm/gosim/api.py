@@ -1,0 +1,105 @@
+"""Top-level Go statements: ``go``, ``gosched``, and ``run`` (one deterministic execution)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from .failures import GoFailure
+from .runtime import Runtime, current_runtime
+from .trace import Trace
+
+
+def go(fn: Callable, *args: Any, name: str | None = None) -> int:
+    """``go fn(args...)``: start a goroutine; returns its id. A scheduling point: the new
+    goroutine may run at once, later, or never."""
+    rt = current_runtime()
+    g = rt.spawn(fn, args, name=name)
+    rt.sched()
+    return g.gid
+
+
+def gosched() -> None:
+    """``runtime.Gosched()``: a bare scheduling point."""
+    current_runtime().sched("gosched")
+
+
+def goroutine_id() -> int:
+    """Id of the running goroutine (1 = main)."""
+    return current_runtime().cur.gid
+
+
+@dataclasses.dataclass
+class RunReport:
+    """What one run did.
+
+    ``failure``: the GoFailure or None. ``decisions``: the recorded schedule (ints; see
+    ``runtime``); ``steps``: scheduling steps; ``preemptions``: switches away from a goroutine
+    that could have continued; ``switches``: all context switches; ``now``: final virtual
+    time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on.
+    """
+
+    failure: GoFailure | None
+    decisions: list[int]
+    steps: int
+    preemptions: int
+    switches: int
+    now: float
+    goroutines: int
+    trace: Trace | None
+    legend: list[tuple[int, str, str | None]]
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+    def render_trace(self, limit: int | None = None) -> str:
+        """The interleaving timeline (needs ``trace=True``), with the crash dump if any."""
+        if self.trace is None:
+            return "(run without trace=True: no events recorded)"
+        text = self.trace.render(_Legend(self.legend), limit=limit)
+        if self.failure is not None:
+            text += "\n\n" + self.failure.render()
+        return text
+
+    def raise_failure(self) -> None:
+        """Re-raise the failure, if any (harnesses do this so libFuzzer sees a crash)."""
+        if self.failure is not None:
+            raise self.failure
+
+
+class _Legend(list):
+    def __init__(self, rows):
+        super().__init__(_G(*r) for r in rows)
+
+
+@dataclasses.dataclass
+class _G:
+    gid: int
+    name: str
+    created_by: str | None
+
+
+def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
+        leak_grace: float = 60.0, trace: bool = False) -> RunReport:
+    """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
+    (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
+    ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
+
+    ``max_steps`` bounds scheduling steps (StepLimitExceeded beyond it); ``check_leaks``
+    reports goroutines alive after main returns, once they had ``leak_grace`` virtual seconds
+    to finish; ``trace`` records events for ``RunReport.render_trace``.
+    """
+    rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace)
+    rt.execute(main, args)
+    return RunReport(
+        failure=rt.failure,
+        decisions=rt.decisions,
+        steps=rt.steps,
+        preemptions=rt.preemptions,
+        switches=rt.switches,
+        now=rt.now,
+        goroutines=len(rt.goroutines),
+        trace=rt.trace,
+        legend=[(g.gid, g.name, g.created_by) for g in rt.goroutines],
+    )

@@ -1,0 +1,289 @@
+"""Go channels and ``select``.
+
+Buffered and unbuffered channels with Go's rules: a send on an unbuffered channel completes
+only when a receiver takes the value; a receive on a closed, drained channel returns
+``(None, False)``; close of a closed or nil channel and send on a closed channel panic.
+Waiting senders and receivers are served FIFO (Go's sudog queues). ``None`` is the nil
+channel: operations on it block forever, ``select`` never picks it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Iterator
+
+from . import failures as F
+from .runtime import current_runtime
+
+
+class _Waiter:
+    """A goroutine parked on one or more channels. For select, ``sel`` is shared by its cases."""
+
+    __slots__ = ("g", "value", "ok", "sel", "case")
+
+    def __init__(self, g, value=None, sel=None, case=0):
+        self.g = g
+        self.value = value
+        self.ok = True
+        self.sel = sel
+        self.case = case
+
+
+class _Select:
+    __slots__ = ("fired", "case", "value", "ok")
+
+    def __init__(self):
+        self.fired = False
+        self.case = -1
+        self.value = None
+        self.ok = True
+
+
+def _claim(w: _Waiter) -> bool:
+    """True if ``w`` may still be served (a select waiter is served once)."""
+    s = w.sel
+    if s is None:
+        return True
+    if s.fired:
+        return False
+    s.fired = True
+    s.case = w.case
+    return True
+
+
+class Chan:
+    """``make(chan T, cap)``. Methods: ``send``, ``recv`` -> value, ``recv_ok`` -> (value, ok),
+    ``close``, ``len``; iterating yields values until the channel is closed and drained."""
+
+    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq")
+
+    def __init__(self, cap: int = 0, name: str | None = None):
+        if cap < 0:
+            raise ValueError("makechan: size out of range")
+        self.rt = current_runtime()
+        self.label = name or f"chan#{self.rt.new_object_id()}"
+        self.cap = cap
+        self.buf: deque = deque()
+        self.closed = False
+        self.recvq: deque[_Waiter] = deque()
+        self.sendq: deque[_Waiter] = deque()
+
+    def __repr__(self) -> str:
+        return self.label
+
+    def __len__(self) -> int:
+        return len(self.buf)
+
+    # -- non-blocking cores, shared by send/recv/select and by timers (no scheduling point)
+    def _pop_receiver(self) -> _Waiter | None:
+        q = self.recvq
+        while q:
+            w = q.popleft()
+            if _claim(w):
+                return w
+        return None
+
+    def _pop_sender(self) -> _Waiter | None:
+        q = self.sendq
+        while q:
+            w = q.popleft()
+            if _claim(w):
+                return w
+        return None
+
+    def _deliver(self, w: _Waiter, value: Any, ok: bool) -> None:
+        if w.sel is not None:
+            w.sel.value, w.sel.ok = value, ok
+        else:
+            w.value, w.ok = value, ok
+        self.rt.ready(w.g)
+
+    def _can_send(self) -> bool:
+        return self.closed or any(w.sel is None or not w.sel.fired for w in self.recvq) or len(self.buf) < self.cap
+
+    def _can_recv(self) -> bool:
+        return bool(self.buf) or self.closed or any(w.sel is None or not w.sel.fired for w in self.sendq)
+
+    def _send_now(self, value: Any) -> bool:
+        """Complete a send without blocking if possible. Caller checked ``closed``."""
+        w = self._pop_receiver()
+        if w is not None:
+            self._deliver(w, value, True)
+            return True
+        if len(self.buf) < self.cap:
+            self.buf.append(value)
+            return True
+        return False
+
+    def _recv_now(self) -> tuple[bool, Any, bool]:
+        """(done, value, ok) for a receive that does not block."""
+        if self.buf:
+            v = self.buf.popleft()
+            w = self._pop_sender()
+            if w is not None:
+                self.buf.append(w.value)
+                self.rt.ready(w.g)
+            return True, v, True
+        w = self._pop_sender()
+        if w is not None:
+            v = w.value
+            self.rt.ready(w.g)
+            return True, v, True
+        if self.closed:
+            return True, None, False
+        return False, None, False
+
+    def try_send_from_timer(self, value: Any) -> None:
+        """Timer delivery into a buffered channel: drops the value if full (Go's tickers)."""
+        if not self.closed:
+            self._send_now(value)
+
+    # -- blocking operations
+    def send(self, value: Any) -> None:
+        """``ch <- value``. Raises SendOnClosedChannel (a panic)."""
+        rt = self.rt
+        rt.sched("send", self.label)
+        if self.closed:
+            rt.fail(F.SendOnClosedChannel("send on closed channel"))
+        if self._send_now(value):
+            return
+        w = _Waiter(rt.cur, value)
+        self.sendq.append(w)
+        rt.park("chan send", self.label)
+        if not w.ok:  # woken by close
+            rt.fail(F.SendOnClosedChannel("send on closed channel"))
+
+    def recv_ok(self) -> tuple[Any, bool]:
+        """``v, ok := <-ch``."""
+        rt = self.rt
+        rt.sched("recv", self.label)
+        done, v, ok = self._recv_now()
+        if done:
+            return v, ok
+        w = _Waiter(rt.cur)
+        self.recvq.append(w)
+        rt.park("chan receive", self.label)
+        return w.value, w.ok
+
+    def recv(self) -> Any:
+        """``v := <-ch`` (None once closed and drained)."""
+        return self.recv_ok()[0]
+
+    def close(self) -> None:
+        """``close(ch)``: wakes every receiver with (None, False) and every sender, who panic."""
+        rt = self.rt
+        if self.closed:
+            rt.fail(F.CloseOfClosedChannel("close of closed channel"))
+        self.close_from_runtime()
+        rt.sched("close", self.label)
+
+    def close_from_runtime(self) -> None:
+        """Close without a scheduling point (contexts and timers close ``done`` channels)."""
+        self.closed = True
+        while True:
+            w = self._pop_receiver()
+            if w is None:
+                break
+            self._deliver(w, None, False)
+        while True:
+            w = self._pop_sender()
+            if w is None:
+                break
+            if w.sel is not None:
+                w.sel.ok = False
+            w.ok = False
+            self.rt.ready(w.g)
+
+    def __iter__(self) -> Iterator[Any]:
+        """``for v := range ch``."""
+        while True:
+            v, ok = self.recv_ok()
+            if not ok:
+                return
+            yield v
+
+
+def close(ch: Chan | None) -> None:
+    """``close(ch)`` that also handles the nil channel (panics: close of nil channel)."""
+    if ch is None:
+        rt = current_runtime()
+        rt.fail(F.CloseOfNilChannel("close of nil channel"))
+    ch.close()
+
+
+def send(ch: Chan | None, value: Any) -> None:
+    """``ch <- value``; on the nil channel blocks forever."""
+    if ch is None:
+        current_runtime().park("chan send (nil chan)")
+    ch.send(value)
+
+
+def recv_ok(ch: Chan | None) -> tuple[Any, bool]:
+    """``v, ok := <-ch``; on the nil channel blocks forever."""
+    if ch is None:
+        current_runtime().park("chan receive (nil chan)")
+    return ch.recv_ok()
+
+
+def recv_case(ch: Chan | None) -> tuple:
+    """A receive case for :func:`select`."""
+    return ("recv", ch, None)
+
+
+def send_case(ch: Chan | None, value: Any) -> tuple:
+    """A send case for :func:`select`."""
+    return ("send", ch, value)
+
+
+DEFAULT = -1
+
+
+def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
+    """Go ``select``. ``cases`` are :func:`recv_case` / :func:`send_case` tuples.
+
+    Returns ``(index, value, ok)``: index of the case that ran (``DEFAULT`` = -1 when
+    ``default`` is set and nothing was ready), the received value and ok flag (None, True for
+    sends). Which ready case wins is a schedule decision. With no case and no default it
+    blocks forever. A send case on a closed channel panics if chosen.
+    """
+    rt = current_runtime()
+    rt.sched("select", None)
+    ready = []
+    for i, (op, ch, _) in enumerate(cases):
+        if ch is None:
+            continue
+        if (ch._can_recv() if op == "recv" else ch._can_send()):
+            ready.append(i)
+    if ready:
+        i = ready[rt.choose_index(len(ready), "select")]
+        op, ch, v = cases[i]
+        if op == "recv":
+            _, value, ok = ch._recv_now()
+            return i, value, ok
+        if ch.closed:
+            rt.fail(F.SendOnClosedChannel("send on closed channel"))
+        ch._send_now(v)
+        return i, None, True
+    if default:
+        return DEFAULT, None, True
+    sel = _Select()
+    waiters = []
+    for i, (op, ch, v) in enumerate(cases):
+        if ch is None:
+            continue
+        w = _Waiter(rt.cur, v, sel, i)
+        waiters.append((ch, op, w))
+        (ch.recvq if op == "recv" else ch.sendq).append(w)
+    rt.park("select" if waiters else "select (no cases)")
+    for ch, op, w in waiters:
+        q = ch.recvq if op == "recv" else ch.sendq
+        try:
+            q.remove(w)
+        except ValueError:
+            pass
+    i = sel.case
+    if cases[i][0] == "send":
+        if not sel.ok:
+            rt.fail(F.SendOnClosedChannel("send on closed channel"))
+        return i, None, True
+    return i, sel.value, sel.ok

@@ -1,0 +1,163 @@
+"""Go's ``context``: background, with_cancel, with_timeout / with_deadline.
+
+``cancel`` is idempotent, closes ``done()`` and cancels every child; a child of a done parent
+is done from birth; ``err()`` is None until done, then ``CANCELED`` or ``DEADLINE_EXCEEDED``.
+Deadlines are virtual-clock timers.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .chan import Chan
+from .runtime import current_runtime
+
+
+class GoError(Exception):
+    """A Go ``error`` value; compare with ``is`` against the module sentinels."""
+
+
+CANCELED = GoError("context canceled")
+DEADLINE_EXCEEDED = GoError("context deadline exceeded")
+
+
+class Context:
+    """``context.Context``. ``done()`` returns a Chan or None (the nil channel: never done)."""
+
+    def done(self) -> Chan | None:
+        return None
+
+    def err(self) -> GoError | None:
+        return None
+
+    def deadline(self) -> float | None:
+        return None
+
+    def value(self, key):
+        return None
+
+
+class _Background(Context):
+    def __repr__(self) -> str:
+        return "context.Background"
+
+
+_BACKGROUND = _Background()
+
+
+def background() -> Context:
+    """``context.Background()``: never done, no deadline."""
+    return _BACKGROUND
+
+
+def todo() -> Context:
+    return _BACKGROUND
+
+
+class _CancelCtx(Context):
+    def __init__(self, parent: Context, name: str):
+        self.rt = current_runtime()
+        self.parent = parent
+        self.label = name
+        self._done = Chan(0, name=f"{name}.Done")
+        self._err: GoError | None = None
+        self._deadline = parent.deadline()
+        self.children: list[_CancelCtx] = []
+        self.timer = None
+        if isinstance(parent, _CancelCtx):
+            if parent._err is not None:
+                self.cancel_from_runtime(parent._err)
+            else:
+                parent.children.append(self)
+
+    def __repr__(self) -> str:
+        return self.label
+
+    def done(self) -> Chan:
+        return self._done
+
+    def err(self) -> GoError | None:
+        return self._err
+
+    def deadline(self) -> float | None:
+        return self._deadline
+
+    def value(self, key):
+        return self.parent.value(key)
+
+    def cancel_from_runtime(self, err: GoError) -> None:
+        """Cancel without a scheduling point (used by timers and parent propagation)."""
+        if self._err is not None:
+            return
+        self._err = err
+        self._done.close_from_runtime()
+        children, self.children = self.children, []
+        for c in children:
+            c.cancel_from_runtime(err)
+        if self.timer is not None:
+            self.rt.cancel_timer(self.timer)
+            self.timer = None
+        if isinstance(self.parent, _CancelCtx):
+            try:
+                self.parent.children.remove(self)
+            except ValueError:
+                pass
+
+
+class _ValueCtx(Context):
+    def __init__(self, parent: Context, key, val):
+        self.parent, self.key, self.val = parent, key, val
+
+    def done(self):
+        return self.parent.done()
+
+    def err(self):
+        return self.parent.err()
+
+    def deadline(self):
+        return self.parent.deadline()
+
+    def value(self, key):
+        return self.val if key == self.key else self.parent.value(key)
+
+
+def with_value(parent: Context, key, val) -> Context:
+    return _ValueCtx(parent, key, val)
+
+
+def _cancel_func(ctx: _CancelCtx) -> Callable[[], None]:
+    def cancel() -> None:
+        ctx.rt.sched("cancel", ctx.label)
+        ctx.cancel_from_runtime(CANCELED)
+
+    cancel.__qualname__ = f"cancel[{ctx.label}]"
+    return cancel
+
+
+def with_cancel(parent: Context) -> tuple[Context, Callable[[], None]]:
+    """``context.WithCancel``: returns ``(ctx, cancel)``; cancel is idempotent."""
+    rt = current_runtime()
+    ctx = _CancelCtx(parent, f"ctx#{rt.new_object_id()}")
+    return ctx, _cancel_func(ctx)
+
+
+def with_deadline(parent: Context, deadline: float) -> tuple[Context, Callable[[], None]]:
+    """``context.WithDeadline`` at virtual time ``deadline`` (seconds)."""
+    rt = current_runtime()
+    pd = parent.deadline()
+    ctx = _CancelCtx(parent, f"ctx#{rt.new_object_id()}")
+    if pd is not None and pd <= deadline:
+        return ctx, _cancel_func(ctx)  # the parent's deadline comes first, as in Go
+    ctx._deadline = deadline
+    if ctx._err is None:
+        if deadline <= rt.now:
+            ctx.cancel_from_runtime(DEADLINE_EXCEEDED)
+        else:
+            ctx.timer = rt.add_timer(deadline - rt.now, lambda: ctx.cancel_from_runtime(DEADLINE_EXCEEDED),
+                                     f"{ctx.label} deadline")
+    return ctx, _cancel_func(ctx)
+
+
+def with_timeout(parent: Context, timeout: float) -> tuple[Context, Callable[[], None]]:
+    """``context.WithTimeout``: deadline at now + ``timeout`` virtual seconds."""
+    return with_deadline(parent, current_runtime().now + timeout)

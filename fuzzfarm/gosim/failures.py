@@ -1,0 +1,286 @@
+"""The failure oracle: one exception class per way a Go program dies or misbehaves.
+
+Every failure carries what Go's crash dump carries: the kind, the message, the failing
+goroutine, every goroutine's stack (project frames only) and the decision index and virtual
+time at which it happened. ``crash_state`` (top three project frames of the failing
+goroutine, no line numbers) is what the collector buckets on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import sys
+import sysconfig
+from types import FrameType, TracebackType
+from typing import Iterable
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PKG = os.path.dirname(_HERE)
+# Frames from these trees are machinery, never "where the bug is".
+_MACHINERY = tuple(
+    os.path.join(_PKG, sub) + os.sep
+    for sub in ("gosim", "strategies", "engine", "farm", "collector")
+) + (
+    os.path.join(_PKG, "harness.py"),
+    os.path.join(_PKG, "runone.py"),
+)
+_STDLIB = tuple(
+    p + os.sep
+    for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
+)
+_SITE = tuple(p + os.sep for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+
+
+@functools.lru_cache(maxsize=4096)
+def is_project_file(filename: str) -> bool:
+    """True when ``filename`` holds project code (ports, harnesses, scenarios, tests).
+
+    Runtime internals, strategies, farm machinery, the standard library and third-party
+    packages are excluded, wherever the package is installed (editable or not).
+    """
+    path = os.path.abspath(filename)
+    if path.startswith(_MACHINERY) or filename.startswith("<"):
+        return False
+    if path.startswith(_SITE):
+        rest = path[len(next(p for p in _SITE if path.startswith(p))):]
+        return rest.startswith(("fuzzfarm" + os.sep + "ports", "harnesses" + os.sep))
+    if path.startswith(_STDLIB):
+        return False
+    return True
+
+
+@dataclasses.dataclass(frozen=True)
+class StackFrame:
+    """One project frame: function (qualified, ``<locals>`` dropped), file (basename) and line."""
+
+    func: str
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.func} ({self.file}:{self.line})"
+
+    def to_json(self) -> dict:
+        return {"func": self.func, "file": self.file, "line": self.line}
+
+
+def _frame_of(code, lineno: int) -> StackFrame:
+    name = getattr(code, "co_qualname", code.co_name).replace("<locals>.", "")
+    return StackFrame(name, os.path.basename(code.co_filename), lineno)
+
+
+def frames_from_frame(frame: FrameType | None) -> list[StackFrame]:
+    """Project frames of a live frame chain, innermost first."""
+    out = []
+    while frame is not None:
+        if is_project_file(frame.f_code.co_filename):
+            out.append(_frame_of(frame.f_code, frame.f_lineno))
+        frame = frame.f_back
+    return out
+
+
+def frames_from_traceback(tb: TracebackType | None) -> list[StackFrame]:
+    """Project frames of an exception traceback, innermost first."""
+    out = []
+    while tb is not None:
+        if is_project_file(tb.tb_frame.f_code.co_filename):
+            out.append(_frame_of(tb.tb_frame.f_code, tb.tb_lineno))
+        tb = tb.tb_next
+    out.reverse()
+    return out
+
+
+@dataclasses.dataclass
+class GoroutineDump:
+    """One goroutine in a crash dump: id, name, state, where it waits, where it was created."""
+
+    gid: int
+    name: str
+    state: str
+    wait: str | None
+    created_by: str | None
+    stack: list[StackFrame]
+
+    def to_json(self) -> dict:
+        return {
+            "gid": self.gid,
+            "name": self.name,
+            "state": self.state,
+            "wait": self.wait,
+            "created_by": self.created_by,
+            "stack": [f.to_json() for f in self.stack],
+        }
+
+    def render(self) -> str:
+        head = f"goroutine {self.gid} [{self.name}] {self.state}"
+        if self.wait:
+            head += f" on {self.wait}"
+        lines = [head]
+        lines += [f"    {f}" for f in self.stack] or ["    (no project frames)"]
+        if self.created_by:
+            lines.append(f"    created by {self.created_by}")
+        return "\n".join(lines)
+
+
+class GoFailure(Exception):
+    """Base of every failure the runtime reports. Subclasses fix ``kind``.
+
+    Attributes: ``kind`` (str), ``detail`` (the Go-style message), ``goroutine`` (gid of the
+    failing goroutine or None), ``dumps`` (list[GoroutineDump], the failing one first),
+    ``decision`` (decision index when it happened), ``now`` (virtual seconds), ``cause``
+    (the original exception for a goroutine panic).
+    """
+
+    kind = "failure"
+    fatal = True  # Go "fatal error" (unrecoverable) as opposed to a panic
+
+    def __init__(self, detail: str, *, cause: BaseException | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.cause = cause
+        self.goroutine: int | None = None
+        self.goroutine_name: str | None = None
+        self.dumps: list[GoroutineDump] = []
+        self.decision: int = 0
+        self.step: int = 0
+        self.now: float = 0.0
+
+    @property
+    def exc_class(self) -> str:
+        """Class name of the original exception for panics, else of this failure."""
+        return type(self.cause).__name__ if self.cause is not None else type(self).__name__
+
+    @property
+    def stack(self) -> list[StackFrame]:
+        """Project frames of the failing goroutine, innermost first."""
+        return self.dumps[0].stack if self.dumps else []
+
+    @property
+    def crash_state(self) -> list[str]:
+        """Top three project function names of the failing goroutine (no line numbers)."""
+        return [f.func for f in self.stack[:3]]
+
+    def __str__(self) -> str:
+        where = " <- ".join(self.crash_state) or "(no project frames)"
+        who = f"goroutine {self.goroutine} [{self.goroutine_name}]" if self.goroutine else "runtime"
+        return f"{self.kind}: {self.detail} in {who} at {where} (decision {self.decision}, t={self.now:g}s)"
+
+    def render(self) -> str:
+        """A Go-like crash dump: header line, then every goroutine's stack."""
+        return "\n\n".join([str(self)] + [d.render() for d in self.dumps])
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "exc_class": self.exc_class,
+            "message": self.detail,
+            "goroutine": self.goroutine,
+            "goroutine_name": self.goroutine_name,
+            "crash_state": self.crash_state,
+            "decision": self.decision,
+            "step": self.step,
+            "now": self.now,
+            "dumps": [d.to_json() for d in self.dumps],
+        }
+
+
+class GoroutinePanic(GoFailure):
+    """An uncaught exception in a goroutine (Go: ``panic: ...``, exit 2). ``cause`` keeps it."""
+
+    kind = "goroutine panic"
+    fatal = False
+
+
+class ConcurrentMapWrites(GoFailure):
+    kind = "concurrent map writes"
+
+
+class ConcurrentMapReadWrite(GoFailure):
+    kind = "concurrent map read and map write"
+
+
+class ConcurrentMapIterationWrite(GoFailure):
+    kind = "concurrent map iteration and map write"
+
+
+class Deadlock(GoFailure):
+    """``fatal error: all goroutines are asleep - deadlock!``"""
+
+    kind = "deadlock"
+
+
+class GoroutineLeak(GoFailure):
+    """Goroutines still alive once main returned and everything that could run did."""
+
+    kind = "goroutine leak"
+
+
+class NegativeWaitGroupCounter(GoFailure):
+    kind = "negative WaitGroup counter"
+    fatal = False
+
+
+class WaitGroupReuse(GoFailure):
+    kind = "WaitGroup reused before previous Wait returned"
+    fatal = False
+
+
+class CloseOfClosedChannel(GoFailure):
+    kind = "close of closed channel"
+    fatal = False
+
+
+class CloseOfNilChannel(GoFailure):
+    kind = "close of nil channel"
+    fatal = False
+
+
+class SendOnClosedChannel(GoFailure):
+    kind = "send on closed channel"
+    fatal = False
+
+
+class UnlockOfUnlockedMutex(GoFailure):
+    """``fatal error: sync: unlock of unlocked mutex`` (also RWMutex unlock/runlock)."""
+
+    kind = "unlock of unlocked mutex"
+
+
+class StepLimitExceeded(GoFailure):
+    """More scheduling steps than the run allows: a livelock or an unfair spin loop."""
+
+    kind = "step limit exceeded"
+
+
+class SchedulingError(Exception):
+    """A replayed schedule does not fit the run (divergence). Not a bug in the program."""
+
+
+ALL_FAILURES: tuple[type[GoFailure], ...] = (
+    GoroutinePanic,
+    ConcurrentMapWrites,
+    ConcurrentMapReadWrite,
+    ConcurrentMapIterationWrite,
+    Deadlock,
+    GoroutineLeak,
+    NegativeWaitGroupCounter,
+    WaitGroupReuse,
+    CloseOfClosedChannel,
+    CloseOfNilChannel,
+    SendOnClosedChannel,
+    UnlockOfUnlockedMutex,
+    StepLimitExceeded,
+)
+
+
+def caller_frames() -> list[StackFrame]:
+    """Project frames of the calling goroutine, innermost first."""
+    return frames_from_frame(sys._getframe(1))
+
+
+def first_project_frame(frames: Iterable[StackFrame]) -> StackFrame | None:
+    for f in frames:
+        return f
+    return None

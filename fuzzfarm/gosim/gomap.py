@@ -1,0 +1,147 @@
+"""A race-checked map with the Go runtime's ``hashWriting`` checks (Go <= 1.23 maps, same
+checks and messages in 1.24 swiss maps; fuzzfarm SPEC §2.4).
+
+* read / lookup: flag set -> ``concurrent map read and map write``
+* every iteration step, including the first and the one that ends the loop: flag set ->
+  ``concurrent map iteration and map write``
+* write or delete: flag set on entry -> ``concurrent map writes``; then the flag is toggled
+  (XOR) and the write spans scheduling points; on exit a clear flag -> ``concurrent map writes``.
+
+Two writers that both pass the entry check toggle the flag twice, leaving it clear, so the first
+one's exit check fails: Go's XOR flavour. ``len`` does no check. Iteration starts at a position
+taken from the schedule, never from dict order. Detection is best-effort, as in Go: an overlap
+that no check lands in goes unseen.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from . import failures as F
+from .runtime import current_runtime
+
+_MISSING = object()
+
+
+class Map:
+    """``map[K]V``. Dict-like: ``m[k]``, ``m.get``, ``k in m``, ``m[k] = v``, ``del m[k]``,
+    ``m.pop``, ``len(m)``, ``m.items()`` / ``keys()`` / ``values()`` / ``iter(m)``, ``m.clone()``.
+
+    Copying a struct that holds a Map copies the reference (Go semantics): use ``clone`` for a
+    new map. Keys must be hashable; their order never depends on hashing.
+    """
+
+    __slots__ = ("rt", "label", "d", "writing")
+
+    def __init__(self, init: Iterable | dict | None = None, name: str | None = None):
+        self.rt = current_runtime()
+        self.label = name or f"map#{self.rt.new_object_id()}"
+        self.d: dict = dict(init) if init is not None else {}
+        self.writing = False
+
+    def __repr__(self) -> str:
+        return f"{self.label}{self.d!r}"
+
+    # -- reads
+    def _read_check(self) -> None:
+        rt = self.rt
+        rt.sched("map.read", self.label)
+        if self.writing:
+            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
+
+    def __getitem__(self, k: Any) -> Any:
+        self._read_check()
+        return self.d[k]
+
+    def get(self, k: Any, default: Any = None) -> Any:
+        """``v, ok := m[k]`` style lookup returning ``default`` when missing."""
+        self._read_check()
+        return self.d.get(k, default)
+
+    def lookup(self, k: Any) -> tuple[Any, bool]:
+        """``v, ok := m[k]``."""
+        self._read_check()
+        v = self.d.get(k, _MISSING)
+        return (None, False) if v is _MISSING else (v, True)
+
+    def __contains__(self, k: Any) -> bool:
+        self._read_check()
+        return k in self.d
+
+    def __len__(self) -> int:
+        return len(self.d)
+
+    # -- writes
+    def _write(self, op: str, k: Any, v: Any = None) -> Any:
+        rt = self.rt
+        if self.writing:
+            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+        rt.sched("map.write.begin", f"{self.label}[{k!r}]")  # between the check and the toggle
+        self.writing = not self.writing
+        rt.sched("map.write", f"{self.label}[{k!r}]")  # inside the write
+        if op == "set":
+            self.d[k] = v
+            old = None
+        else:
+            old = self.d.pop(k, _MISSING)
+        if not self.writing:
+            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+        self.writing = False
+        if rt.trace is not None:
+            rt.trace.event(rt, "map.write.end", f"{self.label}[{k!r}]")
+        return old
+
+    def __setitem__(self, k: Any, v: Any) -> None:
+        self._write("set", k, v)
+
+    def __delitem__(self, k: Any) -> None:
+        """``delete(m, k)``; unlike a dict, a missing key is not an error (Go semantics)."""
+        self._write("del", k)
+
+    def pop(self, k: Any, default: Any = None) -> Any:
+        old = self._write("del", k)
+        return default if old is _MISSING else old
+
+    def clear(self) -> None:
+        """``clear(m)`` (Go 1.21): one write."""
+        for k in list(self.d):
+            self._write("del", k)
+
+    def clone(self, name: str | None = None) -> "Map":
+        """``maps.Clone``: a read of this map (an iteration over it) into a new map."""
+        return Map(dict(self.items()), name=name)
+
+    # -- iteration
+    def items(self) -> Iterator[tuple[Any, Any]]:
+        """``for k, v := range m``. Start position from the schedule; every step checks."""
+        rt = self.rt
+        keys = list(self.d)
+        n = len(keys)
+        start = rt.choose_index(n, f"range {self.label}") if n > 1 else 0
+        for i in range(n):
+            rt.sched("map.iter", self.label)
+            if self.writing:
+                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+            k = keys[(start + i) % n]
+            v = self.d.get(k, _MISSING)
+            if v is _MISSING:  # deleted during the loop: Go does not produce it
+                continue
+            yield k, v
+        rt.sched("map.iter", self.label)  # the step that ends the loop checks too
+        if self.writing:
+            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+
+    def keys(self) -> Iterator[Any]:
+        for k, _ in self.items():
+            yield k
+
+    def values(self) -> Iterator[Any]:
+        for _, v in self.items():
+            yield v
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.keys()
+
+    def snapshot(self) -> dict:
+        """The contents without any check or scheduling point (for assertions and oracles)."""
+        return dict(self.d)

@@ -1,0 +1,79 @@
+"""Event trace of one run: record, then render as a readable interleaving timeline.
+
+Recording is off unless ``trace=True`` is passed to ``run`` (it walks frames to find the
+project line of every event). Everything recorded is deterministic: goroutine ids, per-run
+object serials, virtual time, function names and line numbers. Never ``id()`` or wall time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from .failures import is_project_file
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """One trace event. ``step``: scheduling step; ``now``: virtual seconds; ``gid``: goroutine
+    (0 = the scheduler itself, e.g. a timer firing); ``kind``/``detail``: what happened;
+    ``site``: the project function and line that caused it; ``preempt``: a preemption."""
+
+    step: int
+    decision: int
+    now: float
+    gid: int
+    kind: str
+    detail: str
+    site: str
+    preempt: bool = False
+
+    def to_json(self) -> list:
+        return [self.step, self.decision, self.now, self.gid, self.kind, self.detail, self.site, self.preempt]
+
+
+def _site() -> str:
+    f = sys._getframe(3)
+    while f is not None:
+        code = f.f_code
+        if is_project_file(code.co_filename):
+            name = getattr(code, "co_qualname", code.co_name).replace("<locals>.", "")
+            return f"{name} {code.co_filename.rsplit('/', 1)[-1]}:{f.f_lineno}"
+        f = f.f_back
+    return ""
+
+
+class Trace:
+    """The recorded events of one run, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def event(self, rt, kind: str, detail=None, gid: int | None = None) -> None:
+        if gid is None:
+            gid = rt.cur.gid if rt.cur is not None else 0
+        self.events.append(Event(rt.steps, len(rt.decisions), rt.now, gid, kind,
+                                 "" if detail is None else str(detail), _site()))
+
+    def mark_preemption(self, rt, cur, nxt) -> None:
+        self.events.append(Event(rt.steps, len(rt.decisions), rt.now, cur.gid, "preempt",
+                                 f"G{cur.gid} -> G{nxt.gid}", _site(), True))
+
+    def to_json(self) -> list:
+        return [e.to_json() for e in self.events]
+
+    def render(self, goroutines=None, *, limit: int | None = None) -> str:
+        """Text timeline: one line per event, goroutine columns as ``G<n>``, preemptions
+        marked ``>>``. ``goroutines`` (the run's Goroutine list) adds a legend of spawn sites."""
+        lines = []
+        if goroutines:
+            lines.append("goroutines:")
+            for g in goroutines:
+                lines.append(f"  G{g.gid:<3} {g.name}" + (f"  (created by {g.created_by})" if g.created_by else ""))
+            lines.append("")
+        lines.append(f"{'step':>5} {'dec':>4} {'t(s)':>8}  {'G':<4} {'event':<18} {'detail':<34} site")
+        events = self.events if limit is None else self.events[-limit:]
+        for e in events:
+            mark = ">>" if e.preempt else "  "
+            lines.append(f"{e.step:>5} {e.decision:>4} {e.now:>8.3f}{mark}G{e.gid:<3} {e.kind:<18} {e.detail[:34]:<34} {e.site}")
+        return "\n".join(lines)

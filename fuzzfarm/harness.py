@@ -1,0 +1,157 @@
+"""The harness contract and the harness registry.
+
+A harness is a module (installed with fuzzfarm, registered under the entry-point group
+``fuzzfarm.harnesses``) that defines:
+
+* ``NAME`` (str), ``VARIANTS`` (tuple of str, first is the default, usually
+  ``("buggy", "fixed")``), ``DESCRIPTION`` (one line);
+* ``execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False)
+  -> Execution``: decode ``data`` into a scenario and run it under the deterministic runtime;
+  never raises the program's failure (it is in ``Execution.report.failure``);
+* ``TestOneInput(data: bytes)``: the atheris entry point; raises the failure.
+
+and, for standalone use, ends with ``if __name__ == "__main__": atheris_main(TestOneInput)``.
+Workers resolve harnesses by registered name only; a submit never carries code or a path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import os
+import shlex
+import sys
+from importlib import metadata
+from types import ModuleType
+from typing import Callable
+
+ENTRY_POINT_GROUP = "fuzzfarm.harnesses"
+VARIANT_ENV = "FUZZFARM_VARIANT"
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+# Code whose change changes what an input does: hashed into the harness's source hash.
+_BEHAVIOUR_TREES = ("gosim", "strategies", "ports")
+
+
+class HarnessError(Exception):
+    """A harness cannot be used: unknown name, import failure, bad variant. ``str`` says what to do."""
+
+
+@dataclasses.dataclass
+class Execution:
+    """One harness execution: the runtime report, the schedule strategy, the decoded scenario.
+
+    ``report``: ``gosim.RunReport``; ``schedule``: the ``BytesStrategy`` that drove it (its
+    ``preemption_edits()`` when ``log_schedule`` was set); ``scenario``: a human-readable
+    description of what the input decoded to.
+    """
+
+    report: object
+    schedule: object
+    scenario: str
+
+    @property
+    def failure(self):
+        return self.report.failure
+
+
+@dataclasses.dataclass(frozen=True)
+class HarnessInfo:
+    """A registered harness: ``name``, importable ``module`` and the distribution providing it."""
+
+    name: str
+    module: str
+
+    def load(self) -> ModuleType:
+        """Import the harness module. Raises HarnessError naming the cause (syntax error,
+        missing dependency, missing contract attribute)."""
+        try:
+            mod = importlib.import_module(self.module)
+        except SyntaxError as e:
+            raise HarnessError(f"harness {self.name!r} ({self.module}) has a syntax error at "
+                               f"{e.filename}:{e.lineno}: {e.msg}; fix the harness and reinstall it") from e
+        except ImportError as e:
+            raise HarnessError(f"harness {self.name!r} ({self.module}) failed to import: {e}; "
+                               f"install its dependencies on this worker") from e
+        except Exception as e:  # noqa: BLE001 - any import-time crash is the harness's fault
+            raise HarnessError(f"harness {self.name!r} ({self.module}) crashed on import: "
+                               f"{type(e).__name__}: {e}") from e
+        for attr in ("NAME", "VARIANTS", "execute", "TestOneInput"):
+            if not hasattr(mod, attr):
+                raise HarnessError(f"harness {self.name!r} ({self.module}) lacks {attr}; see fuzzfarm.harness for the contract")
+        return mod
+
+    @property
+    def path(self) -> str:
+        """Source file of the harness module, found without importing it."""
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or spec.origin is None:
+            raise HarnessError(f"harness {self.name!r}: module {self.module} is not installed")
+        return spec.origin
+
+    def source_hash(self) -> str:
+        """sha256 over the harness file and the runtime/port sources it runs on (hex).
+
+        Submitter and worker compare it: a different hash means they would run different code.
+        """
+        h = hashlib.sha256()
+        files = [(f"harness/{os.path.basename(self.path)}", self.path)]
+        for tree in _BEHAVIOUR_TREES:
+            root = os.path.join(_PKG_DIR, tree)
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames.sort()
+                for fn in sorted(filenames):
+                    if fn.endswith(".py"):
+                        full = os.path.join(dirpath, fn)
+                        files.append((os.path.relpath(full, _PKG_DIR), full))
+        for rel, full in files:
+            with open(full, "rb") as f:
+                h.update(rel.encode() + b"\0" + f.read() + b"\0")
+        return h.hexdigest()
+
+
+def registry() -> dict[str, HarnessInfo]:
+    """Every installed harness by name (entry points of group ``fuzzfarm.harnesses``)."""
+    out = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        out[ep.name] = HarnessInfo(ep.name, ep.value)
+    return dict(sorted(out.items()))
+
+
+def get(name: str) -> HarnessInfo:
+    """The harness registered as ``name``. Raises HarnessError listing the known names."""
+    reg = registry()
+    if name not in reg:
+        known = ", ".join(reg) or "none (is fuzzfarm installed with pip install -e .?)"
+        raise HarnessError(f"unknown harness {name!r}; installed harnesses: {known}")
+    return reg[name]
+
+
+def check_variant(mod: ModuleType, variant: str) -> str:
+    if variant not in mod.VARIANTS:
+        raise HarnessError(f"harness {mod.NAME!r} has no variant {variant!r}; choose one of {', '.join(mod.VARIANTS)}")
+    return variant
+
+
+def variant_from_env(variants: tuple[str, ...]) -> str:
+    """The variant named by ``FUZZFARM_VARIANT`` (default: the first). Exits with a clear
+    message for an unknown one (standalone harness runs)."""
+    v = os.environ.get(VARIANT_ENV, variants[0])
+    if v not in variants:
+        sys.stderr.write(f"fuzzfarm: {VARIANT_ENV}={v!r} is not a variant of this harness; choose one of {', '.join(variants)}\n")
+        raise SystemExit(2)
+    return v
+
+
+def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> None:
+    """Standalone atheris entry: ``python harnesses/x.py [libFuzzer flags] [corpus dirs]``.
+
+    libFuzzer re-runs argv[0] through ``sh -c`` for -minimize_crash, -merge, -fork and -jobs
+    (ENVIRONMENT.md G1), so argv[0] becomes a quoted ``python /abs/harness.py`` command.
+    """
+    import atheris
+
+    argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"
+    atheris.Setup([argv0] + sys.argv[1:], test_one_input)
+    atheris.Fuzz()

@@ -1,0 +1,86 @@
+"""Run one input through a harness in this process and describe the outcome as JSON.
+
+    python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace]
+
+prints one JSON object (see :func:`outcome`). The collector runs it in fresh processes to
+verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 0 always
+unless the harness cannot be loaded (2), so callers read the JSON, not the status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import traceback
+
+from fuzzfarm import harness as H
+from fuzzfarm.gosim import failures as F
+
+HARNESS_ERROR = "harness error"
+
+
+def outcome(name: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
+    """Execute ``data`` on harness ``name``/``variant``; return a JSON-able dict:
+
+    ``failed`` (bool), ``kind`` / ``exc_class`` / ``message`` / ``crash_state`` (list of
+    function names) / ``dump`` (Go-like crash dump text) when failed, ``decisions`` (the
+    recorded schedule), ``steps``, ``preemptions``, ``schedule_bytes`` (bytes the schedule
+    consumed), ``preemption_edits`` ([[offset, byte], ...]), ``scenario``, ``trace`` (text,
+    when asked), ``input_sha256``, ``input_size``.
+    An exception escaping the harness's own decoding is reported as kind ``harness error``.
+    Raises HarnessError when the harness cannot be loaded or has no such variant.
+    """
+    mod = H.get(name).load()
+    H.check_variant(mod, variant)
+    out = {"harness": name, "variant": variant, "input_sha256": hashlib.sha256(data).hexdigest(),
+           "input_size": len(data)}
+    try:
+        ex = mod.execute(data, variant, trace=trace, log_schedule=True)
+    except Exception as e:  # noqa: BLE001 - a bug in the harness itself is a finding too
+        frames = F.frames_from_traceback(e.__traceback__)
+        out.update(failed=True, kind=HARNESS_ERROR, exc_class=type(e).__name__, message=str(e),
+                   crash_state=[f.func for f in frames[:3]], dump="".join(traceback.format_exception(e)),
+                   decisions=[], steps=0, preemptions=0, schedule_bytes=0, preemption_edits=[],
+                   scenario="", trace=None)
+        return out
+    rep = ex.report
+    f = rep.failure
+    out.update(
+        failed=f is not None,
+        kind=f.kind if f else None,
+        exc_class=f.exc_class if f else None,
+        message=f.detail if f else None,
+        crash_state=f.crash_state if f else [],
+        dump=f.render() if f else None,
+        decisions=rep.decisions,
+        steps=rep.steps,
+        preemptions=rep.preemptions,
+        schedule_bytes=ex.schedule.consumed,
+        preemption_edits=[list(e) for e in ex.schedule.preemption_edits()],
+        scenario=ex.scenario,
+        trace=rep.render_trace() if trace else None,
+    )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = [a for a in argv if not a.startswith("--")]
+    if len(args) != 3:
+        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace]\n")
+        return 2
+    name, variant, path = args
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        res = outcome(name, variant, data, trace="--trace" in argv)
+    except H.HarnessError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
+        return 2
+    sys.stdout.write(json.dumps(res) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

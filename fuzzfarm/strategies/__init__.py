@@ -1,0 +1,21 @@
+"""Where scheduling decisions come from: fuzz bytes, a seeded random walk, PCT, or a replay."""
+
+from .base import Strategy, stay_index
+from .bytes_strategy import BytesStrategy
+from .pct import PCTStrategy
+from .random_strategy import RandomStrategy
+from .replay import ReplayStrategy
+
+__all__ = ["Strategy", "BytesStrategy", "RandomStrategy", "PCTStrategy", "ReplayStrategy", "stay_index", "make"]
+
+
+def make(name: str, *, data: bytes = b"", seed: int = 0, **kw) -> "Strategy":
+    """Build a strategy by name: ``bytes`` (from ``data``), ``random`` / ``pct`` (from ``seed``).
+    Raises ValueError for an unknown name."""
+    if name == "bytes":
+        return BytesStrategy(data, **kw)
+    if name == "random":
+        return RandomStrategy(seed, **kw)
+    if name == "pct":
+        return PCTStrategy(seed, **kw)
+    raise ValueError(f"unknown strategy {name!r}: choose bytes, random or pct")

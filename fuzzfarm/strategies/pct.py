@@ -1,0 +1,63 @@
+"""PCT: probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte,
+"A Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010).
+
+Each goroutine gets a distinct random priority when first seen (all above ``depth``); the
+highest-priority runnable goroutine always runs. ``depth - 1`` change points are drawn
+uniformly over the ``k`` decision steps of a run; at the i-th one the running goroutine's
+priority drops to ``depth - 1 - i`` (below every initial priority). For a bug of depth d in a
+program with n goroutines and k steps, one run finds it with probability at least
+1 / (n * k^(d-1)).
+
+As in Shuttle's implementation, only steps with a real choice count toward k, and k is learned:
+it starts at ``k_hint`` and becomes the largest step count seen so far. Timers fire early with
+probability ``timer_p`` per decision (0 keeps time moving only when everything blocks).
+"""
+
+from __future__ import annotations
+
+import random
+
+
+class PCTStrategy:
+    def __init__(self, seed: int, depth: int = 3, k_hint: int = 50, timer_p: float = 0.05):
+        if depth < 1:
+            raise ValueError("PCT depth must be >= 1")
+        self.rng = random.Random(seed)
+        self.depth = depth
+        self.k = max(1, k_hint)
+        self.timer_p = timer_p
+        self.prio: dict[int, float] = {}
+        self.change_points: dict[int, int] = {}
+        self.step = 0
+
+    def begin(self, rt) -> None:
+        if self.step > self.k:
+            self.k = self.step
+        self.step = 0
+        self.prio = {}
+        # priorities of change points: depth-2 ... 0, all below initial ones (>= depth)
+        points = self.rng.sample(range(1, self.k + 1), min(self.depth - 1, self.k))
+        self.change_points = {p: self.depth - 2 - i for i, p in enumerate(sorted(points))}
+
+    def _priority(self, g) -> float:
+        p = self.prio.get(g.gid)
+        if p is None:
+            p = self.prio[g.gid] = self.depth + self.rng.random()
+        return p
+
+    def pick(self, runnable, current, timer: bool) -> int:
+        self.step += 1
+        if timer and self.rng.random() < self.timer_p:
+            return len(runnable)
+        low = self.change_points.get(self.step)
+        if low is not None and current is not None:
+            self.prio[current.gid] = low
+        best, best_p = 0, -1.0
+        for i, g in enumerate(runnable):
+            p = self._priority(g)
+            if p > best_p:
+                best, best_p = i, p
+        return best
+
+    def pick_index(self, n: int, what: str) -> int:
+        return self.rng.randrange(n)

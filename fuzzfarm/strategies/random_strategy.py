@@ -1,0 +1,27 @@
+"""Uniform random walk over the options at each decision, from a seeded ``random.Random``."""
+
+from __future__ import annotations
+
+import random
+
+
+class RandomStrategy:
+    """``seed`` fixes the whole sequence across runs: run i of a strategy object is the same
+    in every process. ``timer_weight`` scales the chance of firing a timer early (1 = as
+    likely as any single goroutine)."""
+
+    def __init__(self, seed: int, timer_weight: float = 1.0):
+        self.rng = random.Random(seed)
+        self.timer_weight = timer_weight
+
+    def begin(self, rt) -> None:
+        pass
+
+    def pick(self, runnable, current, timer: bool) -> int:
+        n = len(runnable)
+        if timer and self.rng.random() * (n + self.timer_weight) >= n:
+            return n
+        return self.rng.randrange(n)
+
+    def pick_index(self, n: int, what: str) -> int:
+        return self.rng.randrange(n)
