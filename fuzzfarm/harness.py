@@ -155,3 +155,20 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> 
     argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"
     atheris.Setup([argv0] + sys.argv[1:], test_one_input)
     atheris.Fuzz()
+
+
+def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int, scenario: str, *,
+                     trace: bool = False, log_schedule: bool = False, schedule_end: int | None = None,
+                     **run_kw) -> Execution:
+    """Run ``main`` under the bytes strategy reading ``data[schedule_start:schedule_end]``.
+
+    The usual tail of a harness's ``execute``: the harness decodes events from its input, then
+    hands the rest of the bytes to the schedule. ``run_kw`` goes to ``gosim.run`` (max_steps,
+    check_leaks, leak_grace). Imports the runtime lazily (see the package docstring).
+    """
+    from fuzzfarm import gosim
+    from fuzzfarm.strategies import BytesStrategy
+
+    strat = BytesStrategy(data, schedule_start, schedule_end, log=log_schedule)
+    report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
+    return Execution(report, strat, scenario)
