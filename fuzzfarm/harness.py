@@ -50,10 +50,21 @@ class Execution:
     report: object
     schedule: object
     scenario: str
+    schedule_start: int = 0
+    schedule_end: int = 0
 
     @property
     def failure(self):
         return self.report.failure
+
+    def as_bytes_input(self, data: bytes) -> bytes:
+        """The input that replays this execution under the bytes strategy: ``data`` with its
+        schedule region replaced by the recorded decisions (for ``random``/``pct`` runs, see
+        :func:`schedule_from`); ``data`` itself for bytes-driven runs."""
+        rec = getattr(self.schedule, "recorded", None)
+        if rec is None:
+            return data
+        return data[:self.schedule_start] + bytes(rec) + data[self.schedule_end:]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,7 +179,34 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
     """
     from fuzzfarm import gosim
     from fuzzfarm.strategies import BytesStrategy
+    from fuzzfarm.strategies.recording import RecordingStrategy
 
-    strat = BytesStrategy(data, schedule_start, schedule_end, log=log_schedule)
+    end = len(data) if schedule_end is None else schedule_end
+    if _override is not None:
+        strat = RecordingStrategy(_override)
+    else:
+        strat = BytesStrategy(data, schedule_start, end, log=log_schedule)
     report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
-    return Execution(report, strat, scenario)
+    return Execution(report, strat, scenario, schedule_start, end)
+
+
+_override = None
+
+
+class schedule_from:
+    """``with schedule_from(strategy): mod.execute(data, variant)`` drives the schedule from
+    ``strategy`` (e.g. ``RandomStrategy``/``PCTStrategy``) instead of the input's bytes; the
+    input still supplies the events. ``Execution.as_bytes_input`` then gives the equivalent
+    bytes reproducer. Not reentrant."""
+
+    def __init__(self, strategy):
+        self.strategy = strategy
+
+    def __enter__(self):
+        global _override
+        _override = self.strategy
+        return self
+
+    def __exit__(self, *exc):
+        global _override
+        _override = None

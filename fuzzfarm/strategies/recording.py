@@ -1,0 +1,37 @@
+"""Turn any strategy's decisions into schedule bytes that replay them under ``BytesStrategy``.
+
+The bytes strategy maps byte ``b`` to option ``b % n``; recording the chosen index ``i < n``
+as byte ``i`` therefore reproduces the same choice. A schedule found by ``random`` or ``pct``
+becomes an ordinary fuzz input: the farm buckets, minimizes and replays it like any other.
+"""
+
+from __future__ import annotations
+
+
+class RecordingStrategy:
+    """Wrap ``inner``; ``recorded`` holds one byte per decision (needs fewer than 256 options)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.recorded = bytearray()
+
+    def begin(self, rt) -> None:
+        self.recorded = bytearray()
+        self.inner.begin(rt)
+
+    def pick(self, runnable, current, timer: bool) -> int:
+        i = self.inner.pick(runnable, current, timer)
+        self.recorded.append(i)
+        return i
+
+    def pick_index(self, n: int, what: str) -> int:
+        i = self.inner.pick_index(n, what)
+        self.recorded.append(i)
+        return i
+
+    @property
+    def consumed(self) -> int:
+        return len(self.recorded)
+
+    def preemption_edits(self) -> list:
+        return []
