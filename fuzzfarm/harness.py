@@ -182,6 +182,11 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
     from fuzzfarm.strategies.recording import RecordingStrategy
 
     end = len(data) if schedule_end is None else schedule_end
+    if _threads is not None:
+        from fuzzfarm.gosim.threaded import run_threaded
+
+        report = run_threaded(main, **_threads)
+        return Execution(report, BytesStrategy(b""), scenario, schedule_start, end)
     if _override is not None:
         strat = RecordingStrategy(_override)
     else:
@@ -191,6 +196,25 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
 
 
 _override = None
+_threads: dict | None = None
+
+
+class on_threads:
+    """``with on_threads(seed=.., jitter_s=..): mod.execute(data, variant)`` runs the scenario on
+    real OS threads instead of the deterministic runtime: the stress-test baseline for
+    benchmarks (``fuzzfarm.gosim.threaded``). The input still supplies the events."""
+
+    def __init__(self, **kw):
+        self.kw = kw
+
+    def __enter__(self):
+        global _threads
+        _threads = self.kw
+        return self
+
+    def __exit__(self, *exc):
+        global _threads
+        _threads = None
 
 
 class schedule_from:
