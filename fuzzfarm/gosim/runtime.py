@@ -281,7 +281,10 @@ class Runtime:
         raise failure
 
     def _stamp(self, failure: F.GoFailure, g: Goroutine | None, frames=None) -> None:
-        if self.failure is not None:
+        # Once the run is over, teardown unwinds parked goroutines through their finally
+        # blocks (e.g. a deferred unlock of a mutex a cond-wait had released); whatever they
+        # trip over then is an artefact of the teardown, not a program failure.
+        if self.failure is not None or self.dead:
             return
         if frames is None:
             frames = F.frames_from_frame(g.glet.gr_frame if g is not None and g.glet is not None else None)
