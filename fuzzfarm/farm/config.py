@@ -1,0 +1,136 @@
+"""The one Celery configuration of the farm: delivery, serialization, routing, time limits.
+
+Stance (ANCHORS §5, ENVIRONMENT.md G11-G17):
+
+* **JSON only** on the wire, both ways; a pickled message is refused by kombu, never run.
+* **Late acks + reject on worker lost + prefetch 1**: a job whose worker dies goes back on the
+  queue. Every task is idempotent (crash intake by input hash, jobs by state in Redis), and
+  each task counts its deliveries in Redis and gives up after ``MAX_DELIVERIES`` (poison pill,
+  G15), so a job that kills its pool child every time is recorded as failed, not requeued
+  forever.
+* **Fuzz jobs are cut into slices** of at most ``MAX_SLICE_S`` seconds (a job re-enqueues its
+  next slice), so the visibility timeout, which must exceed the longest task (G11), stays
+  short enough that a job of a dead worker comes back within minutes, not hours.
+* **soft < hard** time limits (G13); libFuzzer also stops itself (``-max_total_time``).
+* ``unacked_restore_throttle=1`` and a short ``unacked_restore_interval`` (G12).
+* No password in ``broker_transport_options`` (Celery #9563): it stays in the URL only.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import redis_url
+
+FUZZ_QUEUE = "fuzz"
+COLLECT_QUEUE = "collect"
+QUEUES = (FUZZ_QUEUE, COLLECT_QUEUE)
+
+TASK_FUZZ = "fuzzfarm.fuzz_job"
+TASK_INTAKE = "fuzzfarm.intake"
+TASK_MINIMIZE = "fuzzfarm.minimize"
+TASK_VERIFY = "fuzzfarm.verify"
+TASK_FIX_CHECK = "fuzzfarm.fix_check"
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"${name}={raw!r} is not a number of seconds") from None
+    if value <= 0:
+        raise ValueError(f"${name} must be positive, got {raw!r}")
+    return value
+
+
+# A fuzz job runs in slices of at most this many seconds of fuzzing.
+MAX_SLICE_S = _env_float("FUZZFARM_MAX_SLICE_S", 600.0)
+# A slice's task gets this much over its fuzzing time before the soft / hard limit fires
+# (atheris start-up, corpus sync, crash uploads, final merge).
+FUZZ_SOFT_MARGIN_S = 90.0
+FUZZ_HARD_MARGIN_S = 120.0
+# Collector tasks (intake, minimize, verify 10x, fix check).
+COLLECT_SOFT_LIMIT_S = 600.0
+COLLECT_HARD_LIMIT_S = 660.0
+LONGEST_TASK_S = max(MAX_SLICE_S + FUZZ_HARD_MARGIN_S, COLLECT_HARD_LIMIT_S)
+VISIBILITY_TIMEOUT_S = _env_float("FUZZFARM_VISIBILITY_TIMEOUT", LONGEST_TASK_S + 120.0)
+# Deliveries of one task message before it is recorded as failed (poison pill).
+MAX_DELIVERIES = int(_env_float("FUZZFARM_MAX_DELIVERIES", 3))
+# Socket timeouts: a dead Redis gives an error in seconds, never a hang.
+SOCKET_CONNECT_TIMEOUT_S = 3.0
+SOCKET_TIMEOUT_S = 30.0
+
+
+def fuzz_time_limits(slice_s: float) -> tuple[float, float]:
+    """(soft, hard) time limits for a fuzz slice of ``slice_s`` seconds; soft < hard (G13)."""
+    return slice_s + FUZZ_SOFT_MARGIN_S, slice_s + FUZZ_HARD_MARGIN_S
+
+
+def celery_config(url: str) -> dict:
+    """The farm's Celery settings for the Redis at ``url`` (broker and result backend)."""
+    redis_url.validate(url)
+    if VISIBILITY_TIMEOUT_S <= LONGEST_TASK_S:
+        raise ValueError(f"FUZZFARM_VISIBILITY_TIMEOUT={VISIBILITY_TIMEOUT_S:g} must exceed the longest "
+                         f"task ({LONGEST_TASK_S:g} s); raise it or lower FUZZFARM_MAX_SLICE_S")
+    plain = redis_url.without_ssl_query(url)
+    ssl_opts = redis_url.ssl_options(url)
+    transport = {
+        "visibility_timeout": VISIBILITY_TIMEOUT_S,
+        "unacked_restore_interval": 5,
+        "unacked_restore_throttle": 1,
+        "socket_connect_timeout": SOCKET_CONNECT_TIMEOUT_S,
+        "socket_timeout": SOCKET_TIMEOUT_S,
+        "retry_on_timeout": True,
+        "health_check_interval": 10,
+    }
+    conf = {
+        "broker_url": plain,
+        "result_backend": plain,
+        "broker_transport_options": transport,
+        "result_backend_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT_S},
+        "redis_socket_connect_timeout": SOCKET_CONNECT_TIMEOUT_S,
+        "redis_socket_timeout": SOCKET_TIMEOUT_S,
+        "redis_retry_on_timeout": True,
+        "broker_connection_timeout": SOCKET_CONNECT_TIMEOUT_S,
+        "broker_connection_retry_on_startup": True,
+        "broker_connection_max_retries": None,  # workers ride out a Redis restart
+        "task_publish_retry_policy": {"max_retries": 3, "interval_start": 0,
+                                      "interval_step": 0.5, "interval_max": 1},
+        # wire format
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "event_serializer": "json",
+        "accept_content": ["json"],
+        "result_accept_content": ["json"],
+        # delivery
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_acks_on_failure_or_timeout": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_cancel_long_running_tasks_on_connection_loss": False,
+        "worker_soft_shutdown_timeout": 3.0,
+        "worker_enable_soft_shutdown_on_idle": True,
+        "worker_max_tasks_per_child": 100,
+        # results live in fuzzfarm's own keys (fuzzfarm.store), not in Celery's backend
+        "task_ignore_result": True,
+        "result_expires": 24 * 3600,
+        # time limits for collector tasks; fuzz slices get theirs per message
+        "task_soft_time_limit": COLLECT_SOFT_LIMIT_S,
+        "task_time_limit": COLLECT_HARD_LIMIT_S,
+        # routing
+        "task_default_queue": COLLECT_QUEUE,
+        "task_create_missing_queues": True,
+        "task_routes": {TASK_FUZZ: {"queue": FUZZ_QUEUE},
+                        TASK_INTAKE: {"queue": COLLECT_QUEUE},
+                        TASK_MINIMIZE: {"queue": COLLECT_QUEUE},
+                        TASK_VERIFY: {"queue": COLLECT_QUEUE},
+                        TASK_FIX_CHECK: {"queue": COLLECT_QUEUE}},
+        "worker_redirect_stdouts_level": "INFO",
+    }
+    if ssl_opts:
+        conf["broker_use_ssl"] = dict(ssl_opts)
+        conf["redis_backend_use_ssl"] = dict(ssl_opts)
+    return conf

@@ -1,0 +1,164 @@
+"""One slice of a fuzz job: the logic behind the ``fuzzfarm.fuzz_job`` task (no Celery here).
+
+A job of ``duration_s`` seconds runs as consecutive slices of at most ``MAX_SLICE_S``; each
+slice is one task message, and the last thing a slice does is enqueue the next one. A slice
+
+1. drops duplicates (the job is already final, or already past this slice);
+2. resolves the harness by name on this worker and refuses a source-hash mismatch (version skew);
+3. runs ``engine.run_fuzz_job`` seeded with the shared corpus, keeping every crash in Redis and
+   enqueueing its intake as soon as the engine reports it, streaming stats into the job;
+4. uploads new corpus inputs, prunes the corpus with ``-merge=1`` when it grew, and either
+   enqueues the next slice or marks the job done.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import os
+import shutil
+import socket
+import tempfile
+import time
+from typing import Callable
+
+from fuzzfarm import harness as H
+from fuzzfarm import store as S
+from fuzzfarm.farm import config
+
+log = logging.getLogger("fuzzfarm.farm")
+
+# Prune the shared corpus with -merge=1 once it is this much larger than after the last prune.
+CORPUS_MERGE_GROWTH = 64
+LIBFUZZER_TIMEOUT_S = int(os.environ.get("FUZZFARM_TIMEOUT_S", "10"))
+RSS_LIMIT_MB = int(os.environ.get("FUZZFARM_RSS_LIMIT_MB", "2048"))
+
+
+class VersionSkew(RuntimeError):
+    pass
+
+
+def job_spec(cid: str, n: int, camp: dict) -> dict:
+    """The JSON message of job ``n``'s first slice."""
+    return {"campaign": cid, "job": n, "harness": camp["harness"], "variant": camp["variant"],
+            "strategy": camp["strategy"], "duration_s": float(camp["duration_s"]),
+            "harness_hash": camp["harness_hash"], "slice": 0}
+
+
+def slice_seed(spec: dict) -> int:
+    h = hashlib.sha1(f"{spec['campaign']}:{spec['job']}:{spec['slice']}".encode()).hexdigest()
+    return int(h[:8], 16) % (2**31 - 1) + 1
+
+
+def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
+    """The harness registered as ``name`` on this worker, with the submitter's source hash.
+    Raises HarnessError (unknown, not importable) or VersionSkew."""
+    info = H.get(name)
+    local = info.source_hash()
+    if local != submitted_hash:
+        raise VersionSkew(f"version skew: harness {name!r} on worker {socket.gethostname()} has source hash "
+                          f"{local[:12]}, the campaign was submitted with {submitted_hash[:12]}; install the "
+                          f"same fuzzfarm and harness version on the workers and the submitter")
+    return info
+
+
+def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, str, str], None],
+              enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None) -> str:
+    """Run one slice; returns what happened ("skipped", "failed", "next", "done")."""
+    cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
+    harness, variant = spec["harness"], spec["variant"]
+    job = st.job(cid, n)
+    if not job:
+        log.warning("job %s/%s: no such campaign job in Redis; dropping the message", cid, n)
+        return "skipped"
+    if job.get("state") in S.JOB_FINAL or int(job.get("slice", 0) or 0) > k:
+        log.info("job %s/%s slice %s: duplicate delivery, already %s", cid, n, k, job.get("state"))
+        return "skipped"
+    try:
+        check_harness(harness, spec["harness_hash"])
+    except (H.HarnessError, VersionSkew) as e:
+        fail_job(st, cid, n, str(e))
+        return "failed"
+    if engine is None:
+        from fuzzfarm import engine as engine_mod
+        engine = engine_mod
+
+    elapsed_base = float(job.get("elapsed_base", 0) or 0)
+    execs_base = int(job.get("execs_base", 0) or 0)
+    remaining = float(spec["duration_s"]) - elapsed_base
+    slice_s = max(1.0, min(remaining, config.MAX_SLICE_S))
+    st.update_job(cid, n, state=S.JOB_RUNNING, worker=worker, slice=k, execs=0, elapsed_s=0,
+                  **({"started": time.time()} if k == 0 else {}))
+
+    def on_crash(rep) -> None:
+        sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+        log.info("job %s/%s: %s %s (%d bytes)%s", cid, n, rep.artifact, sha[:12], len(rep.data),
+                 "" if new else ", already reported")
+        if new:
+            enqueue_intake(cid, harness, variant, sha)
+
+    def on_stats(stats) -> None:
+        st.job_stats(cid, n, _as_dict(stats))
+
+    corpus = st.corpus(harness)
+    workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
+    try:
+        result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=spec.get("strategy", "bytes"),
+                                     seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
+                                     on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
+                                     rss_limit_mb=RSS_LIMIT_MB)
+        stats = _as_dict(result.stats)
+        st.job_stats(cid, n, stats)
+        added = st.add_corpus(harness, result.new_corpus)
+        _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    execs = int(stats.get("execs", 0) or 0)
+    if result.error and execs == 0:
+        fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
+        return "failed"
+    elapsed_base += slice_s
+    execs_base += execs
+    fields = {"elapsed_base": elapsed_base, "execs_base": execs_base, "execs": 0, "elapsed_s": 0,
+              "restarts": int(job.get("restarts", 0) or 0) + int(result.restarts or 0),
+              "corpus_added": int(job.get("corpus_added", 0) or 0) + added}
+    if result.error:
+        fields["warning"] = str(result.error)[:500]
+    if float(spec["duration_s"]) - elapsed_base >= 1.0:
+        st.update_job(cid, n, slice=k + 1, **fields)
+        enqueue_next({**spec, "slice": k + 1}, min(float(spec["duration_s"]) - elapsed_base, config.MAX_SLICE_S))
+        return "next"
+    st.update_job(cid, n, state=S.JOB_DONE, finished=time.time(), **fields)
+    return "done"
+
+
+def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:
+    log.error("job %s/%s failed: %s", cid, n, error)
+    st.update_job(cid, n, state=S.JOB_FAILED, finished=time.time(), error=error)
+
+
+def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) -> None:
+    """Keep the shared corpus small: ``-merge=1`` it when it has grown since the last merge."""
+    size = st.corpus_size(harness)
+    last = st.corpus_merged_size(harness)
+    if size < last + CORPUS_MERGE_GROWTH or not hasattr(engine, "merge_corpus"):
+        return
+    snapshot = st.corpus(harness)
+    os.makedirs(workdir, exist_ok=True)
+    try:
+        kept = engine.merge_corpus(harness, variant, snapshot, workdir)
+    except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus
+        log.warning("corpus merge for %s failed: %s", harness, e)
+        return
+    if kept:  # an empty result means the merge did not work (G1): keep everything
+        removed = st.prune_corpus(harness, snapshot, kept)
+        log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
+    st.set_corpus_merged_size(harness, st.corpus_size(harness))
+
+
+def _as_dict(stats) -> dict:
+    if dataclasses.is_dataclass(stats):
+        return dataclasses.asdict(stats)
+    return dict(stats or {})

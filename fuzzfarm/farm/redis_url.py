@@ -1,0 +1,99 @@
+"""Redis URLs: where the farm's URL comes from, how it is shown, how TLS is set up.
+
+The password lives only in the URL that is handed to redis-py and kombu. It never goes into
+``broker_transport_options`` (Celery #9563: those are reported unmasked by ``celery inspect
+stats``), and everything meant for people (logs, CLI output, error messages) goes through
+:func:`mask`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import ssl
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+ENV = "FUZZFARM_REDIS_URL"
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+SCHEMES = ("redis", "rediss")
+_SSL_KEYS = ("ssl_cert_reqs", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
+_CERT_REQS = {"required": ssl.CERT_REQUIRED, "cert_required": ssl.CERT_REQUIRED,
+              "optional": ssl.CERT_OPTIONAL, "cert_optional": ssl.CERT_OPTIONAL,
+              "none": ssl.CERT_NONE, "cert_none": ssl.CERT_NONE}
+
+
+class RedisURLError(ValueError):
+    """The URL cannot be used; ``str`` is masked and says what to do."""
+
+
+def from_env(explicit: str | None = None) -> str:
+    """The URL to use: ``explicit`` (``--redis``), else ``$FUZZFARM_REDIS_URL``, else the default."""
+    url = explicit or os.environ.get(ENV) or DEFAULT_URL
+    validate(url)
+    return url
+
+
+def is_configured(explicit: str | None = None) -> bool:
+    """True when the user named a Redis (``--redis`` or the environment variable)."""
+    return bool(explicit or os.environ.get(ENV))
+
+
+def validate(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise RedisURLError(f"Redis URL {mask(url)!r} must start with redis:// or rediss://; "
+                            f"fix --redis or ${ENV}")
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as e:
+        raise RedisURLError(f"Redis URL {mask(url)!r} has a bad port ({e}); fix --redis or ${ENV}") from None
+
+
+def mask(url: str, placeholder: str = "***") -> str:
+    """``url`` with any password replaced by ``placeholder`` (user names are kept).
+
+    Works on malformed URLs too: anything between ``://user:`` and the last ``@`` of the
+    authority is hidden.
+    """
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        return urlunsplit(parts._replace(netloc=f"{user}:{placeholder}@{host}"))
+    except ValueError:
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", rf"\g<1>{placeholder}@", url)
+
+
+def mask_text(text: str, url: str, placeholder: str = "***") -> str:
+    """``text`` with the password of ``url`` (and any URL-shaped password) masked."""
+    pw = urlsplit(url).password if "://" in url else None
+    if pw:
+        text = text.replace(pw, placeholder)
+    return re.sub(r"(rediss?://[^:/@\s]*:)[^@/\s]*@", rf"\g<1>{placeholder}@", text)
+
+
+def ssl_options(url: str) -> dict | None:
+    """For a ``rediss://`` URL: the ``broker_use_ssl`` / ``redis_backend_use_ssl`` dict
+    (certificate checking on unless the URL says ``ssl_cert_reqs=none|optional``); None for
+    ``redis://``."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return None
+    q = dict(parse_qsl(parts.query))
+    reqs = q.get("ssl_cert_reqs", "required").lower()
+    if reqs not in _CERT_REQS:
+        raise RedisURLError(f"ssl_cert_reqs={reqs!r} in the Redis URL must be required, optional or none")
+    opts = {"ssl_cert_reqs": _CERT_REQS[reqs]}
+    for k in ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile"):
+        if q.get(k):
+            opts[k] = q[k]
+    return opts
+
+
+def without_ssl_query(url: str) -> str:
+    """``url`` minus its ``ssl_*`` query parameters (they travel in :func:`ssl_options`)."""
+    parts = urlsplit(url)
+    q = [(k, v) for k, v in parse_qsl(parts.query) if k not in _SSL_KEYS]
+    return urlunsplit(parts._replace(query=urlencode(q)))

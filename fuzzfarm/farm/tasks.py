@@ -1,0 +1,142 @@
+"""The farm's Celery tasks: thin wrappers over :mod:`.jobs` and :mod:`.triage`.
+
+Task names are part of the wire format (``fuzzfarm.<task>``); arguments are JSON (ids and
+strings; input bytes stay in Redis). Each task first counts its delivery in Redis: a message
+delivered more than ``MAX_DELIVERIES`` times (its worker process died every time: native crash,
+OOM kill, ``os._exit``) is recorded as failed with that cause and acknowledged, never run again
+(G15; with ``task_reject_on_worker_lost`` alone it would be redelivered forever, celery #9082).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import redis
+from celery.exceptions import SoftTimeLimitExceeded
+
+from fuzzfarm import store as S
+from fuzzfarm.farm import app, config, jobs, redis_url, triage
+
+log = logging.getLogger("fuzzfarm.farm")
+
+_store: tuple[int, S.Store] | None = None
+_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError)
+_RETRY = {"autoretry_for": _REDIS_ERRORS, "retry_backoff": 2, "retry_backoff_max": 30, "max_retries": 20}
+
+
+def store() -> S.Store:
+    """This process's Store (one per pool process: clients are not shared across fork)."""
+    global _store
+    if _store is None or _store[0] != os.getpid():
+        _store = (os.getpid(), S.Store(redis_url.from_env()))
+    return _store[1]
+
+
+def _poisoned(task) -> int | None:
+    """The delivery count when this message has been delivered too often, else None."""
+    n = store().count_delivery(f"{task.request.id}:{task.request.retries}")
+    return n if n > config.MAX_DELIVERIES else None
+
+
+def _died(n: int) -> str:
+    return (f"gave up after {n - 1} deliveries: the worker process running it died each time "
+            f"(native crash, OOM kill or os._exit); see the worker logs")
+
+
+# ---- enqueueing (also used by the CLI) ----------------------------------------------------
+def enqueue_fuzz(spec: dict, slice_s: float) -> None:
+    soft, hard = config.fuzz_time_limits(slice_s)
+    fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard)
+
+
+def enqueue_intake(cid: str, harness: str, variant: str, sha: str) -> None:
+    intake.apply_async(args=[cid, harness, variant, sha])
+
+
+def submit_campaign(st: S.Store, spec: dict) -> str:
+    """Record a campaign and enqueue its jobs. Returns the campaign id."""
+    cid = st.create_campaign(spec)
+    camp = st.campaign(cid)
+    first = min(float(camp["duration_s"]), config.MAX_SLICE_S)
+    for n in range(int(camp["jobs"])):
+        enqueue_fuzz(jobs.job_spec(cid, n, camp), first)
+    return cid
+
+
+# ---- tasks --------------------------------------------------------------------------------
+@app.task(name=config.TASK_FUZZ, bind=True, **_RETRY)
+def fuzz_job(self, spec: dict) -> str:
+    """One slice of fuzz job ``spec['job']`` of campaign ``spec['campaign']``."""
+    st = store()
+    dead = _poisoned(self)
+    if dead:
+        jobs.fail_job(st, spec["campaign"], int(spec["job"]), _died(dead))
+        return "failed"
+    try:
+        return jobs.run_slice(st, spec, enqueue_intake=enqueue_intake, enqueue_next=enqueue_fuzz,
+                              worker=self.request.hostname or "")
+    except SoftTimeLimitExceeded:
+        jobs.fail_job(st, spec["campaign"], int(spec["job"]),
+                      f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")
+        return "failed"
+    except _REDIS_ERRORS:
+        raise  # retried
+    except Exception as e:
+        jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
+        raise
+
+
+@app.task(name=config.TASK_INTAKE, bind=True, **_RETRY)
+def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
+    """Bucket one reported crash input (idempotent by its sha256)."""
+    st = store()
+    dead = _poisoned(self)
+    if dead:
+        st.set_crash(harness, variant, sha, status="intake failed", error=_died(dead))
+        st.mark_intaken(cid, sha, None)
+        return None
+    try:
+        return triage.intake(st, cid, harness, variant, sha, enqueue_triage=minimize.delay)
+    except _REDIS_ERRORS:
+        raise
+    except Exception as e:
+        st.set_crash(harness, variant, sha, status="intake failed", error=f"{type(e).__name__}: {e}"[:2000])
+        st.mark_intaken(cid, sha, None)
+        raise
+
+
+def _bucket_task(task, bid: str, step, **kw) -> bool:
+    st = store()
+    dead = _poisoned(task)
+    if dead:
+        triage.fail_bucket(st, bid, f"{task.name}: {_died(dead)}")
+        return False
+    try:
+        return step(st, bid, owner=task.request.id, **kw)
+    except _REDIS_ERRORS:
+        raise
+    except SoftTimeLimitExceeded:
+        triage.fail_bucket(st, bid, f"{task.name} exceeded its time limit ({config.COLLECT_SOFT_LIMIT_S:g} s)")
+        return False
+    except Exception as e:
+        triage.fail_bucket(st, bid, f"{task.name}: {type(e).__name__}: {e}")
+        raise
+
+
+@app.task(name=config.TASK_MINIMIZE, bind=True, **_RETRY)
+def minimize(self, bid: str) -> bool:
+    """Minimize a new bucket's input (bytes, then preemptions), keeping its signature."""
+    return _bucket_task(self, bid, triage.minimize, enqueue_next=verify.delay)
+
+
+@app.task(name=config.TASK_VERIFY, bind=True, **_RETRY)
+def verify(self, bid: str) -> bool:
+    """Replay the minimized reproducer N times in fresh processes."""
+    return _bucket_task(self, bid, triage.verify, enqueue_next=fix_check.delay)
+
+
+@app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)
+def fix_check(self, bid: str) -> bool:
+    """Replay the reproducers against the fixed variant; store the final artifact."""
+    return _bucket_task(self, bid, triage.fix_check)

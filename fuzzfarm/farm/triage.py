@@ -1,0 +1,220 @@
+"""Crash intake and bucket triage: the logic behind the collector tasks (no Celery here).
+
+    intake(crash)  ->  bucket created or joined (atomic, counted once per input sha256)
+    new bucket     ->  minimize -> verify (10 fresh processes) -> fix_check -> artifact
+
+Every step is idempotent: it reads the bucket's state in Redis, does nothing when the step is
+already past, and holds a lease (by task id) so duplicate messages never run a step twice at
+the same time. A redelivered message of a killed task carries the same id and takes its lease
+back. Each step stores its result before it enqueues the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable
+
+import fuzzfarm
+from fuzzfarm import harness as H
+from fuzzfarm import store as S
+from fuzzfarm.farm import config
+
+log = logging.getLogger("fuzzfarm.farm")
+
+RUNONE_TIMEOUT_S = 60.0
+MINIMIZE_BUDGET_S = float(os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "60"))
+VERIFY_RUNS = int(os.environ.get("FUZZFARM_VERIFY_RUNS", "10"))
+LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
+# libFuzzer artifacts that a plain replay need not reproduce as a Go failure.
+RESOURCE_KINDS = ("timeout", "oom")
+
+
+class TriageError(RuntimeError):
+    pass
+
+
+def run_outcome(harness: str, variant: str, data: bytes, *, trace: bool = False,
+                timeout: float = RUNONE_TIMEOUT_S) -> dict:
+    """``python -m fuzzfarm.runone`` in a fresh process (the way verification replays).
+    A replay that outlives ``timeout`` is reported as ``{"failed": True, "kind": "timeout"}``."""
+    with tempfile.NamedTemporaryFile(prefix="fuzzfarm-input-", delete=False) as f:
+        f.write(data)
+        path = f.name
+    cmd = [sys.executable, "-m", "fuzzfarm.runone", harness, variant, path] + (["--trace"] if trace else [])
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"failed": True, "kind": "timeout", "exc_class": "", "message": f"replay exceeded {timeout:g} s",
+                "crash_state": [], "dump": "", "preemptions": 0, "trace": None, "input_size": len(data)}
+    finally:
+        os.unlink(path)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        err = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        raise TriageError(f"replaying on {harness}/{variant} failed: {err}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _collector():
+    from fuzzfarm import collector
+    return collector
+
+
+def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
+           enqueue_triage: Callable[[str], None], outcome: Callable[..., dict] = run_outcome) -> str | None:
+    """Bucket one reported crash. Returns the bucket id (None: nothing to bucket)."""
+    crash = st.crash(harness, variant, sha)
+    if crash is None:
+        log.warning("intake %s: crash input not in Redis; nothing to do", sha[:12])
+        st.mark_intaken(cid, sha, None)
+        return None
+    if crash.get("bucket"):  # already bucketed (a duplicate report or a redelivery)
+        st.mark_intaken(cid, sha, crash["bucket"])
+        return crash["bucket"]
+    col = _collector()
+    data = crash["data"]
+    out = outcome(harness, variant, data, trace=True)
+    artifact = crash.get("artifact", "crash")
+    if not out.get("failed"):
+        if artifact not in RESOURCE_KINDS:
+            log.warning("intake %s: %s input does not fail on replay; recorded as unreproducible", sha[:12], artifact)
+            st.set_crash(harness, variant, sha, bucket="", status="unreproducible")
+            st.mark_intaken(cid, sha, None)
+            return None
+        out = {**out, "failed": True, "kind": artifact, "exc_class": "", "crash_state": [],
+               "message": f"libFuzzer {artifact}; the replay itself finished", "replayable": False}
+    sig = col.signature(out["kind"], out.get("exc_class") or "", list(out.get("crash_state") or []))
+    camp = st.campaign(cid) or {}
+    harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
+    fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": col.crash_type(out),
+              "crash_state": list(out.get("crash_state") or []), "message": (out.get("message") or "")[:2000],
+              "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
+              "version": fuzzfarm.__version__, "original_size": len(data),
+              "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
+              "replayable": out.get("replayable", out["kind"] not in RESOURCE_KINDS)}
+    bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
+                                                            input_sha256=sha, fields=fields)
+    bucket = st.bucket(bid) or {}
+    if created or bucket.get("state") == S.B_NEW:
+        if st.artifact(bid) is None:  # a first downloadable reproducer right away (not yet minimized)
+            st.update_bucket(bid, original_b64=S.b64(data))
+            files = col.build_artifact(bucket=bucket, original=data, minimized=data, outcome=out,
+                                       harness_hash=harness_hash, version=fuzzfarm.__version__)
+            st.put_artifact(bid, files)
+        enqueue_triage(bid)
+    st.set_crash(harness, variant, sha, bucket=bid, signature=sig)
+    st.mark_intaken(cid, sha, bid)
+    log.info("intake %s -> bucket %s (%s%s, count %d)", sha[:12], bid, fields["crash_type"],
+             ", new" if created else "", count)
+    return bid
+
+
+def _step(st: S.Store, bid: str, owner: str, step: str, states: tuple[str, ...]):
+    """The bucket if ``owner`` may run ``step`` now, else None (past it, or someone else on it)."""
+    b = st.bucket(bid)
+    if b is None:
+        log.warning("%s %s: no such bucket", step, bid)
+        return None
+    if b.get("state") not in states:
+        return None
+    if not st.acquire_lease(f"{bid}:{step}", owner, LEASE_TTL_S):
+        log.info("%s %s: another task holds it", step, bid)
+        return None
+    return b
+
+
+def _data(b: dict, field: str) -> bytes:
+    return S.unb64(b[field])
+
+
+def minimize(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], None]) -> bool:
+    b = _step(st, bid, owner, "minimize", (S.B_NEW, S.B_MINIMIZING))
+    if b is None:
+        return False
+    st.advance_bucket(bid, (S.B_NEW,), S.B_MINIMIZING)
+    original = _data(b, "original_b64")
+    if not b.get("replayable", True):
+        st.update_bucket(bid, minimized_b64=S.b64(original), minimized_size=len(original),
+                         preemptions_after=b.get("preemptions_before", 0), minimize_note="not replayable")
+    else:
+        t0 = time.monotonic()
+        res = _collector().minimize(b["harness"], b["variant"], original, expected_signature=b["signature"],
+                                    budget_s=MINIMIZE_BUDGET_S)
+        data = res.data
+        if res.signature != b["signature"]:  # G3: never accept a reproducer of another bug
+            log.warning("minimize %s: result has signature %s, keeping the original", bid, res.signature)
+            data = original
+        st.update_bucket(bid, minimized_b64=S.b64(data), minimized_size=len(data),
+                         minimized_sha256=S.sha256(data), original_size=res.original_size,
+                         preemptions_before=res.preemptions_before,
+                         preemptions_after=res.preemptions_after if data is not original else res.preemptions_before,
+                         minimize_runs=res.runs, minimize_s=round(time.monotonic() - t0, 2))
+    st.advance_bucket(bid, (S.B_MINIMIZING,), S.B_VERIFYING)
+    enqueue_next(bid)
+    st.release_lease(f"{bid}:minimize", owner)
+    return True
+
+
+def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], None]) -> bool:
+    b = _step(st, bid, owner, "verify", (S.B_VERIFYING,))
+    if b is None:
+        return False
+    data = _data(b, "minimized_b64")
+    if not b.get("replayable", True):
+        st.update_bucket(bid, reproducible=False, verify_ok=0, verify_n=0, first_divergence=None)
+    else:
+        res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS)
+        sigs = list(res.signatures)
+        ok = sum(1 for s in sigs if s == b["signature"])
+        st.update_bucket(bid, reproducible=bool(res.reproducible) and ok == len(sigs), verify_ok=ok,
+                         verify_n=len(sigs), first_divergence=res.first_divergence)
+    st.advance_bucket(bid, (S.B_VERIFYING,), S.B_FIX_CHECKING)
+    enqueue_next(bid)
+    st.release_lease(f"{bid}:verify", owner)
+    return True
+
+
+def fix_variant(harness: str, variant: str) -> str | None:
+    """The variant a reproducer is fix-checked against: ``fixed`` when the harness has it."""
+    variants = tuple(H.get(harness).load().VARIANTS)
+    return "fixed" if "fixed" in variants and variant != "fixed" else None
+
+
+def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = run_outcome) -> bool:
+    """Check the reproducers against the fixed variant, then store the final artifact."""
+    b = _step(st, bid, owner, "fix_check", (S.B_FIX_CHECKING,))
+    if b is None:
+        return False
+    col = _collector()
+    minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
+    fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
+    if fv:
+        checks = [col.fix_check(b["harness"], fv, minimized)]
+        if original != minimized:
+            checks.append(col.fix_check(b["harness"], fv, original))
+        bad = [c for c in checks if not c.get("fixed")]
+        st.update_bucket(bid, fix_variant=fv, fixed=not bad,
+                         fix_kind=(bad[0].get("kind") or "") if bad else "")
+    else:
+        st.update_bucket(bid, fix_variant="", fixed=None)
+    out = outcome(b["harness"], b["variant"], minimized, trace=True)
+    files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
+                               harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
+    st.put_artifact(bid, files)
+    st.update_bucket(bid, done_at=time.time())
+    st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_DONE)
+    st.release_lease(f"{bid}:fix_check", owner)
+    return True
+
+
+def fail_bucket(st: S.Store, bid: str, error: str) -> None:
+    """Triage of ``bid`` cannot go on: keep the bucket, its inputs and artifact, record why."""
+    log.error("bucket %s: triage failed: %s", bid, error)
+    st.update_bucket(bid, error=error[:2000])
+    st.advance_bucket(bid, (S.B_NEW, S.B_MINIMIZING, S.B_VERIFYING, S.B_FIX_CHECKING), S.B_FAILED)

@@ -1,0 +1,420 @@
+"""Every Redis key of fuzzfarm, in one place, behind one class.
+
+Layout (prefix ``fuzzfarm:``; bytes are stored base64 so every value is text):
+
+=====================================  ======  ================================================
+key                                    type    holds
+=====================================  ======  ================================================
+``campaigns``                          zset    campaign id -> submit time
+``campaign:<cid>``                     hash    the submitted spec (harness, variant, jobs, ...)
+``job:<cid>:<n>``                      hash    job state, attempts, error, live stats
+``campaign:<cid>:crashes``             set     sha256 of every crash input the campaign reported
+``campaign:<cid>:intaken``             set     ... of those whose intake has finished
+``campaign:<cid>:buckets``             set     bucket ids the campaign hit
+``crash:<harness>:<variant>:<sha256>`` hash    a reported crash input (kept before intake)
+``sig:<harness>:<variant>:<signature>`` string bucket id (created atomically, Lua)
+``buckets``                            zset    bucket id -> creation time
+``bucket:<bid>``                       hash    bucket record (kind, state, count, sizes, ...)
+``bucket:<bid>:inputs``                set     sha256 of inputs counted in the bucket
+``artifact:<bid>``                     hash    file name -> base64 bytes, plus ``.sha256`` map
+``corpus:<harness>``                   hash    sha1 -> base64 input (shared by campaigns)
+``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
+``lease:<name>``                       string  task id holding a triage step (expires)
+``deliveries:<task id>``               string  how often a task message was delivered
+=====================================  ======  ================================================
+
+A campaign's status is derived from its jobs: ``queued`` (no job started), ``running``,
+``done`` (every job finished, at least one ran to its end) or ``failed`` (every job failed).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import time
+import uuid
+from typing import Iterable
+
+import redis
+
+from fuzzfarm.farm import redis_url
+from fuzzfarm.farm.config import SOCKET_CONNECT_TIMEOUT_S, SOCKET_TIMEOUT_S
+
+P = "fuzzfarm:"
+DELIVERY_TTL_S = 7 * 24 * 3600
+
+JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED = "queued", "running", "done", "failed"
+JOB_FINAL = (JOB_DONE, JOB_FAILED)
+
+# bucket states, in order
+B_NEW, B_MINIMIZING, B_VERIFYING, B_FIX_CHECKING, B_DONE = "new", "minimizing", "verifying", "fix-checking", "done"
+B_FAILED = "failed"  # triage itself failed (poison pill, harness gone); the bucket and inputs stay
+BUCKET_FINAL = (B_DONE, B_FAILED)
+
+STAT_FIELDS = ("execs", "exec_per_s", "cov", "ft", "corpus_size", "crashes", "elapsed_s")
+
+
+class StoreError(RuntimeError):
+    """Redis cannot be reached or answered nonsense; ``str`` is masked and says what to do."""
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def unb64(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii"), validate=True)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def bucket_id(harness: str, variant: str, signature: str) -> str:
+    """Deterministic bucket id: the same signature of the same harness/variant is one bucket on
+    every collector, so creation and joins are idempotent."""
+    return "b" + hashlib.sha1(f"{harness}\0{variant}\0{signature}".encode()).hexdigest()[:12]
+
+
+def new_campaign_id() -> str:
+    return "c" + time.strftime("%m%d%H%M", time.gmtime()) + uuid.uuid4().hex[:6]
+
+
+# KEYS: sig, bucket, bucket inputs, buckets zset
+# ARGV: bucket id, input sha256, now, then field/value pairs for a new bucket
+# Returns {created (0/1), counted (0/1), count}
+_CREATE_OR_JOIN = """
+local created = 0
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  created = 1
+  for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+  redis.call('HSET', KEYS[2], 'id', ARGV[1], 'count', 0, 'created', ARGV[3], 'state', 'new')
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
+end
+local counted = redis.call('SADD', KEYS[3], ARGV[2])
+local count = redis.call('HGET', KEYS[2], 'count')
+if counted == 1 then count = redis.call('HINCRBY', KEYS[2], 'count', 1) end
+return {created, counted, tonumber(count)}
+"""
+
+# KEYS: bucket; ARGV: expected state(s) comma separated, new state. Returns 1 when moved.
+_ADVANCE = """
+local cur = redis.call('HGET', KEYS[1], 'state')
+if not cur then return -1 end
+for s in string.gmatch(ARGV[1], '[^,]+') do
+  if s == cur then redis.call('HSET', KEYS[1], 'state', ARGV[2]); return 1 end
+end
+return 0
+"""
+
+
+def connect(url: str) -> redis.Redis:
+    """A redis-py client with short timeouts (no hang when Redis is down)."""
+    redis_url.validate(url)
+    return redis.Redis.from_url(url, decode_responses=True,
+                                socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S,
+                                socket_timeout=SOCKET_TIMEOUT_S, health_check_interval=10,
+                                retry_on_timeout=True)
+
+
+class Store:
+    """fuzzfarm's data in Redis. Every method is one or a few round trips; none blocks."""
+
+    def __init__(self, url: str, client: redis.Redis | None = None):
+        self.url = url
+        self.r = client if client is not None else connect(url)
+        self._create_or_join = self.r.register_script(_CREATE_OR_JOIN)
+        self._advance = self.r.register_script(_ADVANCE)
+
+    # ---- health --------------------------------------------------------------------------
+    def ping(self) -> None:
+        """Raise StoreError (masked, says what to do) unless Redis answers."""
+        try:
+            self.r.ping()
+        except redis.AuthenticationError as e:
+            raise StoreError(f"Redis at {redis_url.mask(self.url)} refused the password ({e}); "
+                             f"fix the password in --redis / ${redis_url.ENV}") from None
+        except redis.RedisError as e:
+            msg = redis_url.mask_text(str(e), self.url)
+            raise StoreError(f"cannot reach Redis at {redis_url.mask(self.url)} ({msg}); start redis-server "
+                             f"or point --redis / ${redis_url.ENV} at a running one") from None
+
+    # ---- campaigns and jobs --------------------------------------------------------------
+    def create_campaign(self, spec: dict) -> str:
+        """Record a campaign (``spec``: harness, variant, strategy, jobs, duration_s,
+        harness_hash, version, ...) and its jobs as queued. Returns the campaign id."""
+        cid = spec.get("id") or new_campaign_id()
+        now = time.time()
+        rec = {**spec, "id": cid, "created": now}
+        pipe = self.r.pipeline()
+        pipe.hset(P + f"campaign:{cid}", mapping={k: _enc(v) for k, v in rec.items()})
+        for n in range(int(spec["jobs"])):
+            pipe.hset(self._job_key(cid, n), mapping={"state": JOB_QUEUED, "job": n, "campaign": cid,
+                                                      "updated": now, "deliveries": 0})
+        pipe.zadd(P + "campaigns", {cid: now})
+        pipe.execute()
+        return cid
+
+    def campaign(self, cid: str) -> dict | None:
+        raw = self.r.hgetall(P + f"campaign:{cid}")
+        return {k: _dec(k, v) for k, v in raw.items()} if raw else None
+
+    def campaign_ids(self) -> list[str]:
+        return list(self.r.zrange(P + "campaigns", 0, -1))
+
+    def _job_key(self, cid: str, n: int) -> str:
+        return P + f"job:{cid}:{n}"
+
+    def job(self, cid: str, n: int) -> dict:
+        return {k: _dec(k, v) for k, v in self.r.hgetall(self._job_key(cid, n)).items()}
+
+    def jobs(self, cid: str) -> list[dict]:
+        camp = self.campaign(cid)
+        if camp is None:
+            return []
+        pipe = self.r.pipeline()
+        for n in range(int(camp["jobs"])):
+            pipe.hgetall(self._job_key(cid, n))
+        return [{k: _dec(k, v) for k, v in raw.items()} for raw in pipe.execute()]
+
+    def update_job(self, cid: str, n: int, **fields) -> None:
+        fields["updated"] = time.time()
+        self.r.hset(self._job_key(cid, n), mapping={k: _enc(v) for k, v in fields.items()})
+
+    def job_stats(self, cid: str, n: int, stats: dict) -> None:
+        """Stream a job's live stats (the engine's JobStats as a dict)."""
+        self.update_job(cid, n, **{k: stats[k] for k in STAT_FIELDS if k in stats})
+
+    def campaign_summary(self, cid: str) -> dict | None:
+        """Spec + derived status + totals over jobs, crashes and buckets."""
+        camp = self.campaign(cid)
+        if camp is None:
+            return None
+        jobs = self.jobs(cid)
+        pipe = self.r.pipeline()
+        pipe.scard(P + f"campaign:{cid}:crashes")
+        pipe.scard(P + f"campaign:{cid}:intaken")
+        pipe.smembers(P + f"campaign:{cid}:buckets")
+        n_crashes, n_intaken, bids = pipe.execute()
+        buckets = [b for b in (self.bucket(b) for b in sorted(bids)) if b]
+        states = [j.get("state", JOB_QUEUED) for j in jobs]
+        status = derive_status(states)
+        execs = sum(int(j.get("execs_base", 0) or 0) + int(j.get("execs", 0) or 0) for j in jobs)
+        eps = sum(float(j.get("exec_per_s", 0) or 0) for j in jobs if j.get("state") == JOB_RUNNING)
+        fuzzed = sum(min(float(j.get("elapsed_base", 0) or 0) + float(j.get("elapsed_s", 0) or 0),
+                         float(camp["duration_s"])) if j.get("state") not in JOB_FINAL else float(camp["duration_s"])
+                     for j in jobs)
+        triaged = n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
+        return {
+            **camp, "status": status, "jobs_state": states,
+            "jobs_done": states.count(JOB_DONE), "jobs_failed": states.count(JOB_FAILED),
+            "execs": execs, "exec_per_s": round(eps, 1),
+            "cov": max((int(j.get("cov", 0) or 0) for j in jobs), default=0),
+            "corpus_size": self.corpus_size(camp["harness"]),
+            "crashes": n_crashes, "intaken": n_intaken, "buckets": len(buckets),
+            "buckets_ready": sum(1 for b in buckets if b.get("state") == B_DONE),
+            "fuzz_progress": fuzzed / max(1e-9, float(camp["duration_s"]) * int(camp["jobs"])),
+            "settled": status in ("done", "failed") and triaged,
+            "errors": sorted({j["error"] for j in jobs if j.get("error")}),
+        }
+
+    # ---- crashes ---------------------------------------------------------------------------
+    def _crash_key(self, harness: str, variant: str, sha: str) -> str:
+        return P + f"crash:{harness}:{variant}:{sha}"
+
+    def report_crash(self, cid: str, job: int, harness: str, variant: str, data: bytes,
+                     artifact: str = "crash", log_tail: str = "") -> tuple[str, bool]:
+        """Keep a crash input before anything else happens to it. Returns (sha256, new for this
+        campaign). Reporting the same input again changes nothing."""
+        sha = sha256(data)
+        key = self._crash_key(harness, variant, sha)
+        pipe = self.r.pipeline()
+        pipe.hsetnx(key, "data", b64(data))
+        pipe.hsetnx(key, "artifact", artifact)
+        pipe.hsetnx(key, "campaign", cid)
+        pipe.hsetnx(key, "job", job)
+        pipe.hsetnx(key, "log_tail", log_tail[-4000:])
+        pipe.hsetnx(key, "first_seen", time.time())
+        pipe.sadd(P + f"campaign:{cid}:crashes", sha)
+        new = pipe.execute()[-1] == 1
+        return sha, new
+
+    def crash(self, harness: str, variant: str, sha: str) -> dict | None:
+        raw = self.r.hgetall(self._crash_key(harness, variant, sha))
+        if not raw:
+            return None
+        return {**raw, "data": unb64(raw["data"])}
+
+    def set_crash(self, harness: str, variant: str, sha: str, **fields) -> None:
+        self.r.hset(self._crash_key(harness, variant, sha), mapping={k: _enc(v) for k, v in fields.items()})
+
+    def mark_intaken(self, cid: str, sha: str, bid: str | None) -> None:
+        pipe = self.r.pipeline()
+        if bid:
+            pipe.sadd(P + f"campaign:{cid}:buckets", bid)
+        pipe.sadd(P + f"campaign:{cid}:intaken", sha)
+        pipe.execute()
+
+    def is_intaken(self, cid: str, sha: str) -> bool:
+        return bool(self.r.sismember(P + f"campaign:{cid}:intaken", sha))
+
+    # ---- buckets ---------------------------------------------------------------------------
+    def create_or_join_bucket(self, *, harness: str, variant: str, signature: str, input_sha256: str,
+                              fields: dict) -> tuple[str, bool, bool, int]:
+        """Atomically create the bucket of ``signature`` or join it, counting ``input_sha256``
+        once. Returns (bucket id, created, counted, count)."""
+        bid = bucket_id(harness, variant, signature)
+        rec = {**fields, "harness": harness, "variant": variant, "signature": signature}
+        argv = [bid, input_sha256, time.time()]
+        for k, v in rec.items():
+            argv += [k, _enc(v)]
+        created, counted, count = self._create_or_join(
+            keys=[P + f"sig:{harness}:{variant}:{signature}", P + f"bucket:{bid}",
+                  P + f"bucket:{bid}:inputs", P + "buckets"], args=argv)
+        return bid, bool(created), bool(counted), int(count)
+
+    def bucket_for_signature(self, harness: str, variant: str, signature: str) -> str | None:
+        return self.r.get(P + f"sig:{harness}:{variant}:{signature}")
+
+    def bucket(self, bid: str) -> dict | None:
+        raw = self.r.hgetall(P + f"bucket:{bid}")
+        return {k: _dec(k, v) for k, v in raw.items()} if raw else None
+
+    def bucket_ids(self) -> list[str]:
+        return list(self.r.zrange(P + "buckets", 0, -1))
+
+    def campaign_bucket_ids(self, cid: str) -> list[str]:
+        ids = self.r.smembers(P + f"campaign:{cid}:buckets")
+        scores = {b: self.r.zscore(P + "buckets", b) or 0 for b in ids}
+        return sorted(ids, key=lambda b: (scores[b], b))
+
+    def bucket_inputs(self, bid: str) -> set[str]:
+        return set(self.r.smembers(P + f"bucket:{bid}:inputs"))
+
+    def update_bucket(self, bid: str, **fields) -> None:
+        self.r.hset(P + f"bucket:{bid}", mapping={k: _enc(v) for k, v in fields.items()})
+
+    def advance_bucket(self, bid: str, expected: Iterable[str], new_state: str) -> bool:
+        """Move the bucket to ``new_state`` if it is in one of ``expected`` (atomic)."""
+        return self._advance(keys=[P + f"bucket:{bid}"], args=[",".join(expected), new_state]) == 1
+
+    # ---- artifacts -------------------------------------------------------------------------
+    def put_artifact(self, bid: str, files: dict[str, bytes]) -> None:
+        """Replace the bucket's artifact with ``files`` (name -> bytes), with a sha256 map that
+        :meth:`artifact` checks on the way out."""
+        mapping = {name: b64(data) for name, data in files.items()}
+        mapping[".sha256"] = json.dumps({n: sha256(d) for n, d in files.items()}, sort_keys=True)
+        key = P + f"artifact:{bid}"
+        pipe = self.r.pipeline()  # MULTI/EXEC: readers see the old or the new artifact, never a mix
+        pipe.delete(key)
+        pipe.hset(key, mapping=mapping)
+        pipe.hset(P + f"bucket:{bid}", mapping={"artifact_at": time.time()})
+        pipe.execute()
+
+    def artifact(self, bid: str) -> dict[str, bytes] | None:
+        """The stored artifact files, each checked against its stored sha256 (StoreError on a
+        mismatch); None when there is none yet."""
+        raw = self.r.hgetall(P + f"artifact:{bid}")
+        if not raw:
+            return None
+        sums = json.loads(raw.pop(".sha256", "{}"))
+        files = {}
+        for name, text in raw.items():
+            data = unb64(text)
+            if sums.get(name) != sha256(data):
+                raise StoreError(f"artifact of bucket {bid} is corrupt in Redis ({name}: sha256 mismatch); "
+                                 f"re-run its triage")
+            files[name] = data
+        return files
+
+    # ---- corpus ----------------------------------------------------------------------------
+    def corpus(self, harness: str) -> list[bytes]:
+        return [unb64(v) for _, v in sorted(self.r.hgetall(P + f"corpus:{harness}").items())]
+
+    def corpus_size(self, harness: str) -> int:
+        return int(self.r.hlen(P + f"corpus:{harness}"))
+
+    def add_corpus(self, harness: str, inputs: Iterable[bytes]) -> int:
+        """Add inputs (content-addressed by sha1). Returns how many were new."""
+        mapping = {hashlib.sha1(d).hexdigest(): b64(d) for d in inputs}
+        if not mapping:
+            return 0
+        pipe = self.r.pipeline()
+        for k, v in mapping.items():
+            pipe.hsetnx(P + f"corpus:{harness}", k, v)
+        return sum(pipe.execute())
+
+    def corpus_merged_size(self, harness: str) -> int:
+        """Corpus size right after the last ``-merge=1`` prune (0: never pruned)."""
+        return int(self.r.get(P + f"corpus:{harness}:merged_size") or 0)
+
+    def set_corpus_merged_size(self, harness: str, size: int) -> None:
+        self.r.set(P + f"corpus:{harness}:merged_size", size)
+
+    def prune_corpus(self, harness: str, snapshot: Iterable[bytes], keep: Iterable[bytes]) -> int:
+        """Remove from the corpus the inputs of ``snapshot`` not in ``keep`` (a merge result).
+        Inputs added by others since the snapshot stay. Returns how many were removed."""
+        keep_ids = {hashlib.sha1(d).hexdigest() for d in keep}
+        drop = [h for h in {hashlib.sha1(d).hexdigest() for d in snapshot} if h not in keep_ids]
+        return int(self.r.hdel(P + f"corpus:{harness}", *drop)) if drop else 0
+
+    # ---- leases: one task works on a bucket step at a time --------------------------------
+    def acquire_lease(self, name: str, owner: str, ttl_s: float) -> bool:
+        """Take ``name`` for ``owner`` (a task id) for ``ttl_s``; True also when ``owner`` already
+        holds it (a redelivery of the same task)."""
+        key = P + f"lease:{name}"
+        if self.r.set(key, owner, nx=True, ex=max(1, int(ttl_s))):
+            return True
+        return self.r.get(key) == owner
+
+    def release_lease(self, name: str, owner: str) -> None:
+        key = P + f"lease:{name}"
+        if self.r.get(key) == owner:
+            self.r.delete(key)
+
+    # ---- deliveries (poison pills, G15) ----------------------------------------------------
+    def count_delivery(self, task_id: str) -> int:
+        key = P + f"deliveries:{task_id}"
+        pipe = self.r.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, DELIVERY_TTL_S)
+        return int(pipe.execute()[0])
+
+
+def derive_status(job_states: list[str]) -> str:
+    if not job_states or all(s == JOB_QUEUED for s in job_states):
+        return "queued"
+    if any(s not in JOB_FINAL for s in job_states):
+        return "running"
+    if all(s == JOB_FAILED for s in job_states):
+        return "failed"
+    return "done"
+
+
+def _enc(v) -> str:
+    """Hash field encoding: str as is, everything else JSON (so lists, bools, None round-trip)."""
+    if isinstance(v, str):
+        return v
+    return json.dumps(v)
+
+
+# Fields that are always text, even when they look like a number (hex digests, ids, messages).
+TEXT_FIELDS = frozenset({"id", "campaign", "harness", "variant", "strategy", "signature", "harness_hash",
+                         "version", "input_sha256", "first_input", "minimized_sha256", "message", "error",
+                         "state", "kind", "exc_class", "crash_type", "worker", "artifact", "log_tail",
+                         "dump", "scenario", "fix_variant", "fix_signature"})
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def _dec(k: str, v: str):
+    """Inverse of :func:`_enc`: JSON-looking values of non-text fields are decoded."""
+    if k in TEXT_FIELDS or not v:
+        return v
+    if v[0] in "[{" or v in ("true", "false", "null") or _NUMBER.fullmatch(v):
+        try:
+            return json.loads(v)
+        except ValueError:
+            return v
+    return v
