@@ -1,0 +1,60 @@
+"""``checker.Map``: key -> checker, with no lock of its own (every caller holds ``w.lock``).
+
+Upstream: kubernetes/perf-tests ``clusterloader2/pkg/measurement/util/checker/checker_map.go``
+(unchanged from 2020-05 through the buggy 83e45df022ca and the fixed 19927c1a477e): Dispose
+33-38, Add 41-46 (``Stop`` at 43), DeleteAndStop 49-56 (``Stop`` at 51). The map is a Go map,
+here a race-checked gosim ``Map`` (lookups and writes are scheduling points; ``dispose``
+iterates from a schedule-chosen start, Go's random map order).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from fuzzfarm.gosim import Map
+
+
+class CheckerMap:
+    """``checker.Map`` (a map type with value receivers): ``m`` is the map itself."""
+
+    def __init__(self, name: str = "checkerMap"):
+        self.m = Map(name=name)
+
+    def dispose(self) -> None:
+        """``Dispose`` (33-38): stop every checker in map order, then "clean up".
+
+        Upstream rebinds its receiver, a copy of the map header, to a new map. The caller's
+        map keeps every entry (SPEC §1.8 P1); the rebinding of ``cm`` below does the same.
+        """
+        cm = self.m
+        for c in cm.values():
+            c.stop()
+        cm = Map(name="checkerMap (discarded)")  # noqa: F841 - the quirk: no effect on self.m
+
+    def add(self, key: str, c) -> None:
+        """``Add`` (41-46): stop the checker the key had, then store ``c``. If that stop
+        panics the old entry stays (and the process dies, SPEC §1.8 P10)."""
+        old, exists = self.m.lookup(key)
+        if exists:
+            old.stop()
+        self.m[key] = c
+
+    def delete_and_stop(self, key: str) -> bool:
+        """``DeleteAndStop`` (49-56): stop and remove the key's checker; False if none."""
+        old, exists = self.m.lookup(key)
+        if exists:
+            old.stop()
+            del self.m[key]
+            return True
+        return False
+
+    def values(self) -> Iterator:
+        """``for _, c := range m`` (gather)."""
+        return self.m.values()
+
+    def __len__(self) -> int:
+        return len(self.m)
+
+    def snapshot(self) -> dict:
+        """The entries without scheduling points (tests and oracles only)."""
+        return self.m.snapshot()

@@ -1,0 +1,34 @@
+"""``wait.Group`` from k8s.io/apimachinery ``pkg/util/wait``: a WaitGroup plus ``go``.
+
+``start(f)`` calls ``add(1)`` on the *caller's* goroutine, then starts a goroutine that runs
+``f`` and calls ``done()`` when it exits (a deferred call, so also while a panic unwinds).
+``wait()`` is the WaitGroup's ``Wait``, with every misuse check of gosim's WaitGroup (an
+``add`` from zero racing a ``wait`` is SPEC §1.8 P3).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from fuzzfarm.gosim import WaitGroup, go
+
+
+class Group:
+    """apimachinery ``wait.Group``."""
+
+    def __init__(self, name: str | None = None):
+        self.wg = WaitGroup(name)
+
+    def wait(self) -> None:
+        self.wg.wait()
+
+    def start(self, f: Callable[[], None], *, name: str | None = None) -> None:
+        """Run ``f`` in a new goroutine (named ``name``) tracked by the group."""
+        self.wg.add(1)
+        go(self._run, f, name=name or getattr(f, "__qualname__", "f"))
+
+    def _run(self, f: Callable[[], None]) -> None:
+        try:
+            f()
+        finally:  # defer g.wg.Done()
+            self.wg.done()

@@ -1,0 +1,77 @@
+"""The dynamic informer that feeds the measurement's handler, on the scripted cluster.
+
+Upstream: kubernetes/perf-tests at 83e45df022ca,
+``clusterloader2/pkg/measurement/util/informer/informer.go``: ``NewDynamicInformer`` with resync
+period 0, ``addEventHandler`` (Add(obj) -> handler(nil, obj); Update(old, new) -> handler(old,
+new); Delete(obj) -> handler(obj, nil), a ``DeletedFinalStateUnknown`` tombstone unwrapped
+first), and ``StartAndSync`` (run the informer on its own goroutine, wait up to a timeout for
+it to sync, stop the timeout timer on return).
+
+One goroutine delivers every event in order: the initial LIST as Adds, then "synced", then the
+watch events, each at or after the virtual time the API server committed it. Events that come
+due after ``stop_ch`` is closed are never delivered (SPEC §1.8 P6). Upstream waits for sync by
+polling ``HasSynced`` every 100 ms; here the informer closes a ``synced`` channel, which
+orders the same way without the polling steps.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from fuzzfarm.gosim import Chan, after, go, new_timer, now, recv_case, select
+from fuzzfarm.gosim.context import GoError
+
+from .cluster import ADDED, DELETED, FakeCluster, WatchEvent
+from .objects import DeletedFinalStateUnknown
+
+Handler = Callable[[object, object], None]
+
+
+class Informer:
+    """A shared informer over the cluster's objects with one event handler."""
+
+    def __init__(self, cluster: FakeCluster, handler: Handler):
+        self.cluster = cluster
+        self.handler = handler
+        self.synced = Chan(0, name="informer.synced")
+
+    def dispatch(self, ev: WatchEvent) -> None:
+        """``addEventHandler``: map a watch event onto ``handler(old, new)``."""
+        if ev.type == ADDED:
+            self.handler(None, ev.obj)
+        elif ev.type == DELETED:
+            obj = ev.obj
+            if isinstance(obj, DeletedFinalStateUnknown):
+                obj = obj.obj
+            self.handler(obj, None)
+        else:
+            self.handler(ev.old, ev.obj)
+
+    def run(self, stop_ch: Chan) -> None:
+        """``Run(stopCh)``: initial LIST, synced, then the watch, until ``stop_ch`` closes."""
+        for obj in self.cluster.initial:
+            self.handler(None, obj)
+        self.synced.close()
+        for ev in self.cluster.events:
+            wait = ev.at - now()
+            if wait > 0:
+                i, _, _ = select(recv_case(stop_ch), recv_case(after(wait)))
+            else:
+                i, _, _ = select(recv_case(stop_ch), default=True)
+            if i == 0:
+                return
+            self.dispatch(ev)
+        stop_ch.recv()
+
+
+def start_and_sync(i: Informer, stop_ch: Chan, timeout: float) -> GoError | None:
+    """``informer.StartAndSync``: start ``i`` and wait for it to sync, at most ``timeout``."""
+    go(i.run, stop_ch, name="informer")
+    timer = new_timer(timeout, name="informer sync timeout")
+    try:
+        idx, _, _ = select(recv_case(i.synced), recv_case(timer.c))
+        if idx == 1:
+            return GoError("timed out waiting for caches to sync")
+        return None
+    finally:
+        timer.stop()

@@ -1,0 +1,58 @@
+"""``objectChecker``: the state one checker goroutine reports, and the handle to stop it.
+
+Upstream: kubernetes/perf-tests at 83e45df022ca,
+``clusterloader2/pkg/measurement/common/wait_for_controlled_pods.go`` lines 685-720 (status
+constants, struct, ``newObjectChecker``, ``SetCancel`` 704-708, ``Stop`` 710-714, ``getStatus``
+716-720). Every method holds ``o.lock`` throughout. ``cancel`` is nil until someone stores it,
+and ``stop`` calls it unconditionally: the nil call at line 713 is the seed bug (a Go nil-func
+panic; here calling ``None`` raises ``TypeError`` and nothing catches it).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Callable
+
+from fuzzfarm.gosim import Mutex
+
+
+class ObjectStatus(enum.IntEnum):
+    """``objectStatus``: where the checker's WaitForPods ended (``UNKNOWN`` = not yet)."""
+
+    UNKNOWN = 0
+    RUNNING = 1
+    DELETED = 2
+    FAILED = 3
+    TIMEOUT = 4
+    DELETE_TIMEOUT = 5
+
+
+class ObjectChecker:
+    """``objectChecker`` (``newObjectChecker``: status unknown, cancel nil)."""
+
+    def __init__(self, key: str):
+        self.lock = Mutex(f"objectChecker[{key}].lock")
+        self.status = ObjectStatus.UNKNOWN
+        self.err = None
+        self.key = key
+        self.cancel: Callable[[], None] | None = None
+        self.duration = 0.0
+        self.failed_pods: list[str] = []
+
+    def set_cancel(self, cancel: Callable[[], None]) -> None:
+        """``SetCancel`` (704-708)."""
+        with self.lock:
+            self.cancel = cancel
+
+    def stop(self) -> None:
+        """``Stop`` (710-714): cancel the checker's context. Panics while ``cancel`` is nil."""
+        with self.lock:
+            self.cancel()
+
+    def get_status(self):
+        """``getStatus`` (716-720): ``(status, err)``."""
+        with self.lock:
+            return self.status, self.err
+
+    def __repr__(self) -> str:
+        return f"<objectChecker {self.key} {self.status.name}>"

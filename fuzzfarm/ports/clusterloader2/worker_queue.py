@@ -1,0 +1,112 @@
+"""The measurement's event queue: client-go's FIFO workqueue drained by a fixed set of workers.
+
+Upstream: kubernetes/perf-tests at 83e45df022ca,
+``clusterloader2/pkg/measurement/util/workerqueue/workerqueue.go`` (New 38-46, Add 49-51,
+Stop 54-57, worker 59-68) over client-go v0.22.15 ``util/workqueue`` ``Type``:
+
+* ``add`` under the queue's lock: dropped silently once shut down, else appended and one
+  waiting ``get`` is signalled;
+* ``get`` blocks while the queue is empty and not shut down; after ``shut_down`` it keeps
+  handing out what is left and reports shutdown only once the queue is empty, so ``stop``
+  still runs every event queued before it;
+* ``shut_down`` sets the flag and wakes every waiter (v0.22 has no drain-wait of its own).
+
+client-go also de-duplicates items (its ``dirty``/``processing`` sets). The measurement adds
+a fresh closure per event, so those sets never match and are left out.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+from fuzzfarm.gosim import Chan, Mutex
+
+from .handling_group import Group
+
+
+class _Cond:
+    """``sync.Cond`` on a gosim Mutex: ``wait`` enqueues itself before releasing the lock."""
+
+    def __init__(self, lock: Mutex):
+        self.L = lock
+        self.waiters: deque[Chan] = deque()
+
+    def wait(self) -> None:
+        ch = Chan(1, name="cond.wait")
+        self.waiters.append(ch)
+        self.L.unlock()
+        ch.recv()
+        self.L.lock()
+
+    def signal(self) -> None:
+        if self.waiters:
+            self.waiters.popleft().send(None)  # buffered: never blocks
+
+    def broadcast(self) -> None:
+        ws, self.waiters = self.waiters, deque()
+        for ch in ws:
+            ch.send(None)
+
+
+class Queue:
+    """client-go ``workqueue.Type`` (FIFO)."""
+
+    def __init__(self, name: str = "workqueue"):
+        self.cond = _Cond(Mutex(f"{name}.cond.L"))
+        self.queue: deque = deque()
+        self.shutting_down = False
+
+    def add(self, item) -> None:
+        with self.cond.L:
+            if self.shutting_down:
+                return
+            self.queue.append(item)
+            self.cond.signal()
+
+    def get(self):
+        """``(item, shutdown)``."""
+        with self.cond.L:
+            while not self.queue and not self.shutting_down:
+                self.cond.wait()
+            if not self.queue:
+                return None, True
+            return self.queue.popleft(), False
+
+    def done(self, item) -> None:
+        with self.cond.L:
+            pass  # processing/dirty bookkeeping only (see the module docstring)
+
+    def shut_down(self) -> None:
+        with self.cond.L:
+            self.shutting_down = True
+            self.cond.broadcast()
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+
+class WorkerQueue:
+    """``workerqueue.WorkerQueue``: ``size`` workers started at construction."""
+
+    def __init__(self, size: int, name: str = "worker"):
+        self.queue = Queue()
+        self.worker_group = Group("workerGroup")
+        for i in range(size):
+            self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")
+
+    def add(self, f: Callable[[], None]) -> None:
+        self.queue.add(f)
+
+    def stop(self) -> None:
+        """Shut the queue down, then wait for the workers to drain it and exit."""
+        self.queue.shut_down()
+        self.worker_group.wait()
+
+    def worker(self) -> None:
+        while True:
+            f, stop = self.queue.get()
+            if stop:
+                return
+            f()
+            self.queue.done(f)

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Harness ``checker``: clusterloader2 WaitForControlledPodsRunning, nil cancel in objectChecker.Stop.
+
+Seed bug 1 (kubernetes/perf-tests, buggy 83e45df022ca, fixed by PR #2220 at 19927c1a477e): the
+checker goroutine stores its cancel only when it first runs, so an Update/Delete of the same
+key (S1, ``CheckerMap.delete_and_stop``), a Delete followed by a re-Add (S2, ``CheckerMap.add``,
+the reported stack) or ``dispose`` (S3, ``CheckerMap.dispose``) can stop a checker whose cancel
+is still nil. The port lives in ``fuzzfarm.ports.clusterloader2``.
+
+Input layout (atheris ``FuzzedDataProvider``; ints come from the END of the input):
+
+1. scenario: number of object keys (1-3), how many exist in the informer's initial LIST (each
+   with replicas and a pods-ready delay), the operation timeout, main's plan (dispose right
+   after start / sleep then dispose / gather then dispose / sleep, gather, dispose), main's
+   sleep, gather's sync timeout, then 1-8 informer events, each an operation (Add, spec Update,
+   status-only Update, Delete, tombstone Delete, re-Add of the same name; any operation on a
+   key that does not exist creates it), a key, the gap in virtual seconds since the previous
+   event, a replica count and when the pods settle (ready, or gone for a delete; maybe never);
+2. schedule: every byte left over, from the FRONT, drives the runtime's bytes strategy (which
+   goroutine runs at each scheduling point, whether a timer fires early).
+
+The informer goroutine delivers the events into the measurement's worker queue at their
+virtual times, so the informer, the worker W, the checkers C and main M interleave as
+upstream. Main always ends with ``dispose`` (clusterloader2 disposes every measurement at the
+end of a test), which cancels every checker, stops the informer and joins W, so the leak
+check is on: a goroutine still alive 60 virtual seconds after main returns is a real finding.
+
+The operation timeout is never 0: with no deadline and pods that never become ready, gather's
+``handling_group.wait()`` never returns (SPEC §1.8 P3(c)); that would end as a step-limit
+failure unrelated to this bug.
+
+Failure kinds: ``buggy`` fails with ``goroutine panic`` (TypeError calling None) at
+``ObjectChecker.stop`` <- ``CheckerMap.delete_and_stop`` / ``CheckerMap.add`` /
+``CheckerMap.dispose``. ``fixed`` must never hit that; the only other kind either variant can
+reach is the upstream hazard P3(b), ``WaitGroup reused before previous Wait returned``: gather's
+``handling_group.wait()`` has been released by the last checker's ``done`` when W, handling a
+late spec change, calls ``handling_group.start`` (``add(1)``) before M resumes (see
+``FIXED_MAY_FAIL``).
+
+``FUZZFARM_TOLERATE`` (comma-separated failure kinds) makes ``TestOneInput`` report failures of
+those kinds on stderr (one ``fuzzfarm: tolerated ...`` line each) instead of raising them, so a
+long campaign on ``fixed`` can run past the known upstream hazards and still stop at anything
+else, e.g. ``FUZZFARM_TOLERATE="WaitGroup reused before previous Wait returned"``.
+"""
+
+import os
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    from fuzzfarm import gosim
+    from fuzzfarm.ports.clusterloader2 import ScriptBuilder, WaitForControlledPods
+
+from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
+
+NAME = "checker"
+VARIANTS = ("buggy", "fixed")
+DESCRIPTION = "clusterloader2 WaitForControlledPodsRunning: nil cancel in objectChecker.Stop (perf-tests PR #2220)"
+
+# Failure kinds the fixed variant may legitimately reach (upstream hazards kept by PR #2220).
+FIXED_MAY_FAIL = frozenset({"WaitGroup reused before previous Wait returned"})
+
+OPS = ("add", "update-spec", "update-status", "delete", "delete-tombstone", "re-add")
+OPERATION_TIMEOUTS = (60.0, 30.0, 120.0, 300.0)
+MAIN_PLANS = ("dispose", "sleep+dispose", "gather+dispose", "sleep+gather+dispose")
+MAIN_SLEEPS = (1.0, 10.0, 30.0, 90.0)
+SYNC_TIMEOUTS = (60.0, 15.0)
+GAPS = (0.0, 1.0, 5.0, 20.0)
+READY_AFTER = (0.0, 3.0, 12.0, 40.0, None)  # None: the pods never settle
+MAX_EVENTS = 8
+MAX_STEPS = 20_000
+TOLERATE_ENV = "FUZZFARM_TOLERATE"
+
+
+def _replicas_ready(fdp):
+    return fdp.ConsumeIntInRange(0, 3), READY_AFTER[fdp.ConsumeIntInRange(0, len(READY_AFTER) - 1)]
+
+
+def decode(data: bytes):
+    """``(scenario dict, schedule_end)``: the scenario read from the end of ``data``; the
+    schedule is ``data[0:schedule_end]``."""
+    fdp = atheris.FuzzedDataProvider(data)
+    n_keys = fdp.ConsumeIntInRange(1, 3)
+    names = [f"obj{i}" for i in range(n_keys)]
+    sb = ScriptBuilder()
+    for name in names[:fdp.ConsumeIntInRange(0, n_keys)]:
+        replicas, ready = _replicas_ready(fdp)
+        sb.create(name, replicas, ready_after=ready, initial=True)
+    scenario = {
+        "operation_timeout": OPERATION_TIMEOUTS[fdp.ConsumeIntInRange(0, len(OPERATION_TIMEOUTS) - 1)],
+        "plan": MAIN_PLANS[fdp.ConsumeIntInRange(0, len(MAIN_PLANS) - 1)],
+        "sleep": MAIN_SLEEPS[fdp.ConsumeIntInRange(0, len(MAIN_SLEEPS) - 1)],
+        "sync_timeout": SYNC_TIMEOUTS[fdp.ConsumeIntInRange(0, len(SYNC_TIMEOUTS) - 1)],
+    }
+    at = 0.0
+    for _ in range(fdp.ConsumeIntInRange(1, MAX_EVENTS)):
+        op = OPS[fdp.ConsumeIntInRange(0, len(OPS) - 1)]
+        name = names[fdp.ConsumeIntInRange(0, n_keys - 1)]
+        at += GAPS[fdp.ConsumeIntInRange(0, len(GAPS) - 1)]
+        replicas, ready = _replicas_ready(fdp)
+        if not sb.exists(name):
+            sb.create(name, replicas, at=at, ready_after=ready)
+        elif op in ("add", "update-spec"):
+            sb.update_spec(name, replicas, at=at, ready_after=ready)
+        elif op == "update-status":
+            sb.update_status(name, at=at)
+        elif op in ("delete", "delete-tombstone"):
+            sb.delete(name, at=at, ready_after=ready, tombstone=op == "delete-tombstone")
+        else:
+            sb.re_add(name, replicas, at=at, ready_after=ready, delete_ready_after=ready)
+    scenario["script"] = sb
+    return scenario, fdp.remaining_bytes()
+
+
+def describe(sc: dict) -> str:
+    lines = [f"operation_timeout={sc['operation_timeout']:g}s; main: start, "
+             + {"dispose": "dispose",
+                "sleep+dispose": f"sleep {sc['sleep']:g}s, dispose",
+                "gather+dispose": f"gather(sync {sc['sync_timeout']:g}s), dispose",
+                "sleep+gather+dispose": f"sleep {sc['sleep']:g}s, gather(sync {sc['sync_timeout']:g}s), dispose",
+                }[sc["plan"]]]
+    lines += ["  " + line for line in sc["script"].describe()]
+    return "\n".join(lines)
+
+
+def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
+    """Decode ``data`` and run it under the deterministic runtime (``fuzzfarm.harness``)."""
+    sc, schedule_end = decode(data)
+    plan = sc["plan"]
+
+    def main() -> None:
+        w = WaitForControlledPods(sc["script"].build(), variant, operation_timeout=sc["operation_timeout"])
+        w.start()
+        if plan.startswith("sleep"):
+            gosim.sleep(sc["sleep"])
+        if "gather" in plan:
+            w.gather(sc["sync_timeout"])
+        w.dispose()
+
+    return execute_scenario(main, data, 0, describe(sc), trace=trace, log_schedule=log_schedule,
+                            schedule_end=schedule_end, max_steps=MAX_STEPS, check_leaks=True)
+
+
+def TestOneInput(data: bytes) -> None:
+    failure = execute(data, variant_from_env(VARIANTS)).report.failure
+    if failure is None:
+        return
+    if failure.kind in os.environ.get(TOLERATE_ENV, "").split(","):
+        sys.stderr.write(f"fuzzfarm: tolerated {failure.kind} at {' <- '.join(failure.crash_state)}\n")
+        return
+    raise failure
+
+
+if __name__ == "__main__":
+    atheris_main(TestOneInput, __file__)
