@@ -1,8 +1,8 @@
 """Run one input through a harness in this process and describe the outcome as JSON.
 
-    python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace]
+    python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]
 
-prints one JSON object (see :func:`outcome`). The collector runs it in fresh processes to
+(``--module`` names an unregistered harness module, for fuzzfarm's own tests) prints one JSON object (see :func:`outcome`). The collector runs it in fresh processes to
 verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 0 always
 unless the harness cannot be loaded (2), so callers read the JSON, not the status.
 """
@@ -20,7 +20,7 @@ from fuzzfarm.gosim import failures as F
 HARNESS_ERROR = "harness error"
 
 
-def outcome(name: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
+def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module: str | None = None) -> dict:
     """Execute ``data`` on harness ``name``/``variant``; return a JSON-able dict:
 
     ``failed`` (bool), ``kind`` / ``exc_class`` / ``message`` / ``crash_state`` (list of
@@ -30,8 +30,14 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False) -> dic
     when asked), ``input_sha256``, ``input_size``.
     An exception escaping the harness's own decoding is reported as kind ``harness error``.
     Raises HarnessError when the harness cannot be loaded or has no such variant.
+    ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
     """
-    mod = H.get(name).load()
+    info = H.HarnessInfo(name, module) if module else H.get(name)
+    return outcome_of_module(info.load(), name, variant, data, trace=trace)
+
+
+def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
+    """:func:`outcome` for an already loaded harness module (callers running many inputs)."""
     H.check_variant(mod, variant)
     out = {"harness": name, "variant": variant, "input_sha256": hashlib.sha256(data).hexdigest(),
            "input_size": len(data)}
@@ -67,14 +73,15 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False) -> dic
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = [a for a in argv if not a.startswith("--")]
+    module = next((a.split("=", 1)[1] for a in argv if a.startswith("--module=")), None)
     if len(args) != 3:
-        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace]\n")
+        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]\n")
         return 2
     name, variant, path = args
     with open(path, "rb") as fh:
         data = fh.read()
     try:
-        res = outcome(name, variant, data, trace="--trace" in argv)
+        res = outcome(name, variant, data, trace="--trace" in argv, module=module)
     except H.HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2

@@ -1,0 +1,59 @@
+"""Run one fuzz job: atheris for ``bytes``, a seeded schedule walk for ``random`` / ``pct``.
+
+Celery-free: the farm's fuzz task calls :func:`run_fuzz_job` and persists what it reports.
+See docs/INTERFACES.md. Importing this package imports no harness and no runtime.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from fuzzfarm.harness import HarnessError
+
+from .corpus import merge_corpus
+from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats
+from .target import resolve
+
+STRATEGIES = ("bytes", "random", "pct")
+
+__all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "STRATEGIES", "MAX_INPUT_BYTES"]
+
+
+def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, duration_s: float,
+                 corpus: list[bytes], workdir: str, on_crash: Callable[[CrashReport], None],
+                 on_stats: Callable[[JobStats], None] | None = None, timeout_s: int = 10,
+                 rss_limit_mb: int = 2048, stats_interval_s: float = 1.0) -> JobResult:
+    """Fuzz ``harness``/``variant`` for ``duration_s`` seconds in ``workdir`` (created if
+    missing; private to the job). ``on_crash`` gets each crash as it is found; ``on_stats``
+    gets :class:`JobStats` about every ``stats_interval_s`` and once at the end.
+
+    Never raises for a bad harness or argument: the result's ``error`` says what is wrong.
+    Exceptions raised by the callbacks propagate (after the fuzzer has been killed).
+    """
+    empty = JobResult(stats=JobStats(), new_corpus=[], crashes=0, restarts=0)
+    if strategy not in STRATEGIES:
+        empty.error = f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
+        return empty
+    if not duration_s or duration_s <= 0 or timeout_s <= 0 or rss_limit_mb <= 0:
+        empty.error = "duration_s, timeout_s and rss_limit_mb must be positive"
+        return empty
+    try:
+        target = resolve(harness)
+    except HarnessError as e:
+        empty.error = str(e)
+        return empty
+    empty.error = target.check_variant(variant)
+    if empty.error:
+        return empty
+    os.makedirs(workdir, exist_ok=True)
+    workdir = os.path.abspath(workdir)
+    kw = dict(seed=seed, duration_s=duration_s, corpus=corpus, workdir=workdir, on_crash=on_crash,
+              on_stats=on_stats, timeout_s=timeout_s, rss_limit_mb=rss_limit_mb, stats_interval_s=stats_interval_s)
+    if strategy == "bytes":
+        from .atheris_job import run_bytes_job
+
+        return run_bytes_job(target, variant, **kw)
+    from .walk import run_walk_job
+
+    return run_walk_job(target, variant, strategy, **kw)

@@ -1,0 +1,149 @@
+"""The ``bytes`` fuzz job: atheris (libFuzzer) on the harness file, restarted after every crash
+until the time budget is spent.
+
+One fuzzer process at a time (``atheris.Fuzz`` never returns and one per process,
+ENVIRONMENT.md G7), started as ``python /abs/harness.py -flags... CORPUS_DIR``; the harness's
+``atheris_main`` gives libFuzzer a re-runnable argv[0] (G1). Every flag that has a dangerous
+default is explicit: ``-timeout`` (default 1200 s, G23), ``-rss_limit_mb``, ``-artifact_prefix``
+into a directory made beforehand (G9), ``-max_total_time`` = the remaining budget (0 would mean
+forever). libFuzzer stops at the first crash, so the job restarts it on the grown corpus with
+the next seed; each crash is reported as soon as its artifact file is complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from typing import Callable
+
+from . import process
+from .corpus import read_inputs, sha1, write_inputs
+from .libfuzzer_output import (BANNER, NOT_INSTRUMENTED, crash_excerpt, last_error_line, parse_final_execs,
+                               parse_status)
+from .model import CrashReport, JobResult, JobStats
+from .redact import redact
+from .supervise import ArtifactDir, JobState, supervise
+from .target import Target
+
+log = logging.getLogger(__name__)
+
+MIN_RUN_S = 1.0  # don't start a fuzzer for less than this (startup alone takes ~0.5 s)
+MAX_INIT_CRASHES = 2  # restarts that crash before fuzzing starts: then the job stops
+
+
+def run_seed(seed: int, restart: int) -> int:
+    """libFuzzer seed of the ``restart``-th run of job ``seed``: deterministic, never 0 (which
+    would make libFuzzer pick a random one), and apart from other jobs' seeds."""
+    return (seed * 1_000_003 + restart) % 2_147_483_647 or 1
+
+
+class _Run:
+    """What one fuzzer run said: how far it got and whether it found something."""
+
+    def __init__(self):
+        self.execs = 0
+        self.final_execs: int | None = None
+        self.banner = False
+        self.inited = False
+        self.crash_inputs: list[bytes] = []
+
+
+def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float, corpus: list[bytes],
+                  workdir: str, on_crash: Callable[[CrashReport], None],
+                  on_stats: Callable[[JobStats], None] | None, timeout_s: int, rss_limit_mb: int,
+                  stats_interval_s: float) -> JobResult:
+    deadline = time.monotonic() + duration_s
+    corpus_dir, art_dir, log_dir, tmp_dir = (os.path.join(workdir, d) for d in ("corpus", "artifacts", "logs", "tmp"))
+    for d in (corpus_dir, art_dir, log_dir, tmp_dir):
+        os.makedirs(d, exist_ok=True)
+    initial = write_inputs(corpus_dir, corpus)
+    job = JobState(on_crash, on_stats, corpus_size=len(initial))
+    artifacts = ArtifactDir(art_dir)
+    restarts = -1
+    init_crashes = 0
+    error = None
+    warned = False
+    env = process.child_env({"FUZZFARM_VARIANT": variant, "TMPDIR": tmp_dir}, pythonpath=target.pythonpath)
+    # libFuzzer's own timeout fires at about 2x -timeout (G23); give it time before we kill.
+    grace = 2 * timeout_s + 5
+
+    while deadline - time.monotonic() >= MIN_RUN_S:
+        restarts += 1
+        run = _Run()
+        remaining = deadline - time.monotonic()
+        argv = [sys.executable, target.path, f"-max_total_time={max(1, int(remaining))}",
+                f"-seed={run_seed(seed, restarts)}", f"-timeout={timeout_s}", f"-rss_limit_mb={rss_limit_mb}",
+                f"-artifact_prefix={art_dir}/", "-print_final_stats=1", corpus_dir]
+
+        def on_line(line: str, run=run) -> None:
+            nonlocal warned
+            st = parse_status(line)
+            if st is not None:
+                run.execs = st.execs
+                run.inited = run.inited or st.event == "INITED"
+                stats = job.stats
+                stats.cov = st.cov if st.cov is not None else stats.cov
+                stats.ft = st.ft if st.ft is not None else stats.ft
+                stats.corpus_size = st.corp if st.corp is not None else stats.corpus_size
+                return
+            fin = parse_final_execs(line)
+            if fin is not None:
+                run.final_execs = fin
+            elif line.startswith(BANNER):
+                run.banner = True
+            elif NOT_INSTRUMENTED in line and not warned:
+                warned = True
+                log.warning("%s: libFuzzer sees no coverage: the harness must import what it tests for the "
+                            "first time inside atheris.instrument_imports() (G8)", target.name)
+
+        def on_artifact(name: str, kind: str, data: bytes, tail, run=run) -> None:
+            run.crash_inputs.append(data)
+            job.report(data, kind, crash_excerpt(list(tail.recent)))
+
+        rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"fuzz-{restarts}.log"),
+                             artifacts=artifacts, deadline=deadline + grace, on_line=on_line,
+                             on_artifact=on_artifact, on_tick=lambda run=run: job.tick(run.execs),
+                             tick_s=stats_interval_s)
+        job.run_ended(run.final_execs if run.final_execs is not None else run.execs)
+        if rc is None:  # overran the budget by more than the grace: killed
+            break
+        if run.crash_inputs:
+            if run.inited:
+                init_crashes = 0
+                continue
+            # It crashed on a corpus input (or the empty input) before fuzzing: drop the input
+            # so the next run gets past it; if it keeps happening, stop.
+            for data in run.crash_inputs:
+                try:
+                    os.unlink(os.path.join(corpus_dir, sha1(data)))
+                except FileNotFoundError:
+                    pass
+            init_crashes += 1
+            if init_crashes >= MAX_INIT_CRASHES:
+                log.warning("%s: the fuzzer crashes before it can start fuzzing (on the empty input?); "
+                            "stopping the job early", target.name)
+                break
+            continue
+        if rc != 0:
+            error = _exit_error(target.name, rc, run.banner, list(tail.recent))
+        break
+
+    final = job.snapshot()
+    if on_stats is not None:
+        on_stats(final)
+    new = [d for k, d in read_inputs(corpus_dir).items() if k not in initial]
+    return JobResult(stats=final, new_corpus=new, crashes=final.crashes, restarts=max(restarts, 0), error=error)
+
+
+def _exit_error(name: str, rc: int, banner: bool, lines: list[str]) -> str:
+    why = redact(last_error_line(lines))
+    if rc < 0:
+        sig = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
+        return f"the fuzzer for harness {name!r} was killed by {sig} ({why}); check the worker's memory and logs"
+    if not banner:
+        return (f"harness {name!r} failed to start (exit code {rc}): {why}; "
+                f"fix the harness or install its dependencies on this worker")
+    return f"the fuzzer for harness {name!r} exited with code {rc} without a crash artifact: {why}"

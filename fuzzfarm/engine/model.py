@@ -1,0 +1,63 @@
+"""What a fuzz job reports: crashes as they happen, stats while it runs, the result at the end.
+
+Plain dataclasses with ``to_json`` so the farm can put them on a JSON wire unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+
+ARTIFACT_KINDS = ("crash", "timeout", "oom", "leak")
+
+
+@dataclasses.dataclass
+class CrashReport:
+    """One crash found by a job: the input (a bytes reproducer for every strategy), the
+    libFuzzer artifact kind and the last lines of fuzzer output around it (secrets-free)."""
+
+    data: bytes
+    artifact: str
+    log_tail: str
+
+    def to_json(self) -> dict:
+        return {"data_b64": base64.b64encode(self.data).decode(), "artifact": self.artifact,
+                "log_tail": self.log_tail}
+
+
+@dataclasses.dataclass
+class JobStats:
+    """Streamed while the job runs, and final at the end. ``exec_per_s`` is computed as
+    execs / elapsed (libFuzzer's own figure is whole-second arithmetic, ENVIRONMENT.md G6)."""
+
+    execs: int = 0
+    exec_per_s: float = 0.0
+    cov: int = 0
+    ft: int = 0
+    corpus_size: int = 0
+    crashes: int = 0
+    elapsed_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class JobResult:
+    """The end of a job. ``error`` is one sentence saying what went wrong and what to do, or
+    None; ``restarts`` counts fuzzer (re)starts after the first."""
+
+    stats: JobStats
+    new_corpus: list[bytes]
+    crashes: int
+    restarts: int
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {"stats": self.stats.to_json(), "crashes": self.crashes, "restarts": self.restarts,
+                "error": self.error,
+                "new_corpus_b64": [base64.b64encode(d).decode() for d in self.new_corpus]}
+
+# Inputs larger than this are refused everywhere (corpus, crash intake, minimization, replay):
+# a schedule never needs that many decisions, and it bounds what one message can carry.
+MAX_INPUT_BYTES = 1 << 20

@@ -1,0 +1,90 @@
+"""Start a fuzzer process that cannot outlive its parent, and stop it with its whole group.
+
+Each child gets its own session (``start_new_session``) so ``killpg`` reaches everything it
+forks (libFuzzer's ``-merge`` inner runs), and ``PR_SET_PDEATHSIG`` = SIGKILL so it dies with
+the process that spawned it, e.g. a Celery pool child killed by the OOM killer or a hard time
+limit (ENVIRONMENT.md G13, G14). PDEATHSIG fires when the spawning *thread* exits, so spawn
+and wait in the same thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+from typing import IO, Sequence
+
+PR_SET_PDEATHSIG = 1
+
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before any fork
+except (OSError, AttributeError):  # not Linux: best effort, the session kill still works
+    _prctl = None
+
+
+def _child_setup(parent_pid: int) -> None:
+    # Runs between fork and exec: only async-signal-safe work (no imports, no locks).
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(137)
+
+
+def spawn(argv: Sequence[str], *, env: dict, cwd: str, stdout: IO | int,
+          stdin: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """Start ``argv`` in a new session with PDEATHSIG; stdout and stderr both go to ``stdout``."""
+    parent = os.getpid()
+    return subprocess.Popen(list(argv), env=env, cwd=cwd, stdin=stdin, stdout=stdout,
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=lambda: _child_setup(parent), close_fds=True)
+
+
+def kill_group(proc: subprocess.Popen, timeout: float = 5.0) -> int | None:
+    """SIGKILL the process group of ``proc`` and reap ``proc``; returns its exit status."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def run_bounded(argv: Sequence[str], *, env: dict, cwd: str, timeout: float,
+                stdout: IO | int = subprocess.PIPE) -> tuple[int | None, str]:
+    """Run ``argv`` to completion or kill its group after ``timeout`` seconds.
+
+    Returns ``(returncode, output)``; returncode is None when it was killed for overrunning.
+    """
+    proc = spawn(argv, env=env, cwd=cwd, stdout=stdout)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, (out or b"").decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, _ = proc.communicate()
+        return None, (out or b"").decode("utf-8", "replace")
+    finally:
+        if proc.poll() is None:
+            kill_group(proc)
+
+
+# Only these variables reach a fuzzer or replay process: nothing like FUZZFARM_REDIS_URL or a
+# broker password can leak into a harness, its output or a crash log.
+_ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTHONPATH", "LD_LIBRARY_PATH")
+
+
+def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:
+    """A minimal environment for a harness process: the allow-list above, PYTHONHASHSEED pinned
+    to 0 (same input, same run in every process), PYTHONUNBUFFERED=1 (``atheris.Fuzz`` ends
+    with C ``exit()``, ENVIRONMENT.md G7), plus ``extra``; ``pythonpath`` is prepended."""
+    env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(extra or {})
+    return env

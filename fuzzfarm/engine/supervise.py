@@ -1,0 +1,171 @@
+"""Watch one fuzzer process: tail its log, pick up artifact files as they appear, enforce a
+deadline, and never leave it running (its whole process group is killed on any way out)."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import signal
+import time
+from typing import Callable
+
+from . import process
+from .libfuzzer_output import artifact_kind, artifact_written
+from .model import MAX_INPUT_BYTES, CrashReport, JobStats
+from .redact import redact
+
+
+class LogTail:
+    """New complete lines of a growing log file; keeps the last ``keep`` lines."""
+
+    def __init__(self, path: str, keep: int = 400):
+        self.path = path
+        self.pos = 0
+        self.partial = b""
+        self.recent: collections.deque[str] = collections.deque(maxlen=keep)
+
+    def read(self, final: bool = False) -> list[str]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.pos)
+                chunk = f.read()
+        except FileNotFoundError:
+            return []
+        self.pos += len(chunk)
+        buf = self.partial + chunk
+        *lines, self.partial = buf.split(b"\n")
+        if final and self.partial:
+            lines.append(self.partial)
+            self.partial = b""
+        out = [ln.decode("utf-8", "replace").rstrip("\r") for ln in lines]
+        self.recent.extend(out)
+        return out
+
+
+class ArtifactDir:
+    """Artifact files (``crash-*``, ``timeout-*``, ``oom-*``, ``leak-*``) not seen before.
+
+    A libFuzzer artifact is complete once the log says ``Test unit written to PATH`` or the
+    process has exited; with ``atomic=True`` (writers that rename into place) at once.
+    """
+
+    def __init__(self, path: str, atomic: bool = False):
+        self.path = path
+        self.atomic = atomic
+        self.seen: set[str] = set()
+        self.announced: set[str] = set()
+
+    def announce(self, path: str) -> None:
+        """The log said the file was (re)written: take it again even if seen (a restart that
+        hits an input found before rewrites the same ``crash-<sha1>``)."""
+        name = os.path.basename(path)
+        self.announced.add(name)
+        self.seen.discard(name)
+
+    def scan(self) -> list[str]:
+        """Names of artifact files present now (call before reading the log: a writer logs
+        about a file before it renames it into place)."""
+        try:
+            return sorted(n for n in os.listdir(self.path) if artifact_kind(n) is not None)
+        except FileNotFoundError:
+            return []
+
+    def take(self, names: list[str], exited: bool) -> list[tuple[str, str, bytes]]:
+        """``(file name, kind, data)`` of each new complete artifact among ``names``."""
+        out = []
+        for name in names:
+            if name in self.seen or not (self.atomic or exited or name in self.announced):
+                continue
+            full = os.path.join(self.path, name)
+            self.seen.add(name)
+            if os.path.getsize(full) > MAX_INPUT_BYTES:
+                continue
+            with open(full, "rb") as f:
+                out.append((name, artifact_kind(name), f.read()))
+        return out
+
+
+def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts: ArtifactDir,
+              deadline: float, on_line: Callable[[str], None],
+              on_artifact: Callable[[str, str, bytes, LogTail], None],
+              on_tick: Callable[[], None], tick_s: float, poll_s: float = 0.1) -> tuple[int | None, LogTail]:
+    """Run ``argv`` (output to ``log_path``) until it exits or ``deadline`` (monotonic) passes,
+    feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
+    complete, and calling ``on_tick`` every ``tick_s``. Returns ``(exit status or None when it
+    was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
+    time limit), the process group is killed before this returns or raises."""
+    tail = LogTail(log_path)
+    with open(log_path, "ab") as logf:
+        proc = process.spawn(argv, env=env, cwd=cwd, stdout=logf)
+    killed = False
+    try:
+        next_tick = time.monotonic() + tick_s
+        while True:
+            rc = proc.poll()
+            exited = rc is not None
+            present = artifacts.scan()
+            for line in tail.read(final=exited):
+                p = artifact_written(line)
+                if p:
+                    artifacts.announce(p)
+                on_line(line)
+            if exited:  # files written between the scan and the exit
+                present = artifacts.scan()
+            for name, kind, data in artifacts.take(present, exited):
+                on_artifact(name, kind, data, tail)
+            now = time.monotonic()
+            if now >= next_tick:
+                on_tick()
+                next_tick = now + tick_s
+            if exited:
+                return (None if killed else rc), tail
+            if now >= deadline and not killed:
+                process.kill_group(proc)
+                killed = True
+                continue
+            time.sleep(poll_s)
+    finally:
+        if proc.poll() is None:
+            process.kill_group(proc)
+        else:  # the fuzzer is gone; anything it forked into its session goes with it
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+class JobState:
+    """What a job has reported so far, across fuzzer restarts: crashes (each distinct input
+    once), stats with exec/s computed as execs / elapsed (G6)."""
+
+    def __init__(self, on_crash: Callable, on_stats: Callable | None, corpus_size: int = 0):
+        self.start = time.monotonic()
+        self.on_crash = on_crash
+        self.on_stats = on_stats
+        self.stats = JobStats(corpus_size=corpus_size)
+        self.reported: set[str] = set()
+        self.prior_execs = 0  # execs of finished fuzzer runs
+
+    def report(self, data: bytes, kind: str, log_tail: str) -> None:
+        key = hashlib.sha1(data).hexdigest()
+        if key in self.reported:
+            return
+        self.reported.add(key)
+        self.stats.crashes += 1
+        self.on_crash(CrashReport(data=data, artifact=kind, log_tail=redact(log_tail)))
+
+    def snapshot(self, current_execs: int = 0) -> JobStats:
+        s = self.stats
+        s.execs = self.prior_execs + current_execs
+        s.elapsed_s = round(time.monotonic() - self.start, 3)
+        s.exec_per_s = round(s.execs / s.elapsed_s, 1) if s.elapsed_s > 0 else 0.0
+        return JobStats(**s.to_json())
+
+    def tick(self, current_execs: int = 0) -> None:
+        snap = self.snapshot(current_execs)
+        if self.on_stats is not None:
+            self.on_stats(snap)
+
+    def run_ended(self, execs: int) -> None:
+        self.prior_execs += execs

@@ -1,0 +1,89 @@
+"""Which harness a job or a collector step runs, and how a child process finds it.
+
+The public API takes registered harness names (a submit never carries code or a path).
+fuzzfarm's own tests also pass a ``HarnessInfo`` for a harness module that is not registered;
+child processes then get ``--module=MOD`` and a PYTHONPATH entry that makes it importable.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+
+from fuzzfarm import harness as H
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    name: str
+    module: str
+    path: str  # absolute path of the harness file (what atheris runs)
+    registered: bool
+
+    def info(self) -> H.HarnessInfo:
+        return H.HarnessInfo(self.name, self.module)
+
+    def load(self):
+        """Import the harness module (raises HarnessError with a clear message)."""
+        return self.info().load()
+
+    def child_args(self) -> list[str]:
+        """Extra argv for ``python -m fuzzfarm.runone`` / collector / walk children."""
+        return [] if self.registered else [f"--module={self.module}"]
+
+    def declared_variants(self) -> tuple[str, ...] | None:
+        """``VARIANTS`` read from the harness source without importing it (a worker never
+        imports harness code), or None when it is not a literal."""
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return None
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VARIANTS" for t in node.targets):
+                try:
+                    value = ast.literal_eval(node.value)
+                except ValueError:
+                    return None
+                return tuple(value) if isinstance(value, (tuple, list)) else None
+        return None
+
+    def check_variant(self, variant: str) -> str | None:
+        """An error sentence when ``variant`` is not declared by the harness, else None."""
+        variants = self.declared_variants()
+        if variants is not None and variant not in variants:
+            return f"harness {self.name!r} has no variant {variant!r}; choose one of {', '.join(variants)}"
+        return None
+
+    @property
+    def pythonpath(self) -> str | None:
+        """sys.path entry a child needs to import an unregistered module (None if registered)."""
+        if self.registered:
+            return None
+        root = os.path.dirname(self.path)
+        for _ in range(self.module.count(".")):
+            root = os.path.dirname(root)
+        return root
+
+
+def resolve(harness) -> Target:
+    """A registered name, or a ``HarnessInfo`` (tests), as a :class:`Target`.
+
+    Raises HarnessError for an unknown name or a module that is not installed.
+    """
+    if isinstance(harness, Target):
+        return harness
+    if isinstance(harness, H.HarnessInfo):
+        registered = H.registry().get(harness.name) == harness
+        return Target(harness.name, harness.module, os.path.abspath(harness.path), registered)
+    info = H.get(harness)
+    return Target(info.name, info.module, os.path.abspath(info.path), True)
+
+
+def from_child_args(name: str, module: str | None) -> Target:
+    """Inverse of :meth:`Target.child_args` inside a child process."""
+    if module:
+        info = H.HarnessInfo(name, module)
+        return Target(name, module, os.path.abspath(info.path), False)
+    return resolve(name)

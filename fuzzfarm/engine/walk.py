@@ -1,0 +1,205 @@
+"""The ``random`` / ``pct`` fuzz job: a seeded walk over schedules instead of libFuzzer.
+
+Child process (what the job runs; one per (re)start)::
+
+    python -m fuzzfarm.engine.walk HARNESS VARIANT --strategy=random|pct --seed=N --restart=R
+           --max-time=S --artifacts=DIR [--timeout=S] [--per-signature=K] [--module=MOD]
+
+Each run draws event bytes from ``random.Random`` seeded by (seed, restart) and lets the
+strategy (seeded likewise, living across runs) drive the schedule through
+``harness.schedule_from``. A failing run becomes a bytes reproducer,
+``Execution.as_bytes_input(data)``; it is replayed once under the bytes strategy and written
+as ``crash-<sha1>`` only if it gives the same signature, at most ``per-signature`` inputs per
+signature (the rest are counted, not reported). A run that exceeds ``--timeout`` wall seconds
+writes ``timeout-<sha1>`` (its event bytes) and one that runs out of memory ``oom-<sha1>``;
+both end the process (exit 70 / 71, as libFuzzer does) and the job restarts it. Stats go to
+stdout as JSON lines. Nothing a schedule depends on reads the wall clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+
+from .guard import RunTimeout, skip_instrumentation, timed_out, wall_limit
+
+RC_TIMEOUT, RC_OOM = 70, 71
+EVENT_LENGTHS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+def _write_atomic(directory: str, kind: str, data: bytes) -> str:
+    name = f"{kind}-{hashlib.sha1(data).hexdigest()}"
+    path = os.path.join(directory, name)
+    tmp = os.path.join(directory, f".{name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return path
+
+
+def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time: float, out_dir: str,
+         timeout_s: float, per_signature: int, emit) -> int:
+    """The walk loop; returns the process exit code."""
+    from fuzzfarm import harness as H
+    from fuzzfarm.collector.signature import signature_of
+    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.strategies import make
+
+    H.check_variant(mod, variant)
+    run_seed = seed * 1_000_003 + restart
+    strat = make(strategy, seed=run_seed)
+    events = random.Random(f"events:{run_seed}")
+    counts: dict[str, int] = {}
+    stats = {"execs": 0, "crashes": 0, "unreplayable": 0}
+    start = time.monotonic()
+    next_emit = start + 0.5
+    while True:
+        now = time.monotonic()
+        if now >= next_emit:
+            emit(stats)
+            next_emit = now + 0.5
+        if now - start >= max_time:
+            break
+        data = events.randbytes(events.choice(EVENT_LENGTHS))
+        stats["execs"] += 1
+        try:
+            with wall_limit(timeout_s), H.schedule_from(strat):
+                ex = mod.execute(data, variant)
+            if timed_out(ex):
+                raise RunTimeout()
+            if ex.failure is not None and isinstance(ex.failure.cause, MemoryError):
+                raise MemoryError()
+        except RunTimeout:
+            return _fatal(out_dir, "timeout", data, stats, emit)
+        except MemoryError:
+            return _fatal(out_dir, "oom", data, stats, emit)
+        except Exception:  # noqa: BLE001 - the harness's own decoding failed: a finding
+            ex = None
+        if ex is not None and ex.failure is None:
+            continue
+        repro = data if ex is None else ex.as_bytes_input(data)
+        # The reproducer must give the same signature under the bytes strategy.
+        try:
+            with wall_limit(timeout_s):
+                replay = outcome_of_module(mod, mod.NAME, variant, repro)
+        except RunTimeout:
+            replay = {}
+        sig = signature_of(replay)
+        if sig is None or (ex is not None and sig != signature_of(
+                {"failed": True, "kind": ex.failure.kind, "exc_class": ex.failure.exc_class,
+                 "crash_state": ex.failure.crash_state})):
+            stats["unreplayable"] += 1
+            continue
+        stats["crashes"] += 1
+        if counts.get(sig, 0) < per_signature:
+            counts[sig] = counts.get(sig, 0) + 1
+            emit({"artifact": f"crash-{hashlib.sha1(repro).hexdigest()}", "failure": replay["message"],
+                  "kind": replay["kind"], "crash_state": replay["crash_state"]})
+            _write_atomic(out_dir, "crash", repro)
+    emit({**stats, "done": True})
+    return 0
+
+
+def _fatal(out_dir: str, kind: str, data: bytes, stats: dict, emit) -> int:
+    _write_atomic(out_dir, kind, data)
+    emit({**stats, "artifact": kind})
+    return RC_TIMEOUT if kind == "timeout" else RC_OOM
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk")
+    ap.add_argument("harness")
+    ap.add_argument("variant")
+    ap.add_argument("--strategy", choices=("random", "pct"), required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--restart", type=int, default=0)
+    ap.add_argument("--max-time", type=float, required=True)
+    ap.add_argument("--artifacts", required=True)
+    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--per-signature", type=int, default=3)
+    ap.add_argument("--rss-limit-mb", type=int, default=0)
+    ap.add_argument("--module")
+    a = ap.parse_args(argv)
+    if a.rss_limit_mb > 0:  # heap growth past the limit raises MemoryError -> an oom artifact
+        import resource
+
+        limit = a.rss_limit_mb << 20
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    skip_instrumentation()
+    from fuzzfarm.harness import HarnessError
+
+    from .target import from_child_args
+
+    def emit(obj):
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+    try:
+        mod = from_child_args(a.harness, a.module).load()
+        return walk(mod, a.variant, a.strategy, seed=a.seed, restart=a.restart, max_time=a.max_time,
+                    out_dir=a.artifacts, timeout_s=a.timeout, per_signature=a.per_signature, emit=emit)
+    except HarnessError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
+        return 2
+
+
+def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: float, corpus: list[bytes],
+                 workdir: str, on_crash, on_stats, timeout_s: int, rss_limit_mb: int, stats_interval_s: float):
+    """Parent side: run the walk child, restarting it after a timeout/oom until the budget is
+    spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
+    from . import process
+    from .libfuzzer_output import last_error_line
+    from .model import JobResult
+    from .supervise import ArtifactDir, JobState, supervise
+
+    deadline = time.monotonic() + duration_s
+    art_dir, log_dir = os.path.join(workdir, "artifacts"), os.path.join(workdir, "logs")
+    os.makedirs(art_dir, exist_ok=True)
+    os.makedirs(log_dir, exist_ok=True)
+    job = JobState(on_crash, on_stats)
+    artifacts = ArtifactDir(art_dir, atomic=True)
+    env = process.child_env({"FUZZFARM_VARIANT": variant}, pythonpath=target.pythonpath)
+    restarts, error = -1, None
+    while deadline - time.monotonic() >= 0.5:
+        restarts += 1
+        remaining = deadline - time.monotonic()
+        execs = [0]
+        argv = [sys.executable, "-m", "fuzzfarm.engine.walk", target.name, variant, f"--strategy={strategy}",
+                f"--seed={seed}", f"--restart={restarts}", f"--max-time={remaining:.3f}",
+                f"--artifacts={art_dir}", f"--timeout={timeout_s}", f"--rss-limit-mb={rss_limit_mb}",
+                *target.child_args()]
+
+        def on_line(line: str, execs=execs) -> None:
+            if line.startswith("{"):
+                try:
+                    execs[0] = int(json.loads(line).get("execs", execs[0]))
+                except (ValueError, AttributeError):
+                    pass
+
+        def on_artifact(name, kind, data, tail) -> None:
+            said = [ln for ln in tail.recent if name in ln]
+            job.report(data, kind, f"{strategy} walk (seed {seed}, restart {restarts}) found {name}\n" + "\n".join(said[-1:]))
+
+        rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),
+                             artifacts=artifacts, deadline=deadline + 2 * timeout_s + 5, on_line=on_line,
+                             on_artifact=on_artifact, on_tick=lambda execs=execs: job.tick(execs[0]),
+                             tick_s=stats_interval_s)
+        job.run_ended(execs[0])
+        if rc in (RC_TIMEOUT, RC_OOM):
+            continue
+        if rc not in (0, None):
+            error = f"the {strategy} walk for harness {target.name!r} exited with code {rc}: {last_error_line(list(tail.recent))}"
+        break
+    final = job.snapshot()
+    if on_stats is not None:
+        on_stats(final)
+    return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=max(restarts, 0), error=error)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
