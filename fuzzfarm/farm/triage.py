@@ -101,13 +101,15 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
-    if created or bucket.get("state") == S.B_NEW:
+    # The creator starts triage; a later intake does so only if the creator died before it could.
+    if created or (bucket.get("state") == S.B_NEW and not bucket.get("triage_queued")):
         if st.artifact(bid) is None:  # a first downloadable reproducer right away (not yet minimized)
             st.update_bucket(bid, original_b64=S.b64(data))
             files = col.build_artifact(bucket=bucket, original=data, minimized=data, outcome=out,
                                        harness_hash=harness_hash, version=fuzzfarm.__version__)
             st.put_artifact(bid, files)
         enqueue_triage(bid)
+        st.update_bucket(bid, triage_queued=True)
     st.set_crash(harness, variant, sha, bucket=bid, signature=sig)
     st.mark_intaken(cid, sha, bid)
     log.info("intake %s -> bucket %s (%s%s, count %d)", sha[:12], bid, fields["crash_type"],

@@ -1,0 +1,285 @@
+"""Task logic (fuzzfarm.farm.jobs / .triage) against a real redis-server, with stand-ins for the
+engine and the collector so that duplicates, redeliveries and slicing can be driven exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+
+import pytest
+
+from fuzzfarm import store as S
+from fuzzfarm.farm import config, jobs, triage
+
+
+# ---- stand-ins ----------------------------------------------------------------------------
+def _outcome_of(data: bytes) -> dict:
+    """Inputs starting with b"X" fail with signature-able state; b"O" pass."""
+    if data[:1] == b"X":
+        return {"failed": True, "kind": "goroutine panic", "exc_class": "TypeError", "message": "nil",
+                "crash_state": ["stop", "add", "handle"], "preemptions": 2, "trace": "t", "dump": "d"}
+    if data[:1] == b"Y":
+        return {"failed": True, "kind": "concurrent map writes", "exc_class": "ConcurrentMapWrites", "message": "m",
+                "crash_state": ["default_opts", "new", "new"], "preemptions": 1, "trace": "t", "dump": "d"}
+    return {"failed": False, "preemptions": 0, "trace": "t"}
+
+
+def fake_outcome(harness, variant, data, *, trace=False):
+    return _outcome_of(data)
+
+
+@dataclasses.dataclass
+class MinRes:
+    data: bytes
+    original_size: int
+    minimized_size: int
+    preemptions_before: int
+    preemptions_after: int
+    runs: int
+    signature: str
+
+
+def make_collector(min_to: bytes | None = None):
+    sig = lambda kind, exc, state: f"{kind}|{exc}|{'<'.join(state[:3])}"  # noqa: E731
+
+    def minimize(harness, variant, data, *, expected_signature, budget_s):
+        out = min_to if min_to is not None else data[:1]
+        o = _outcome_of(out)
+        return MinRes(out, len(data), len(out), 2, 0, 5, sig(o.get("kind"), o.get("exc_class"), o.get("crash_state", [])))
+
+    def verify(harness, variant, data, *, n=10):
+        o = _outcome_of(data)
+        s = sig(o["kind"], o["exc_class"], o["crash_state"])
+        return types.SimpleNamespace(reproducible=True, signatures=[s] * n, first_divergence=None)
+
+    def fix_check(harness, fixed_variant, data):
+        return {"variant": fixed_variant, "failed": False, "kind": None, "signature": None, "fixed": True}
+
+    def build_artifact(*, bucket, original, minimized, outcome, harness_hash, version):
+        return {"input.min": minimized, "input.orig": original, "repro.json": b"{}"}
+
+    return types.SimpleNamespace(signature=sig, crash_type=lambda o: o["kind"], minimize=minimize, verify=verify,
+                                 fix_check=fix_check, build_artifact=build_artifact)
+
+
+@pytest.fixture
+def col(monkeypatch):
+    c = make_collector()
+    monkeypatch.setattr(triage, "_collector", lambda: c)
+    monkeypatch.setattr(triage, "fix_variant", lambda h, v: "fixed")
+    return c
+
+
+def _camp(st, jobs_=1, duration=5.0):
+    return st.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": jobs_,
+                               "duration_s": duration, "harness_hash": "h" * 64, "version": "0.1.0"})
+
+
+def _intake(st, cid, data, queued):
+    sha, _ = st.report_crash(cid, 0, "checker", "buggy", data)
+    return triage.intake(st, cid, "checker", "buggy", sha, enqueue_triage=queued.append, outcome=fake_outcome)
+
+
+# ---- intake -------------------------------------------------------------------------------
+def test_duplicate_reports_change_no_count(store, col):
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X1", queued)
+    assert _intake(store, cid, b"X1", queued) == bid  # same input again
+    sha = S.sha256(b"X1")
+    assert triage.intake(store, cid, "checker", "buggy", sha, enqueue_triage=queued.append,
+                         outcome=fake_outcome) == bid  # a redelivered intake message
+    b = store.bucket(bid)
+    assert b["count"] == 1 and queued == [bid] and b["state"] == S.B_NEW
+    assert store.artifact(bid)["input.min"] == b"X1"  # downloadable before minimization
+    assert _intake(store, cid, b"X2", queued) == bid  # another input, same bug
+    assert store.bucket(bid)["count"] == 2 and queued == [bid]
+    s = store.campaign_summary(cid)
+    assert s["crashes"] == 2 and s["intaken"] == 2 and s["buckets"] == 1
+
+
+def test_distinct_bugs_get_distinct_buckets(store, col):
+    cid, queued = _camp(store), []
+    a, b = _intake(store, cid, b"X1", queued), _intake(store, cid, b"Y1", queued)
+    assert a != b and queued == [a, b]
+    assert store.bucket(b)["kind"] == "concurrent map writes"
+
+
+def test_unreproducible_crash_makes_no_bucket(store, col):
+    cid, queued = _camp(store), []
+    assert _intake(store, cid, b"O1", queued) is None
+    assert queued == [] and store.bucket_ids() == []
+    assert store.crash("checker", "buggy", S.sha256(b"O1"))["status"] == "unreproducible"
+    assert store.campaign_summary(cid)["intaken"] == 1
+
+
+def test_intake_killed_after_bucket_creation_still_starts_triage(store, col):
+    cid, queued = _camp(store), []
+    sha, _ = store.report_crash(cid, 0, "checker", "buggy", b"X1")
+    sig = col.signature("goroutine panic", "TypeError", ["stop", "add", "handle"])
+    store.create_or_join_bucket(harness="checker", variant="buggy", signature=sig, input_sha256=sha, fields={})
+    bid = triage.intake(store, cid, "checker", "buggy", sha, enqueue_triage=queued.append, outcome=fake_outcome)
+    assert queued == [bid] and store.bucket(bid)["count"] == 1
+
+
+# ---- triage steps -------------------------------------------------------------------------
+def _triage_all(st, bid, owner="t1"):
+    nxt = []
+    assert triage.minimize(st, bid, owner=owner, enqueue_next=nxt.append)
+    assert triage.verify(st, bid, owner=owner + "v", enqueue_next=nxt.append)
+    assert triage.fix_check(st, bid, owner=owner + "f", outcome=fake_outcome)
+    return nxt
+
+
+def test_full_triage_and_idempotent_redelivery(store, col):
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-long-input", queued)
+    assert _triage_all(store, bid) == [bid, bid]
+    b = store.bucket(bid)
+    assert b["state"] == S.B_DONE and b["minimized_size"] == 1 and b["original_size"] == 12
+    assert b["reproducible"] is True and b["verify_ok"] == b["verify_n"] == 10 and b["fixed"] is True
+    assert b["preemptions_after"] == 0 and b["preemptions_before"] == 2
+    assert store.artifact(bid) == {"input.min": b"X", "input.orig": b"X-long-input", "repro.json": b"{}"}
+    store.update_job(cid, 0, state=S.JOB_DONE)
+    assert store.campaign_summary(cid)["settled"]
+    # redeliveries of every step change nothing
+    nxt = []
+    assert not triage.minimize(store, bid, owner="t1", enqueue_next=nxt.append)
+    assert not triage.verify(store, bid, owner="t9", enqueue_next=nxt.append)
+    assert not triage.fix_check(store, bid, owner="t9", outcome=fake_outcome)
+    assert nxt == [] and store.bucket(bid)["state"] == S.B_DONE
+
+
+def test_minimization_that_drifts_to_another_bug_is_refused(store, monkeypatch):
+    """G3: a 'smaller' input with another signature must not become the reproducer."""
+    c = make_collector(min_to=b"Y")
+    monkeypatch.setattr(triage, "_collector", lambda: c)
+    monkeypatch.setattr(triage, "fix_variant", lambda h, v: "fixed")
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-long", queued)
+    _triage_all(store, bid)
+    b = store.bucket(bid)
+    assert b["minimized_size"] == 6 and store.artifact(bid)["input.min"] == b"X-long"
+
+
+def test_a_step_held_by_another_task_is_skipped(store, col):
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X1", queued)
+    assert store.acquire_lease(f"{bid}:minimize", "other-task", 60)
+    nxt = []
+    assert not triage.minimize(store, bid, owner="dup", enqueue_next=nxt.append)
+    assert triage.minimize(store, bid, owner="other-task", enqueue_next=nxt.append)  # its redelivery goes on
+    assert nxt == [bid]
+
+
+def test_fail_bucket_keeps_bucket_and_settles(store, col):
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X1", queued)
+    triage.fail_bucket(store, bid, "minimize: gave up after 3 deliveries")
+    b = store.bucket(bid)
+    assert b["state"] == S.B_FAILED and "gave up" in b["error"] and store.artifact(bid)
+    assert store.campaign_summary(cid)["settled"] is False  # jobs still queued
+    store.update_job(cid, 0, state=S.JOB_DONE)
+    assert store.campaign_summary(cid)["settled"]
+
+
+# ---- fuzz slices --------------------------------------------------------------------------
+@dataclasses.dataclass
+class FakeStats:
+    execs: int = 0
+    exec_per_s: float = 0.0
+    cov: int = 0
+    ft: int = 0
+    corpus_size: int = 0
+    crashes: int = 0
+    elapsed_s: float = 0.0
+
+
+class FakeEngine:
+    def __init__(self, crashes=(), error=None, execs=100):
+        self.crashes, self.error, self.execs, self.calls = list(crashes), error, execs, []
+
+    def run_fuzz_job(self, *, harness, variant, strategy, seed, duration_s, corpus, workdir, on_crash, on_stats,
+                     timeout_s, rss_limit_mb):
+        self.calls.append({"seed": seed, "duration_s": duration_s, "corpus": list(corpus)})
+        for c in self.crashes:
+            on_crash(types.SimpleNamespace(data=c, artifact="crash", log_tail=""))
+        on_stats(FakeStats(execs=self.execs // 2, elapsed_s=1.0))
+        return types.SimpleNamespace(stats=FakeStats(execs=self.execs, elapsed_s=duration_s),
+                                     new_corpus=[b"c1", b"c2"], crashes=len(self.crashes), restarts=1,
+                                     error=self.error)
+
+
+@pytest.fixture
+def checker_hash():
+    from fuzzfarm import harness as H
+    try:
+        return H.get("checker").source_hash()
+    except H.HarnessError as e:
+        pytest.skip(str(e))
+
+
+def _spec(st, cid, h):
+    return jobs.job_spec(cid, 0, st.campaign(cid))
+
+
+def test_slice_runs_reports_crashes_once_and_finishes(store, checker_hash):
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 3.0, "harness_hash": checker_hash, "version": "0.1.0"})
+    intakes, nexts = [], []
+    eng = FakeEngine(crashes=[b"X1", b"X1", b"X2"])
+    spec = _spec(store, cid, checker_hash)
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: intakes.append(a),
+                          enqueue_next=lambda *a: nexts.append(a), engine=eng) == "done"
+    assert [a[3] for a in intakes] == [S.sha256(b"X1"), S.sha256(b"X2")]
+    job = store.job(cid, 0)
+    assert job["state"] == S.JOB_DONE and job["execs_base"] == 100 and nexts == []
+    assert sorted(store.corpus("checker")) == [b"c1", b"c2"]
+    # a duplicate delivery of the same slice does nothing
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: intakes.append(a),
+                          enqueue_next=lambda *a: nexts.append(a), engine=eng) == "skipped"
+    assert len(eng.calls) == 1
+
+
+def test_long_jobs_run_in_slices(store, checker_hash, monkeypatch):
+    monkeypatch.setattr(config, "MAX_SLICE_S", 2.0)
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 5.0, "harness_hash": checker_hash, "version": "0.1.0"})
+    eng, nexts = FakeEngine(), []
+    spec = _spec(store, cid, checker_hash)
+    while spec is not None:
+        nexts.clear()
+        jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, d: nexts.append(s),
+                       engine=eng)
+        spec = nexts[0] if nexts else None
+    assert [c["duration_s"] for c in eng.calls] == [2.0, 2.0, 1.0]
+    assert len({c["seed"] for c in eng.calls}) == 3  # every slice explores with its own seed
+    job = store.job(cid, 0)
+    assert job["state"] == S.JOB_DONE and job["execs_base"] == 300 and job["elapsed_base"] == 5.0
+    assert eng.calls[1]["corpus"]  # later slices start from the shared corpus
+
+
+def test_version_skew_fails_the_job_clearly(store, checker_hash):
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 3.0, "harness_hash": "0" * 64, "version": "0.1.0"})
+    eng = FakeEngine()
+    assert jobs.run_slice(store, _spec(store, cid, None), enqueue_intake=lambda *a: None,
+                          enqueue_next=lambda *a: None, engine=eng) == "failed"
+    job = store.job(cid, 0)
+    assert job["state"] == S.JOB_FAILED and "version skew" in job["error"] and eng.calls == []
+    assert store.campaign_summary(cid)["status"] == "failed"
+
+
+def test_unknown_harness_on_the_worker_fails_the_job(store):
+    cid = store.create_campaign({"harness": "no-such", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 3.0, "harness_hash": "0" * 64, "version": "0.1.0"})
+    assert jobs.run_slice(store, jobs.job_spec(cid, 0, store.campaign(cid)), enqueue_intake=lambda *a: None,
+                          enqueue_next=lambda *a: None, engine=FakeEngine()) == "failed"
+    assert "unknown harness 'no-such'" in store.job(cid, 0)["error"]
+
+
+def test_fuzzer_that_never_ran_fails_the_job(store, checker_hash):
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 3.0, "harness_hash": checker_hash, "version": "0.1.0"})
+    assert jobs.run_slice(store, _spec(store, cid, checker_hash), enqueue_intake=lambda *a: None,
+                          enqueue_next=lambda *a: None, engine=FakeEngine(error="atheris died", execs=0)) == "failed"
+    assert "atheris died" in store.job(cid, 0)["error"]
