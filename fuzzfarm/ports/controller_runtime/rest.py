@@ -1,0 +1,155 @@
+"""Stand-ins for the client-go pieces ``cluster.New`` and prow touch, and the fake API server.
+
+Only behaviour that matters for scheduling and errors is kept:
+
+* ``Config`` is ``rest.Config``: a host, a user agent, whether its TLS material loads (an
+  invalid kubeconfig fails every ``HTTPClientFor``), and the fake server behind it.
+* ``http_client_for`` is ``rest.HTTPClientFor``: TLS files are loaded first (errors there return
+  before any lock), then the transport comes from client-go's process-wide TLS transport cache,
+  which a mutex guards (``k8s.io/client-go/transport/cache.go``, ``tlsTransportCache.get``).
+  That lock is the only synchronisation callers of ``cluster.New`` share; it staggers them.
+* ``FakeAPIServer`` answers discovery and SelfSubjectAccessReview requests. Every request is a
+  scheduling point (network I/O). Its health can change at a virtual time (a transient outage
+  or an RBAC fix), and a request may never be answered (an API server that accepts the
+  connection but never replies; client-go sets no deadline here, SPEC H4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzfarm import gosim
+
+from . import goerrors, process_global, struct_copy
+
+DEFAULT_USER_AGENT = "fuzzfarm-port/v0.0.0 (linux/amd64) kubernetes/$Format"
+
+
+def default_kubernetes_user_agent() -> str:
+    """``rest.DefaultKubernetesUserAgent()``."""
+    return DEFAULT_USER_AGENT
+
+
+@dataclasses.dataclass
+class Config:
+    """``rest.Config`` (reduced). ``tls_error``: loading the TLS files fails with this text
+    (a broken kubeconfig); ``server``: the fake cluster this config points at."""
+
+    host: str
+    user_agent: str = ""
+    tls_error: str | None = None
+    server: "FakeAPIServer | None" = None
+
+
+def copy_config(config: Config) -> Config:
+    """``rest.CopyConfig`` (the fake server is the world behind the config, not copied)."""
+    return struct_copy(config)
+
+
+@dataclasses.dataclass
+class HTTPClient:
+    """``*http.Client`` bound to one host through a cached transport."""
+
+    host: str
+    server: "FakeAPIServer | None"
+    transport: int
+
+
+class _TLSTransportCache:
+    """client-go ``transport.tlsCache``: transports by TLS config key, under a mutex."""
+
+    def __init__(self) -> None:
+        self.mu = gosim.Mutex(name="tlsCache.mu")
+        self.transports: dict[str, int] = {}
+
+    def get(self, config: Config) -> int:
+        self.mu.lock()
+        try:
+            key = config.host
+            t = self.transports.get(key)
+            if t is None:
+                t = self.transports[key] = len(self.transports) + 1
+            return t
+        finally:
+            self.mu.unlock()
+
+
+def http_client_for(config: Config) -> tuple[HTTPClient | None, goerrors.Error | None]:
+    """``rest.HTTPClientFor(config)``: fails when the TLS material does not load."""
+    if config.tls_error is not None:
+        return None, goerrors.new(config.tls_error)
+    cache = process_global("client-go/transport.tlsCache", _TLSTransportCache)
+    return HTTPClient(config.host, config.server, cache.get(config)), None
+
+
+# --------------------------------------------------------------------------- the fake network
+
+NAMESPACED_KINDS = {"Pod": True, "ConfigMap": True, "Secret": True, "Node": False, "Namespace": False}
+
+
+@dataclasses.dataclass
+class SSARStatus:
+    """``SelfSubjectAccessReview.Status`` (only ``allowed``)."""
+
+    allowed: bool
+
+
+@dataclasses.dataclass
+class FakeAPIServer:
+    """The API server of one build cluster, as the fuzz input describes it.
+
+    * ``reachable``: False - every request fails (connection refused) until ``recover_at``;
+    * ``denied_verb``: SSAR for this verb is not allowed until ``recover_at``;
+    * ``hang_verb``: the SSAR request for this verb is accepted and never answered (forever);
+    * ``recover_at``: virtual time from which the outage / denial is over (None: never).
+
+    ``requests`` logs ``(now, gid, what)``; ``hung`` the goroutines parked forever here.
+    """
+
+    name: str
+    reachable: bool = True
+    denied_verb: str | None = None
+    hang_verb: str | None = None
+    recover_at: float | None = None
+    requests: list = dataclasses.field(default_factory=list)
+    hung: list = dataclasses.field(default_factory=list)
+
+    @property
+    def host(self) -> str:
+        return f"https://{self.name}.example:6443"
+
+    def _recovered(self) -> bool:
+        return self.recover_at is not None and gosim.now() >= self.recover_at
+
+    def _roundtrip(self, what: str) -> goerrors.Error | None:
+        # the request is on the wire: other goroutines run meanwhile
+        gosim.gosched()
+        self.requests.append((gosim.now(), gosim.goroutine_id(), what))
+        if not self.reachable and not self._recovered():
+            return goerrors.new(f'{what} "{self.host}": dial tcp: connect: connection refused')
+        return None
+
+    def discover(self, kind: str) -> tuple[bool, goerrors.Error | None]:
+        """Discovery of ``kind``'s REST mapping: (namespaced, err)."""
+        err = self._roundtrip(f"Get {self.host}/api/v1")
+        if err is not None:
+            return False, err
+        if kind not in NAMESPACED_KINDS:
+            return False, goerrors.new(f'no matches for kind "{kind}" in version "v1"')
+        return NAMESPACED_KINDS[kind], None
+
+    def create_ssar(self, verb: str) -> tuple[SSARStatus | None, goerrors.Error | None]:
+        """``POST selfsubjectaccessreviews`` for ``verb`` on pods."""
+        if self.hang_verb == verb:
+            gosim.gosched()
+            self.requests.append((gosim.now(), gosim.goroutine_id(), f"POST ssar {verb} (no answer, ever)"))
+            self.hung.append(gosim.goroutine_id())
+            # Accepted, never answered, and the caller set no deadline: block forever.
+            gosim.Chan(0, name=f"{self.name} SSAR {verb} response").recv()
+            raise AssertionError("unreachable: nothing ever answers a hung request")
+        err = self._roundtrip(f"Post {self.host}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+        if err is not None:
+            return None, err
+        if self.denied_verb == verb and not self._recovered():
+            return SSARStatus(False), None
+        return SSARStatus(True), None

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""cluster-builder: prow ``BuildClusters`` over controller-runtime ``cluster.New`` /
+``cache.New`` / ``defaultOpts`` - seed bug 2, ``fatal error: concurrent map writes`` at
+controller-runtime v0.17.6 ``pkg/cache/cache.go:488`` (prow issue #288, fixed by prow PR #299).
+
+Variants (``FUZZFARM_VARIANT``):
+
+* ``buggy`` - prow 24e765300acd on controller-runtime v0.17.6: every cluster goroutine's
+  ``default_opts`` writes one shared ``DefaultNamespaces`` map (SPEC §2.5 T1/T2/T3).
+* ``fixed`` - prow 50dd168d0bd6 (PR #299): fresh options and map per ``cluster.New``.
+* ``library-fixed`` - the buggy prow on controller-runtime v0.17.6 plus PR #3078's map clones.
+
+Input layout. The scenario is decoded with ``atheris.FuzzedDataProvider`` integers, which
+atheris 3.0 takes from the **end** of the input; whatever prefix is left drives the schedule
+(one byte per scheduling decision, ``fuzzfarm.strategies.BytesStrategy``; when it runs out,
+the running goroutine keeps running). Decoded, in order:
+
+1. number of cluster contexts, 1-8; dry-run on/off; caller options (none - which is what both
+   prow callers pass - or a ``ByObject`` entry for pods, with caller-supplied namespaces, or
+   with a cluster-scoped kind too); how long main keeps running after ``BuildClusters``
+   returns (0/1/6/16 virtual s: the retry goroutine's 5 s passes happen in that window);
+2. per context: its name (names collide sometimes: a kubeconfig has each context once, the
+   first wins), its health and the verb it concerns, and when it recovers (never/1/6/11 s):
+
+   * ``ok``;
+   * ``invalid-config``: its TLS material does not load. ``rest.HTTPClientFor`` fails, which
+     already fails ``resolve`` (``kubernetes.NewForConfig``), so ``BuildClusters`` returns that
+     error without starting anything - faithful to v0.17.6, whose ``cluster.New`` fails on
+     nothing else without network I/O;
+   * ``unreachable``: every request is refused (the auth check fails; with ``ByObject`` options
+     ``cluster.New`` itself fails in discovery) until it recovers;
+   * ``denied``: the SelfSubjectAccessReview for that verb is not allowed until it recovers;
+   * ``hang``: the review request for that verb is accepted and never answered.
+
+Oracles. Everything the Go runtime itself would report is a failure: ``concurrent map writes``,
+``concurrent map iteration and map write``, ``concurrent map read and map write`` (reachable
+with ``ByObject`` options), goroutine panics, WaitGroup misuse, a genuine deadlock. Two spec
+hazards are not Go crashes and get their own treatment:
+
+* **H3** - the retry goroutine never exits. In Go it lives as long as the process and dies with
+  it, so by default the run ends when main returns and leaks are not checked. With
+  ``FUZZFARM_HAZARDS=1`` the runtime's leak check is on and reports it (kind
+  ``goroutine leak``, state ``KubernetesOptions._retry_failed``).
+* **H4** - a hung review request blocks its goroutine, ``threads.Wait()`` and so
+  ``BuildClusters`` forever. Network waits are not Go deadlocks, but the simulation ends up
+  with every goroutine asleep. With ``FUZZFARM_HAZARDS=1`` that is reported as its own kind,
+  ``startup hang (H4)``, on the hung goroutine. By default it is recorded in the scenario text
+  (``observed: H4 ...``) and the run counts as no failure: a hang is one input byte away, and
+  if it stopped libFuzzer the fuzzer would never get past it to the seed bug. ``runone`` shows
+  the scenario text, so the observation stays visible.
+
+The ``fixed`` and ``library-fixed`` variants must never show a map failure; H3/H4 exist in all
+variants.
+
+Standalone: ``FUZZFARM_VARIANT=buggy python harnesses/cluster_builder_race.py -runs=N -seed=S
+[corpus]``; farm name ``cluster-builder``; replay: ``python -m fuzzfarm.runone cluster-builder
+buggy crash-file``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+
+import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets instrumented
+import heapq  # noqa: F401
+import sysconfig  # noqa: F401
+
+import atheris
+import greenlet  # noqa: F401
+
+with atheris.instrument_imports():
+    from fuzzfarm import gosim
+    from fuzzfarm.gosim import failures as _failures
+    from fuzzfarm.ports import controller_runtime
+    from fuzzfarm.ports.controller_runtime import apiutil, cache, cluster, rest
+    from fuzzfarm.ports.prow import kubernetes_cluster_clients as kcc
+
+from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env  # noqa: E402
+
+NAME = "cluster-builder"
+VARIANTS = ("buggy", "fixed", "library-fixed")
+DESCRIPTION = ("prow BuildClusters -> controller-runtime cache.defaultOpts: concurrent map writes on a "
+               "shared DefaultNamespaces map (prow #288; fix prow #299, controller-runtime #3078)")
+
+HAZARDS_ENV = "FUZZFARM_HAZARDS"
+
+CONTEXT_NAMES = ("build01", "build02", "build11", "vsphere02", "arm01", "app.ci", "hive", "default")
+# prow-controller-manager's requiredTestPodVerbs (cmd/prow-controller-manager/main.go).
+VERBS = ("delete", "list", "watch", "get", "patch")
+NAMESPACE = "test-pods"
+HEALTHS = ("ok", "ok", "ok", "ok", "invalid-config", "unreachable", "denied", "hang")
+RECOVERY = (None, 1.0, 6.0, 11.0)
+OBSERVE = (0.0, 1.0, 6.0, 16.0)
+CALLER_OPTS = ("none", "by-object", "by-object-namespaces", "by-object-cluster-scoped")
+MAX_STEPS = 20_000
+
+_PROW = {"buggy": kcc.BUGGY, "fixed": kcc.FIXED, "library-fixed": kcc.BUGGY}
+_LIBRARY = {"buggy": controller_runtime.V0_17_6, "fixed": controller_runtime.V0_17_6,
+            "library-fixed": controller_runtime.V0_17_6_PR3078}
+
+
+class StartupHang(_failures.GoFailure):
+    """SPEC H4: ``BuildClusters`` can never return - a review request is never answered and
+    nothing sets a deadline. Reported on the hung goroutine (only with ``FUZZFARM_HAZARDS=1``)."""
+
+    kind = "startup hang (H4)"
+    fatal = False
+
+
+# --------------------------------------------------------------------------- the scenario
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSpec:
+    """One kubeconfig context and what its API server does."""
+
+    name: str
+    health: str
+    verb: str
+    recover_at: float | None
+
+    def describe(self) -> str:
+        if self.health == "ok":
+            return f"{self.name}:ok"
+        what = self.health + (f"({self.verb})" if self.health in ("denied", "hang") else "")
+        if self.health in ("unreachable", "denied") and self.recover_at is not None:
+            what += f" until {self.recover_at:g}s"
+        return f"{self.name}:{what}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    clusters: tuple
+    dry_run: bool
+    caller_opts: str
+    observe: float
+
+    def describe(self, variant: str) -> str:
+        cl = ", ".join(c.describe() for c in self.clusters)
+        return (f"{NAME}/{variant}: {len(self.clusters)} context(s) [{cl}]; dry_run={self.dry_run}; "
+                f"caller opts={self.caller_opts}; main runs {self.observe:g}s after BuildClusters returns")
+
+
+def decode(data: bytes) -> tuple[Scenario, int]:
+    """The scenario and where the schedule ends (``data[:end]`` is the schedule).
+
+    Packed tight, so that even short inputs keep bytes for the schedule: one header byte
+    (contexts - 1: 3 bits, dry-run: 1, caller opts: 2, observe window: 2), one byte for the
+    context names (rotation: 3 bits; top two bits set: the last context repeats the first's
+    name), then one byte per context (health: 3 bits, verb: 3 bits mod 5, recovery: 2).
+    """
+    fdp = atheris.FuzzedDataProvider(data)
+    h = fdp.ConsumeIntInRange(0, 255)
+    n = 1 + (h & 7)
+    dry_run = bool(h >> 3 & 1)
+    caller_opts = CALLER_OPTS[h >> 4 & 3]
+    observe = OBSERVE[h >> 6 & 3]
+    names = fdp.ConsumeIntInRange(0, 255)
+    clusters = []
+    seen = set()
+    for i in range(n):
+        b = fdp.ConsumeIntInRange(0, 255)
+        # Distinct names (a rotation), except that with both top bits set the last context
+        # repeats the first one's name; a kubeconfig holds each context once: the first wins.
+        name = CONTEXT_NAMES[(i + names) % len(CONTEXT_NAMES)]
+        if n > 1 and i == n - 1 and names & 0xC0 == 0xC0:
+            name = CONTEXT_NAMES[names % len(CONTEXT_NAMES)]
+        health = HEALTHS[b & 7]
+        verb = VERBS[(b >> 3 & 7) % len(VERBS)]
+        recover_at = RECOVERY[b >> 6 & 3]
+        if name in seen:
+            continue
+        seen.add(name)
+        clusters.append(ClusterSpec(name, health, verb, recover_at))
+    return Scenario(tuple(clusters), dry_run, caller_opts, observe), fdp.remaining_bytes()
+
+
+def caller_option(kind: str):
+    """A ``func(*cluster.Options)`` a caller might pass; it builds fresh maps on every call
+    (in the buggy prow it runs once and its maps are then shared; fixed runs it per cluster)."""
+    if kind == "none":
+        return None
+
+    def opt(o: cluster.Options) -> None:
+        if kind == "by-object":
+            by_object = {apiutil.POD: cache.ByObject(label="created-by-prow=true")}
+        elif kind == "by-object-namespaces":
+            ns = gosim.Map({NAMESPACE: cache.Config(label_selector="created-by-prow=true")},
+                           name="ByObject[Pod].Namespaces")
+            by_object = {apiutil.POD: cache.ByObject(namespaces=ns)}
+        else:
+            by_object = {apiutil.POD: cache.ByObject(label="created-by-prow=true"),
+                         apiutil.NODE: cache.ByObject(label="node-role.kubernetes.io/worker")}
+        o.cache.by_object = gosim.Map(by_object, name="ByObject")
+
+    opt.__qualname__ = f"caller_option[{kind}]"
+    return opt
+
+
+@dataclasses.dataclass
+class Observed:
+    """What main saw; filled in during the run (for tests and the scenario text)."""
+
+    returned: bool = False
+    res: list | None = None
+    err: object = None
+    callbacks: list = dataclasses.field(default_factory=list)
+    servers: dict = dataclasses.field(default_factory=dict)
+    options: object = None
+
+    def hung(self) -> list[int]:
+        return [gid for s in self.servers.values() for gid in s.hung]
+
+
+def scenario_main(sc: Scenario, variant: str, out: Observed):
+    """Goroutine 1: what a prow main does at startup - build the clusters, then keep running
+    for ``sc.observe`` virtual seconds (the retry goroutine runs meanwhile)."""
+
+    def main() -> None:
+        controller_runtime.link(_LIBRARY[variant])
+        for c in sc.clusters:
+            out.servers[c.name] = rest.FakeAPIServer(
+                c.name,
+                reachable=c.health != "unreachable",
+                denied_verb=c.verb if c.health == "denied" else None,
+                hang_verb=c.verb if c.health == "hang" else None,
+                recover_at=c.recover_at,
+            )
+
+        def load_cluster_configs():  # kube.LoadClusterConfigs: a new map per call
+            configs = {}
+            for c in sc.clusters:
+                s = out.servers[c.name]
+                tls_error = (f"unable to load root certificates: open /etc/{c.name}/ca.crt: no such file or directory"
+                             if c.health == "invalid-config" else None)
+                configs[c.name] = rest.Config(host=s.host, tls_error=tls_error, server=s)
+            return gosim.Map(configs, name="clusterConfigs"), None
+
+        def callback() -> None:  # prow: log and interrupts.Terminate()
+            out.callbacks.append(gosim.now())
+
+        o = kcc.KubernetesOptions(load_cluster_configs, revision=_PROW[variant])
+        opt = caller_option(sc.caller_opts)
+        opts = (opt,) if opt is not None else ()
+        res, err = o.build_clusters(sc.dry_run, list(VERBS), callback, NAMESPACE, *opts)
+        out.returned = True
+        out.res = sorted(res.snapshot()) if res is not None else None
+        out.err = err
+        if sc.observe > 0:
+            gosim.sleep(sc.observe)
+
+    return main
+
+
+def hazards_enabled(hazards: bool | None = None) -> bool:
+    if hazards is not None:
+        return hazards
+    return os.environ.get(HAZARDS_ENV, "0") not in ("", "0", "false", "no")
+
+
+def _startup_hang(dl: _failures.GoFailure, gid: int) -> StartupHang:
+    """Re-label the simulation's all-asleep deadlock as H4, on the hung goroutine."""
+    f = StartupHang(f"BuildClusters can never return: goroutine {gid}'s SelfSubjectAccessReview request "
+                    "is never answered and has no deadline")
+    f.decision, f.step, f.now = dl.decision, dl.step, dl.now
+    dumps = sorted(dl.dumps, key=lambda d: d.gid != gid)
+    f.dumps = dumps
+    f.goroutine = gid
+    f.goroutine_name = dumps[0].name if dumps and dumps[0].gid == gid else None
+    return f
+
+
+def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False,
+            hazards: bool | None = None, observed: Observed | None = None):
+    """Decode ``data`` and run it; never raises the program's failure (see module docstring).
+
+    ``hazards`` (default: ``FUZZFARM_HAZARDS``) turns on the H3/H4 oracles. ``observed``, if
+    given, is filled with what main saw.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    hz = hazards_enabled(hazards)
+    sc, end = decode(data)
+    out = observed if observed is not None else Observed()
+    ex = execute_scenario(scenario_main(sc, variant, out), data, 0, sc.describe(variant), trace=trace,
+                          log_schedule=log_schedule, schedule_end=end, max_steps=MAX_STEPS,
+                          # H3: the retry goroutine lives as long as the process (see docstring)
+                          check_leaks=hz)
+    f = ex.report.failure
+    hung = out.hung()
+    if isinstance(f, gosim.Deadlock) and hung and not out.returned:
+        note = (f"observed: H4 startup hang - BuildClusters never returns (goroutine(s) "
+                f"{', '.join(f'G{g}' for g in hung)} wait forever for a SelfSubjectAccessReview answer)")
+        ex.scenario += "\n" + note
+        ex.report.failure = _startup_hang(f, hung[0]) if hz else None
+    return ex
+
+
+_variant: str | None = None
+
+
+def TestOneInput(data: bytes) -> None:
+    global _variant
+    if _variant is None:
+        _variant = variant_from_env(VARIANTS)
+    execute(data, _variant).report.raise_failure()
+
+
+if __name__ == "__main__":
+    atheris_main(TestOneInput, __file__)
