@@ -58,3 +58,18 @@ def signature_of(outcome: dict) -> str | None:
 def artifact_signature(kind: str, harness: str) -> str:
     """Signature of a libFuzzer ``timeout`` / ``oom`` artifact that is no runtime failure."""
     return signature(kind, None, [harness])
+
+
+def classify(outcome: dict) -> dict:
+    """``outcome`` (a ``runone`` dict) with resource failures folded into their own kinds and
+    ``signature`` / ``crash_type`` added: a MemoryError becomes kind ``oom`` and a run stopped
+    by the wall limit (``RunTimeout``) kind ``timeout``, both with the harness name as state,
+    so they bucket like libFuzzer's oom / timeout artifacts."""
+    out = dict(outcome)
+    if out.get("failed") and out.get("exc_class") in ("MemoryError", "RunTimeout"):
+        out["kind"] = "oom" if out["exc_class"] == "MemoryError" else "timeout"
+        out["exc_class"] = None
+        out["crash_state"] = [out.get("harness") or "?"]
+    out["signature"] = signature_of(out)
+    out["crash_type"] = crash_type(out) if out.get("failed") else None
+    return out

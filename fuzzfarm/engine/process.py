@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import signal
 import subprocess
 from typing import IO, Sequence
@@ -23,21 +24,25 @@ except (OSError, AttributeError):  # not Linux: best effort, the session kill st
     _prctl = None
 
 
-def _child_setup(parent_pid: int) -> None:
+def _child_setup(parent_pid: int, data_limit: int | None) -> None:
     # Runs between fork and exec: only async-signal-safe work (no imports, no locks).
     if _prctl is not None:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(137)
+    if data_limit is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (data_limit, data_limit))
 
 
 def spawn(argv: Sequence[str], *, env: dict, cwd: str, stdout: IO | int,
-          stdin: int = subprocess.DEVNULL) -> subprocess.Popen:
-    """Start ``argv`` in a new session with PDEATHSIG; stdout and stderr both go to ``stdout``."""
+          stdin: int = subprocess.DEVNULL, memory_limit_mb: int | None = None) -> subprocess.Popen:
+    """Start ``argv`` in a new session with PDEATHSIG; stdout and stderr both go to ``stdout``.
+    ``memory_limit_mb`` caps the heap (RLIMIT_DATA): Python then raises MemoryError."""
     parent = os.getpid()
+    limit = memory_limit_mb << 20 if memory_limit_mb else None
     return subprocess.Popen(list(argv), env=env, cwd=cwd, stdin=stdin, stdout=stdout,
                             stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=lambda: _child_setup(parent), close_fds=True)
+                            preexec_fn=lambda: _child_setup(parent, limit), close_fds=True)
 
 
 def kill_group(proc: subprocess.Popen, timeout: float = 5.0) -> int | None:
@@ -53,12 +58,12 @@ def kill_group(proc: subprocess.Popen, timeout: float = 5.0) -> int | None:
 
 
 def run_bounded(argv: Sequence[str], *, env: dict, cwd: str, timeout: float,
-                stdout: IO | int = subprocess.PIPE) -> tuple[int | None, str]:
+                memory_limit_mb: int | None = None) -> tuple[int | None, str]:
     """Run ``argv`` to completion or kill its group after ``timeout`` seconds.
 
     Returns ``(returncode, output)``; returncode is None when it was killed for overrunning.
     """
-    proc = spawn(argv, env=env, cwd=cwd, stdout=stdout)
+    proc = spawn(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, memory_limit_mb=memory_limit_mb)
     try:
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, (out or b"").decode("utf-8", "replace")

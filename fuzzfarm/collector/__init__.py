@@ -1,0 +1,16 @@
+"""Turn crashes into buckets with verified reproducers: signature, minimization, verification,
+fix verification, artifacts. Celery-free: the farm's collect tasks call these. See
+docs/INTERFACES.md. Everything that runs harness code does so in a child process."""
+
+from __future__ import annotations
+
+from .artifact import Artifact, ArtifactError, build_artifact, load_artifact, write_artifact
+from .fixcheck import fix_check
+from .minimize import MinimizeResult, minimize
+from .replay import replay, triage
+from .signature import artifact_signature, classify, crash_type, signature, signature_of
+from .verify import VerifyResult, verify
+
+__all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",
+           "verify", "VerifyResult", "fix_check", "replay", "triage", "build_artifact", "write_artifact",
+           "load_artifact", "Artifact", "ArtifactError"]

@@ -1,0 +1,177 @@
+"""The downloadable reproducer of a bucket: a flat directory of files plus a manifest.
+
+Files: ``input.min`` (minimized input), ``input.orig`` (the input as found), ``trace.txt``
+(rendered interleaving of the minimized input, with the crash dump), ``failure.txt`` (crash
+type, state, message, dump), ``repro.json`` (harness, variant, signature, fuzzfarm version,
+harness source hash, replay command, ...) and ``MANIFEST.json`` (sha256 of every other file).
+
+:func:`write_artifact` writes only plain file names inside the target directory, whatever the
+names contain; :func:`load_artifact` checks every sha256 and names the file that is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+
+from .signature import crash_type
+
+MANIFEST = "MANIFEST.json"
+REPRO = "repro.json"
+FORMAT = 1
+REQUIRED = ("input.min", REPRO)
+
+
+class ArtifactError(Exception):
+    """A reproducer directory is unusable (corrupt, tampered, incomplete). ``str`` names the
+    file and says what to do."""
+
+
+@dataclasses.dataclass
+class Artifact:
+    directory: str
+    files: dict[str, bytes]  # every file listed in the manifest, verified
+    repro: dict  # parsed repro.json
+
+    @property
+    def minimized(self) -> bytes:
+        return self.files["input.min"]
+
+    @property
+    def original(self) -> bytes | None:
+        return self.files.get("input.orig")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def safe_name(name: str) -> str:
+    """``name`` if it is a plain file name (no separators, not absolute, not ``.``/``..``, no
+    NUL, at most 128 characters); raises ArtifactError otherwise."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name
+            or "\0" in name or os.path.isabs(name) or name != os.path.basename(name) or len(name) > 128):
+        raise ArtifactError(f"refusing artifact file name {name!r}: only plain file names are allowed")
+    return name
+
+
+def _text(value) -> bytes:
+    return (value or "").encode("utf-8")
+
+
+def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: dict, harness_hash: str,
+                   version: str) -> dict[str, bytes]:
+    """The files of a bucket's reproducer, ``MANIFEST.json`` included.
+
+    ``outcome``: the classified replay of ``minimized`` with ``trace=True`` (``replay(...,
+    trace=True)``); ``bucket``: the farm's bucket record (``id``, ``signature``, ``harness``,
+    ``variant`` and whatever else it keeps; what is missing comes from ``outcome``)."""
+    harness = bucket.get("harness") or outcome.get("harness")
+    variant = bucket.get("variant") or outcome.get("variant")
+    signature = bucket.get("signature") or outcome.get("signature")
+    ctype = outcome.get("crash_type") or crash_type(outcome)
+    repro = {
+        "format": FORMAT,
+        "bucket": bucket.get("id"),
+        "harness": harness,
+        "variant": variant,
+        "signature": signature,
+        "crash_type": ctype,
+        "crash_state": outcome.get("crash_state") or [],
+        "message": outcome.get("message"),
+        "fuzzfarm_version": version,
+        "harness_hash": harness_hash,
+        "input": "input.min",
+        "input_sha256": _sha256(minimized),
+        "original_size": len(original),
+        "minimized_size": len(minimized),
+        "preemptions": outcome.get("preemptions"),
+        "replay_command": "fuzzfarm replay DIR",
+        "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
+    }
+    state = "\n".join(repro["crash_state"]) or "(no project frames)"
+    failure = (f"crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
+               f"message:     {outcome.get('message') or ''}\ncrash state:\n{state}\n\n{outcome.get('dump') or ''}\n")
+    files = {
+        "input.min": bytes(minimized),
+        "input.orig": bytes(original),
+        "trace.txt": _text(outcome.get("trace") or outcome.get("dump")),
+        "failure.txt": _text(failure),
+        REPRO: json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n",
+    }
+    manifest = {"format": FORMAT, "files": {name: _sha256(data) for name, data in sorted(files.items())}}
+    files[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
+    return files
+
+
+def write_artifact(files: dict[str, bytes], out_dir) -> list[str]:
+    """Write ``files`` into ``out_dir`` (created if missing); returns the paths written.
+
+    Every name is checked first (nothing is written if one is unsafe); each file is written to
+    a temporary name in ``out_dir`` and renamed into place, so a symlink planted under a
+    file's name is replaced, never followed. Raises ArtifactError for an unsafe name."""
+    names = [safe_name(n) for n in files]
+    out_dir = os.path.abspath(os.fspath(out_dir))
+    os.makedirs(out_dir, exist_ok=True)
+    real = os.path.realpath(out_dir)
+    written = []
+    for name in names:
+        path = os.path.join(real, name)
+        if os.path.dirname(path) != real:  # belt and braces after safe_name
+            raise ArtifactError(f"refusing artifact file name {name!r}: it leaves {out_dir}")
+        tmp = os.path.join(real, f".{name}.tmp-{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(files[name])
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            raise
+        written.append(path)
+    return written
+
+
+def load_artifact(directory) -> Artifact:
+    """Read and verify a reproducer directory. Raises ArtifactError naming the bad file: a
+    missing or unreadable manifest, a listed file that is missing, a sha256 mismatch, an
+    unsafe name in the manifest, or a missing ``input.min`` / ``repro.json``."""
+    directory = os.fspath(directory)
+    if not os.path.isdir(directory):
+        raise ArtifactError(f"{directory} is not a directory; download the reproducer first (fuzzfarm download)")
+    mpath = os.path.join(directory, MANIFEST)
+    try:
+        with open(mpath, "rb") as f:
+            manifest = json.loads(f.read())
+        listed = manifest["files"]
+        if not isinstance(listed, dict):
+            raise TypeError
+    except FileNotFoundError:
+        raise ArtifactError(f"{MANIFEST} is missing in {directory}; download the reproducer again") from None
+    except (ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{MANIFEST} in {directory} is corrupt; download the reproducer again") from None
+    files = {}
+    for name, want in sorted(listed.items()):
+        safe_name(name)
+        path = os.path.join(directory, name)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise ArtifactError(f"{name} is missing from {directory}; download the reproducer again") from None
+        got = _sha256(data)
+        if got != want:
+            raise ArtifactError(f"{name} is corrupt or was modified: sha256 {got} does not match the manifest's "
+                                f"{want}; download the reproducer again")
+        files[name] = data
+    for name in REQUIRED:
+        if name not in files:
+            raise ArtifactError(f"{name} is not in the manifest of {directory}; this is not a fuzzfarm reproducer")
+    try:
+        repro = json.loads(files[REPRO])
+    except ValueError:
+        raise ArtifactError(f"{REPRO} in {directory} is not valid JSON; download the reproducer again") from None
+    return Artifact(directory=directory, files=files, repro=repro)

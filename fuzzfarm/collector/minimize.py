@@ -1,0 +1,182 @@
+"""Minimize a reproducer: first its bytes, then its schedule (fewest preemptions), keeping
+the exact signature. See ``shrink.py`` for the algorithm.
+
+The public :func:`minimize` runs the shrinker in a child process, since a harness may hang or
+crash on a candidate::
+
+    python -m fuzzfarm.collector.minimize HARNESS VARIANT --input=FILE --expect=SIG --out=DIR
+           [--budget=S] [--max-runs=N] [--timeout=S] [--module=MOD]
+
+The child loads the harness once, runs candidates in-process (uninstrumented, each under a
+wall limit), writes ``DIR/best`` every time it improves and ``DIR/result.json`` at the end.
+The parent kills it if it overruns its wall budget and keeps the last ``best``; it then
+re-checks the result's signature in a fresh process, falling back to the original input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import time
+
+from fuzzfarm.engine import process
+from fuzzfarm.engine.target import resolve
+
+from .replay import check_size, replay
+from .shrink import ExitReason, Probe, Shrinker
+from .signature import artifact_signature, classify
+
+
+@dataclasses.dataclass
+class MinimizeResult:
+    data: bytes
+    original_size: int
+    minimized_size: int
+    preemptions_before: int
+    preemptions_after: int
+    runs: int
+    signature: str  # of ``data``; equals the expected signature
+    stopped: str = ""  # why it stopped (ExitReason text, or what went wrong)
+    rejected_other: int = 0  # candidates refused because they failed with another signature
+    elapsed_s: float = 0.0
+
+    def to_json(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["data_b64"] = base64.b64encode(d.pop("data")).decode()
+        return d
+
+
+def _write_atomic(path: str, payload: bytes) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(payload)
+    os.replace(tmp, path)
+
+
+def minimize(harness, variant: str, data: bytes, *, expected_signature: str, budget_s: float = 60,
+             max_runs: int = 20_000, timeout_s: float = 10.0, workdir: str | None = None) -> MinimizeResult:
+    """Minimize ``data`` keeping ``expected_signature``, within ``budget_s`` wall seconds and
+    ``max_runs`` runs (each run limited to ``timeout_s``). Deterministic for a given run budget.
+
+    Timeout / OOM reproducers are returned unchanged (every run would take the limit). Raises
+    HarnessError for an unknown harness, ValueError for an oversized input."""
+    check_size(data)
+    target = resolve(harness)
+    start = time.monotonic()
+
+    def unchanged(why: str, preemptions: int = 0, runs: int = 0) -> MinimizeResult:
+        return MinimizeResult(data, len(data), len(data), preemptions, preemptions, runs, expected_signature,
+                              stopped=why, elapsed_s=round(time.monotonic() - start, 3))
+
+    if expected_signature in (artifact_signature("timeout", target.name), artifact_signature("oom", target.name)):
+        return unchanged("timeout and oom reproducers are not minimized")
+    with tempfile.TemporaryDirectory(prefix="fuzzfarm-minimize-", dir=workdir) as tmp:
+        src = os.path.join(tmp, "input")
+        with open(src, "wb") as f:
+            f.write(data)
+        argv = [sys.executable, "-m", "fuzzfarm.collector.minimize", target.name, variant, f"--input={src}",
+                f"--expect={expected_signature}", f"--out={tmp}", f"--budget={budget_s}",
+                f"--max-runs={max_runs}", f"--timeout={timeout_s}", *target.child_args()]
+        env = process.child_env(pythonpath=target.pythonpath)
+        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s + timeout_s + 15)
+        info = {}
+        if os.path.exists(os.path.join(tmp, "result.json")):
+            with open(os.path.join(tmp, "result.json")) as f:
+                info = json.load(f)
+        best = data
+        if os.path.exists(os.path.join(tmp, "best")):
+            with open(os.path.join(tmp, "best"), "rb") as f:
+                best = f.read()
+    if not info:
+        tail = out.strip().splitlines()[-1:] or ["(no output)"]
+        how = "was killed after overrunning its wall budget" if rc is None else f"exited with code {rc}: {tail[0]}"
+        info = {"stopped": f"the minimizer {how}", "runs": 0}
+    # Trust nothing: the result must give the expected signature in a fresh process.
+    check = replay(target, variant, best, timeout_s=max(timeout_s, 10))
+    if check["signature"] != expected_signature:
+        if best == data:
+            return unchanged(info["stopped"] + "; the input does not reproduce in a fresh process",
+                             check["preemptions"], info.get("runs", 0))
+        best = data
+        info["stopped"] += "; the result did not re-check in a fresh process, kept the original"
+        check = replay(target, variant, best, timeout_s=max(timeout_s, 10))
+    before = info.get("preemptions_before")
+    if before is None:
+        before = check["preemptions"] if best == data else replay(target, variant, data)["preemptions"]
+    return MinimizeResult(best, len(data), len(best), before, check["preemptions"], info.get("runs", 0),
+                          expected_signature, stopped=info["stopped"], rejected_other=info.get("rejected_other", 0),
+                          elapsed_s=round(time.monotonic() - start, 3))
+
+
+# ---------------------------------------------------------------- the child process
+def _prober(mod, name: str, variant: str, timeout_s: float):
+    from fuzzfarm.engine.guard import RunTimeout, wall_limit
+    from fuzzfarm.runone import outcome_of_module
+
+    def test(data: bytes) -> Probe:
+        try:
+            with wall_limit(timeout_s):
+                out = outcome_of_module(mod, name, variant, data)
+        except RunTimeout:
+            out = {"harness": name, "failed": True, "kind": "timeout", "exc_class": "RunTimeout", "crash_state": []}
+        except MemoryError:
+            out = {"harness": name, "failed": True, "kind": "oom", "exc_class": "MemoryError", "crash_state": []}
+        out = classify(out)
+        return Probe(out["signature"], out.get("preemptions", 0),
+                     tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0))
+
+    return test
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.collector.minimize")
+    ap.add_argument("harness")
+    ap.add_argument("variant")
+    ap.add_argument("--input", required=True)
+    ap.add_argument("--expect", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--max-runs", type=int, default=20_000)
+    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--module")
+    a = ap.parse_args(argv)
+    from fuzzfarm.engine.guard import skip_instrumentation
+    from fuzzfarm.engine.target import from_child_args
+    from fuzzfarm.harness import HarnessError, check_variant
+
+    skip_instrumentation()
+    try:
+        mod = from_child_args(a.harness, a.module).load()
+        check_variant(mod, a.variant)
+    except HarnessError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
+        return 2
+    with open(a.input, "rb") as f:
+        data = f.read()
+    best_path = os.path.join(a.out, "best")
+    shrinker = Shrinker(_prober(mod, a.harness, a.variant, a.timeout), data, a.expect, max_runs=a.max_runs,
+                        budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d))
+    reason = shrinker.run()
+    result = {
+        "stopped": reason.describe(max_runs=a.max_runs, budget_s=a.budget),
+        "runs": shrinker.runs,
+        "shrinks": shrinker.shrinks,
+        "rejected_other": shrinker.rejected_other,
+        "original_size": len(data),
+        "minimized_size": len(shrinker.best),
+        "preemptions_before": shrinker.initial_probe.preemptions if shrinker.initial_probe else None,
+        "preemptions_after": shrinker.best_probe.preemptions if shrinker.best_probe else None,
+    }
+    if reason is not ExitReason.not_reproducible:
+        _write_atomic(best_path, shrinker.best)
+    _write_atomic(os.path.join(a.out, "result.json"), json.dumps(result).encode())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

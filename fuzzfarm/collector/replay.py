@@ -1,0 +1,82 @@
+"""Replay one input in a fresh process (``python -m fuzzfarm.runone``), bounded in time and
+memory, and classify what happened. Verification, fix checks and crash intake use this."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+from fuzzfarm.engine import process
+from fuzzfarm.engine.model import MAX_INPUT_BYTES
+from fuzzfarm.engine.target import Target, resolve
+from fuzzfarm.harness import HarnessError
+
+from .signature import artifact_signature, classify
+
+
+def check_size(data: bytes) -> None:
+    """Raise ValueError for an input over ``MAX_INPUT_BYTES``."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(f"input is {len(data)} bytes, over the {MAX_INPUT_BYTES}-byte limit; "
+                         f"it cannot be a reproducer of this farm")
+
+
+def _synthetic(target: Target, variant: str, kind: str, message: str) -> dict:
+    return {"harness": target.name, "variant": variant, "failed": True, "kind": kind, "exc_class": None,
+            "message": message, "crash_state": [target.name], "dump": message, "decisions": [], "steps": 0,
+            "preemptions": 0, "schedule_bytes": 0, "preemption_edits": [], "scenario": "", "trace": None,
+            "signature": artifact_signature(kind, target.name), "crash_type": kind}
+
+
+def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s: float = 30.0,
+           memory_limit_mb: int = 2048) -> dict:
+    """The classified outcome (see ``runone.outcome`` and ``signature.classify``) of ``data``
+    run once in a fresh process. A run killed after ``timeout_s`` is kind ``timeout``; a
+    MemoryError under the ``memory_limit_mb`` heap cap is kind ``oom``; a process that dies
+    without an answer is kind ``replay error``. Raises HarnessError when the harness cannot
+    be loaded or has no such variant, ValueError for an oversized input."""
+    check_size(data)
+    target = resolve(harness)
+    with tempfile.TemporaryDirectory(prefix="fuzzfarm-replay-") as tmp:
+        path = os.path.join(tmp, "input")
+        with open(path, "wb") as f:
+            f.write(data)
+        argv = [sys.executable, "-m", "fuzzfarm.runone", target.name, variant, path, *target.child_args()]
+        if trace:
+            argv.append("--trace")
+        env = process.child_env(pythonpath=target.pythonpath)
+        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb)
+    if rc is None:
+        return _synthetic(target, variant, "timeout", f"the replay did not finish within {timeout_s:g} s")
+    lines = out.splitlines()
+    if rc == 2:
+        msg = next((ln for ln in reversed(lines) if ln.startswith("fuzzfarm:")), lines[-1] if lines else "")
+        raise HarnessError(msg.removeprefix("fuzzfarm: ") or f"harness {target.name!r} could not be run")
+    for ln in reversed(lines):
+        if ln.startswith("{"):
+            try:
+                return classify(json.loads(ln))
+            except ValueError:
+                break
+    if any("MemoryError" in ln for ln in lines):
+        return _synthetic(target, variant, "oom", "the replay ran out of memory")
+    tail = lines[-1] if lines else "(no output)"
+    res = _synthetic(target, variant, "replay error", f"the replay process exited with code {rc}: {tail}")
+    return res
+
+
+def triage(harness, variant: str, data: bytes, *, artifact: str = "crash", timeout_s: float = 30.0,
+           memory_limit_mb: int = 2048) -> dict:
+    """Classify a crash a fuzz job reported (``CrashReport.artifact``): the outcome of one
+    fresh-process :func:`replay`. A libFuzzer ``timeout`` / ``oom`` / ``leak`` artifact whose
+    replay does not fail keeps its artifact kind (state: the harness name), so hangs and
+    memory hogs get their own buckets. A ``crash`` that does not fail on replay comes back
+    with ``failed`` False and ``signature`` None: not reproducible."""
+    out = replay(harness, variant, data, timeout_s=timeout_s, memory_limit_mb=memory_limit_mb)
+    if not out["failed"] and artifact in ("timeout", "oom", "leak"):
+        target = resolve(harness)
+        return _synthetic(target, variant, artifact, f"libFuzzer reported a {artifact}; a replay in a fresh "
+                                                     f"process finished without failing")
+    return out

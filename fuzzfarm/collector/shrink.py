@@ -1,0 +1,217 @@
+"""The shrinker: make a failing input smaller while it keeps failing the same way.
+
+Layers as in Hypothesis: the shrinker reaches the program only through one call,
+``test(data) -> Probe``; passes only *propose* candidates through :meth:`Shrinker.consider`,
+the single acceptance function; "smaller" is one sort key; stopping is one exception with an
+:class:`ExitReason`.
+
+Acceptance: the candidate fails with the *expected signature* (a candidate that fails
+differently does not count, however small: minimization must not drift to another bug,
+ENVIRONMENT.md G3) and is strictly smaller by the current sort key:
+
+* phase ``bytes``: shortlex, ``(len(data), data)``;
+* phase ``schedule``: ``(preemptions, len(data), data)``: fewer preemptions first.
+
+Passes (deterministic, each one sweep, never looping to a fixed point itself; the index is
+kept when the target changes): ``delete_chunks`` (ddmin-style, halving chunk sizes),
+``zero_chunks``, ``lower_bytes`` (towards 0: 0, 1, 2, 3, b/2, b-1), and in the schedule phase
+``cut_schedule`` (drop unread bytes and the tail after the last preemption) and
+``drop_preemptions`` (rewrite each preemption into "stay" via the strategy's
+``preemption_edits``, all at once first, then one at a time). See :meth:`Shrinker.run` for
+the order of the phases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import time
+from typing import Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class Probe:
+    """What one run of a candidate said."""
+
+    signature: str | None  # None: it did not fail
+    preemptions: int = 0
+    edits: tuple[tuple[int, int], ...] = ()  # (offset, byte) turning a preemption into "stay"
+    consumed: int = 0  # offset after the last schedule byte read
+
+
+class ExitReason(enum.Enum):
+    finished = "no pass makes progress"
+    max_runs = "run budget spent ({max_runs} runs)"
+    wall = "wall budget spent ({budget_s:g} s)"
+    not_reproducible = "the input does not fail with the expected signature"
+
+    def describe(self, **kw) -> str:
+        return self.value.format(**kw)
+
+
+class StopShrinking(Exception):
+    def __init__(self, reason: ExitReason):
+        super().__init__(reason.name)
+        self.reason = reason
+
+
+MIN_VALUES = (0, 1, 2, 3)
+
+
+class Shrinker:
+    def __init__(self, test: Callable[[bytes], Probe], initial: bytes, expected: str, *,
+                 max_runs: int = 20_000, budget_s: float | None = None,
+                 on_improve: Callable[[bytes, Probe], None] | None = None):
+        self.test = test
+        self.expected = expected
+        self.max_runs = max_runs
+        self.budget_s = budget_s
+        self.deadline = None if budget_s is None else time.monotonic() + budget_s
+        self.on_improve = on_improve
+        self.phase = "bytes"
+        self.cache: dict[bytes, Probe] = {}
+        self.runs = 0
+        self.shrinks = 0
+        self.rejected_other = 0  # candidates that failed, but with another signature
+        self.initial = bytes(initial)
+        self.best = self.initial
+        self.best_probe: Probe | None = None
+        self.champion: tuple[bytes, Probe] | None = None  # result of the first schedule phase
+        self.initial_probe: Probe | None = None
+        self.stopped: ExitReason | None = None
+
+    # -- the one place that runs the test, with the budgets
+    def probe(self, data: bytes) -> Probe:
+        p = self.cache.get(data)
+        if p is not None:
+            return p
+        if self.runs >= self.max_runs:
+            raise StopShrinking(ExitReason.max_runs)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise StopShrinking(ExitReason.wall)
+        self.runs += 1
+        p = self.cache[data] = self.test(data)
+        return p
+
+    # -- "smaller", defined once
+    def sort_key(self, data: bytes, probe: Probe) -> tuple:
+        if self.phase == "bytes":
+            return (len(data), data)
+        return (probe.preemptions, len(data), data)
+
+    # -- the acceptance function
+    def consider(self, data: bytes) -> bool:
+        data = bytes(data)
+        if data == self.best:
+            return False
+        if self.phase == "bytes" and (len(data), data) >= (len(self.best), self.best):
+            return False  # cannot be smaller whatever it does
+        p = self.probe(data)
+        if p.signature != self.expected:
+            if p.signature is not None:
+                self.rejected_other += 1
+            return False
+        if self.sort_key(data, p) >= self.sort_key(self.best, self.best_probe):
+            return False
+        self.best, self.best_probe = data, p
+        self.shrinks += 1
+        if self.on_improve is not None and (self.champion is None or
+                                            self.sort_key(data, p) < self.sort_key(*self.champion)):
+            self.on_improve(data, p)
+        return True
+
+    # -- passes: each proposes candidates through consider()
+    def delete_chunks(self) -> None:
+        k = 1 << max(0, len(self.best).bit_length() - 1)
+        while k >= 1:
+            i = 0
+            while i < len(self.best):
+                b = self.best
+                if not self.consider(b[:i] + b[i + k:]):
+                    i += k
+            k //= 2
+
+    def zero_chunks(self) -> None:
+        k = 1 << max(0, len(self.best).bit_length() - 1)
+        while k >= 2:
+            for i in range(0, len(self.best), k):
+                b = self.best
+                chunk = b[i:i + k]
+                if any(chunk):
+                    self.consider(b[:i] + bytes(len(chunk)) + b[i + k:])
+            k //= 2
+
+    def lower_bytes(self) -> None:
+        i = 0
+        while i < len(self.best):
+            v = self.best[i]
+            for w in sorted({w for w in (*MIN_VALUES, v // 2, v - 1) if 0 <= w < v}):
+                b = self.best
+                if self.consider(b[:i] + bytes([w]) + b[i + 1:]):
+                    break
+            i += 1
+
+    def cut_schedule(self) -> None:
+        p = self.best_probe
+        cuts = [p.consumed]
+        if p.edits:
+            cuts.append(p.edits[-1][0] + 1)
+        for cut in sorted(set(cuts), reverse=True):
+            if 0 <= cut < len(self.best):
+                self.consider(self.best[:cut])
+
+    @staticmethod
+    def _apply(data: bytes, edits) -> bytes:
+        out = bytearray(data)
+        for off, val in edits:
+            if off < len(out):
+                out[off] = val
+        return bytes(out)
+
+    def drop_preemptions(self) -> None:
+        if len(self.best_probe.edits) > 1:
+            self.consider(self._apply(self.best, self.best_probe.edits))
+        i = 0
+        while i < len(self.best_probe.edits):
+            if not self.consider(self._apply(self.best, [self.best_probe.edits[i]])):
+                i += 1
+
+    # -- driving
+    def fixate(self, passes) -> None:
+        while True:
+            before = self.best
+            for shrink_pass in passes:
+                shrink_pass()
+            if self.best == before:
+                return
+
+    def run(self) -> ExitReason:
+        """Shrink until no pass helps or a budget is spent; ``best`` holds the result.
+
+        1. bytes phase from the input (shortlex);
+        2. schedule phase from that result;
+        3. schedule phase again from the *original* input, where every preemption rewrite
+           still has the later schedule bytes to re-read (the byte-minimal input often has
+           none to spare, so its preemptions cannot be rewritten away);
+        the smaller of 2 and 3 by the schedule key wins.
+        """
+        schedule_passes = [self.cut_schedule, self.drop_preemptions, self.delete_chunks, self.zero_chunks,
+                           self.lower_bytes]
+        try:
+            self.initial_probe = self.best_probe = self.probe(self.best)
+            if self.best_probe.signature != self.expected:
+                self.stopped = ExitReason.not_reproducible
+                return self.stopped
+            self.phase = "bytes"
+            self.fixate([self.delete_chunks, self.zero_chunks, self.lower_bytes])
+            self.phase = "schedule"
+            self.fixate(schedule_passes)
+            self.champion = (self.best, self.best_probe)
+            self.best, self.best_probe = self.initial, self.initial_probe
+            self.fixate(schedule_passes)
+            self.stopped = ExitReason.finished
+        except StopShrinking as stop:
+            self.stopped = stop.reason
+        if self.champion is not None and self.sort_key(*self.champion) < self.sort_key(self.best, self.best_probe):
+            self.best, self.best_probe = self.champion
+        return self.stopped
