@@ -11,12 +11,8 @@ back. Each step stores its result before it enqueues the next one.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import subprocess
-import sys
-import tempfile
 import time
 from typing import Callable
 
@@ -27,38 +23,12 @@ from fuzzfarm.farm import config
 
 log = logging.getLogger("fuzzfarm.farm")
 
-RUNONE_TIMEOUT_S = 60.0
 MINIMIZE_BUDGET_S = float(os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "60"))
 VERIFY_RUNS = int(os.environ.get("FUZZFARM_VERIFY_RUNS", "10"))
 LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
-# libFuzzer artifacts that a plain replay need not reproduce as a Go failure.
-RESOURCE_KINDS = ("timeout", "oom")
-
-
-class TriageError(RuntimeError):
-    pass
-
-
-def run_outcome(harness: str, variant: str, data: bytes, *, trace: bool = False,
-                timeout: float = RUNONE_TIMEOUT_S) -> dict:
-    """``python -m fuzzfarm.runone`` in a fresh process (the way verification replays).
-    A replay that outlives ``timeout`` is reported as ``{"failed": True, "kind": "timeout"}``."""
-    with tempfile.NamedTemporaryFile(prefix="fuzzfarm-input-", delete=False) as f:
-        f.write(data)
-        path = f.name
-    cmd = [sys.executable, "-m", "fuzzfarm.runone", harness, variant, path] + (["--trace"] if trace else [])
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return {"failed": True, "kind": "timeout", "exc_class": "", "message": f"replay exceeded {timeout:g} s",
-                "crash_state": [], "dump": "", "preemptions": 0, "trace": None, "input_size": len(data)}
-    finally:
-        os.unlink(path)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        err = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        raise TriageError(f"replaying on {harness}/{variant} failed: {err}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+# Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
+RESOURCE_KINDS = ("timeout", "oom", "leak")
+NOT_REPLAYABLE = RESOURCE_KINDS + ("replay error",)
 
 
 def _collector():
@@ -66,8 +36,13 @@ def _collector():
     return collector
 
 
+def _replay(harness: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
+    """One fresh-process replay, classified (``collector.replay``)."""
+    return _collector().replay(harness, variant, data, trace=trace)
+
+
 def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
-           enqueue_triage: Callable[[str], None], outcome: Callable[..., dict] = run_outcome) -> str | None:
+           enqueue_triage: Callable[[str], None], outcome: Callable[..., dict] = _replay) -> str | None:
     """Bucket one reported crash. Returns the bucket id (None: nothing to bucket)."""
     crash = st.crash(harness, variant, sha)
     if crash is None:
@@ -79,25 +54,25 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
         return crash["bucket"]
     col = _collector()
     data = crash["data"]
-    out = outcome(harness, variant, data, trace=True)
     artifact = crash.get("artifact", "crash")
+    out = outcome(harness, variant, data, trace=True)
+    if not out.get("failed") and artifact in RESOURCE_KINDS:  # a hang / memory hog gets its own bucket
+        out = col.triage(harness, variant, data, artifact=artifact)
     if not out.get("failed"):
-        if artifact not in RESOURCE_KINDS:
-            log.warning("intake %s: %s input does not fail on replay; recorded as unreproducible", sha[:12], artifact)
-            st.set_crash(harness, variant, sha, bucket="", status="unreproducible")
-            st.mark_intaken(cid, sha, None)
-            return None
-        out = {**out, "failed": True, "kind": artifact, "exc_class": "", "crash_state": [],
-               "message": f"libFuzzer {artifact}; the replay itself finished", "replayable": False}
-    sig = col.signature(out["kind"], out.get("exc_class") or "", list(out.get("crash_state") or []))
+        log.warning("intake %s: %s input does not fail on replay; recorded as unreproducible", sha[:12], artifact)
+        st.set_crash(harness, variant, sha, bucket="", status="unreproducible")
+        st.mark_intaken(cid, sha, None)
+        return None
+    sig = out.get("signature") or col.signature(out["kind"], out.get("exc_class") or "",
+                                                list(out.get("crash_state") or []))
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
-    fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": col.crash_type(out),
+    fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": out.get("crash_type") or col.crash_type(out),
               "crash_state": list(out.get("crash_state") or []), "message": (out.get("message") or "")[:2000],
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
-              "replayable": out.get("replayable", out["kind"] not in RESOURCE_KINDS)}
+              "replayable": out["kind"] not in NOT_REPLAYABLE}
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
@@ -156,7 +131,8 @@ def minimize(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str],
                          minimized_sha256=S.sha256(data), original_size=res.original_size,
                          preemptions_before=res.preemptions_before,
                          preemptions_after=res.preemptions_after if data is not original else res.preemptions_before,
-                         minimize_runs=res.runs, minimize_s=round(time.monotonic() - t0, 2))
+                         minimize_runs=res.runs, minimize_s=round(time.monotonic() - t0, 2),
+                         minimize_note=getattr(res, "stopped", ""))
     st.advance_bucket(bid, (S.B_MINIMIZING,), S.B_VERIFYING)
     enqueue_next(bid)
     st.release_lease(f"{bid}:minimize", owner)
@@ -171,7 +147,7 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
     if not b.get("replayable", True):
         st.update_bucket(bid, reproducible=False, verify_ok=0, verify_n=0, first_divergence=None)
     else:
-        res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS)
+        res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS, expected_signature=b["signature"])
         sigs = list(res.signatures)
         ok = sum(1 for s in sigs if s == b["signature"])
         st.update_bucket(bid, reproducible=bool(res.reproducible) and ok == len(sigs), verify_ok=ok,
@@ -183,12 +159,14 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
 
 
 def fix_variant(harness: str, variant: str) -> str | None:
-    """The variant a reproducer is fix-checked against: ``fixed`` when the harness has it."""
-    variants = tuple(H.get(harness).load().VARIANTS)
+    """The variant a reproducer is fix-checked against: ``fixed`` when the harness has it
+    (read from the harness source; the worker does not import harness code)."""
+    from fuzzfarm.engine.target import resolve
+    variants = resolve(harness).declared_variants() or ()
     return "fixed" if "fixed" in variants and variant != "fixed" else None
 
 
-def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = run_outcome) -> bool:
+def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = _replay) -> bool:
     """Check the reproducers against the fixed variant, then store the final artifact."""
     b = _step(st, bid, owner, "fix_check", (S.B_FIX_CHECKING,))
     if b is None:
@@ -197,12 +175,12 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
     fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
     if fv:
-        checks = [col.fix_check(b["harness"], fv, minimized)]
+        checks = [col.fix_check(b["harness"], fv, minimized, expected_signature=b["signature"])]
         if original != minimized:
-            checks.append(col.fix_check(b["harness"], fv, original))
+            checks.append(col.fix_check(b["harness"], fv, original, expected_signature=b["signature"]))
         bad = [c for c in checks if not c.get("fixed")]
         st.update_bucket(bid, fix_variant=fv, fixed=not bad,
-                         fix_kind=(bad[0].get("kind") or "") if bad else "")
+                         fix_kind=(bad[0].get("crash_type") or bad[0].get("kind") or "") if bad else "")
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     out = outcome(b["harness"], b["variant"], minimized, trace=True)

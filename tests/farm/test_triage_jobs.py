@@ -47,12 +47,12 @@ def make_collector(min_to: bytes | None = None):
         o = _outcome_of(out)
         return MinRes(out, len(data), len(out), 2, 0, 5, sig(o.get("kind"), o.get("exc_class"), o.get("crash_state", [])))
 
-    def verify(harness, variant, data, *, n=10):
+    def verify(harness, variant, data, *, n=10, expected_signature=None):
         o = _outcome_of(data)
         s = sig(o["kind"], o["exc_class"], o["crash_state"])
         return types.SimpleNamespace(reproducible=True, signatures=[s] * n, first_divergence=None)
 
-    def fix_check(harness, fixed_variant, data):
+    def fix_check(harness, fixed_variant, data, *, expected_signature=None):
         return {"variant": fixed_variant, "failed": False, "kind": None, "signature": None, "fixed": True}
 
     def build_artifact(*, bucket, original, minimized, outcome, harness_hash, version):
