@@ -32,7 +32,7 @@ class ArtifactError(Exception):
 @dataclasses.dataclass
 class Artifact:
     directory: str
-    files: dict[str, bytes]  # every file listed in the manifest, verified
+    files: dict[str, bytes]  # every file listed in the manifest (verified) and the manifest
     repro: dict  # parsed repro.json
 
     @property
@@ -145,7 +145,8 @@ def load_artifact(directory) -> Artifact:
     mpath = os.path.join(directory, MANIFEST)
     try:
         with open(mpath, "rb") as f:
-            manifest = json.loads(f.read())
+            manifest_bytes = f.read()
+        manifest = json.loads(manifest_bytes)
         listed = manifest["files"]
         if not isinstance(listed, dict):
             raise TypeError
@@ -174,4 +175,5 @@ def load_artifact(directory) -> Artifact:
         repro = json.loads(files[REPRO])
     except ValueError:
         raise ArtifactError(f"{REPRO} in {directory} is not valid JSON; download the reproducer again") from None
+    files[MANIFEST] = manifest_bytes
     return Artifact(directory=directory, files=files, repro=repro)

@@ -6,9 +6,9 @@ missing key as 1: the empty input does not fail, so libFuzzer can start).
 
 * mode % 2 == 0, "writers": two goroutines write keys ``key`` and ``key+1`` of one shared
   ``gosim.Map`` and ``extra % 4`` bystander goroutines spin through a few scheduling points.
-  Bug A (``concurrent map writes``) needs one preemption inside a write. Bug B: with ``extra == 3``
-  a writer with ``key == 0`` panics with ValueError whatever the schedule, so shrinking ``key``
-  towards 0 turns A into B: the minimizer must refuse that (ENVIRONMENT.md G3).
+  Bug A (``concurrent map writes``) needs one preemption inside a write. Bug B: a writer with
+  ``key == 0`` panics with ValueError whatever the schedule, so shrinking ``key`` towards 0
+  turns A into B: the minimizer must refuse that (ENVIRONMENT.md G3).
 * mode % 2 == 1, "cancel": a goroutine stores a cancel func while main sleeps one virtual
   second; firing the timer early makes main call the still-``None`` cancel (TypeError panic,
   no preemption needed, one timer decision).
@@ -44,7 +44,7 @@ def _writers(key: int, extra: int, fixed: bool):
         wg.add(2 + extra)
 
         def writer(k):
-            if key == 0 and extra == 3:
+            if key == 0:
                 raise ValueError("writer got key 0")
             if fixed:
                 mu.lock()

@@ -1,0 +1,65 @@
+"""The shrinker alone, on tiny pure test functions (no harness, no process)."""
+
+from fuzzfarm.collector.shrink import ExitReason, Probe, Shrinker
+
+
+def shrink(test, data, expected="A", **kw):
+    s = Shrinker(test, data, expected, **kw)
+    reason = s.run()
+    return s, reason
+
+
+def test_shortlex_minimal_input_keeping_the_signature():
+    def test(d):
+        return Probe("A" if d.count(7) >= 2 else None)
+
+    s, reason = shrink(test, bytes([9, 7, 200, 7, 13, 7, 99]))
+    assert reason is ExitReason.finished
+    assert s.best == bytes([7, 7])
+
+
+def test_never_drifts_to_another_bug():
+    # Any candidate shorter than 4 bytes, or with a zero byte, fails as bug "B".
+    def test(d):
+        if len(d) < 4 or 0 in d:
+            return Probe("B")
+        return Probe("A" if d[0] == 5 else None)
+
+    s, _ = shrink(test, bytes([5, 90, 91, 92, 93, 94]))
+    assert s.best == bytes([5, 1, 1, 1])
+    assert s.rejected_other > 0
+    assert test(s.best).signature == "A"
+
+
+def test_schedule_phase_prefers_fewer_preemptions_over_fewer_bytes():
+    # Each byte >= 100 is a "preemption"; the bug needs the byte 42 somewhere.
+    def test(d):
+        pre = [i for i, b in enumerate(d) if b >= 100]
+        return Probe("A" if 42 in d else None, preemptions=len(pre), edits=tuple((i, 0) for i in pre),
+                     consumed=len(d))
+
+    s, _ = shrink(test, bytes([150, 42, 160, 170]))
+    assert s.best_probe.preemptions == 0
+    assert s.best == bytes([42])
+
+
+def test_not_reproducible_input_is_returned_unchanged():
+    s, reason = shrink(lambda d: Probe(None), b"abc")
+    assert reason is ExitReason.not_reproducible and s.best == b"abc" and s.runs == 1
+
+
+def test_run_budget_stops_it_with_a_valid_result():
+    def test(d):
+        return Probe("A" if sum(d) >= 500 else None)
+
+    s, reason = shrink(test, bytes(range(1, 60)), max_runs=20)
+    assert reason is ExitReason.max_runs and s.runs == 20
+    assert test(s.best).signature == "A"
+
+
+def test_deterministic():
+    def test(d):
+        return Probe("A" if len(d) >= 3 and d[-1] > d[0] else None)
+
+    data = bytes([30, 1, 2, 3, 50, 60, 40])
+    assert shrink(test, data)[0].best == shrink(test, data)[0].best
