@@ -121,17 +121,17 @@ class FakeAPIServer:
     def _recovered(self) -> bool:
         return self.recover_at is not None and gosim.now() >= self.recover_at
 
-    def _roundtrip(self, what: str) -> goerrors.Error | None:
+    def _roundtrip(self, method: str, path: str) -> goerrors.Error | None:
         # the request is on the wire: other goroutines run meanwhile
         gosim.gosched()
-        self.requests.append((gosim.now(), gosim.goroutine_id(), what))
+        self.requests.append((gosim.now(), gosim.goroutine_id(), f"{method} {path}"))
         if not self.reachable and not self._recovered():
-            return goerrors.new(f'{what} "{self.host}": dial tcp: connect: connection refused')
+            return goerrors.new(f'{method} "{self.host}{path}": dial tcp {self.name}:6443: connect: connection refused')
         return None
 
     def discover(self, kind: str) -> tuple[bool, goerrors.Error | None]:
         """Discovery of ``kind``'s REST mapping: (namespaced, err)."""
-        err = self._roundtrip(f"Get {self.host}/api/v1")
+        err = self._roundtrip("Get", "/api/v1")
         if err is not None:
             return False, err
         if kind not in NAMESPACED_KINDS:
@@ -147,7 +147,7 @@ class FakeAPIServer:
             # Accepted, never answered, and the caller set no deadline: block forever.
             gosim.Chan(0, name=f"{self.name} SSAR {verb} response").recv()
             raise AssertionError("unreachable: nothing ever answers a hung request")
-        err = self._roundtrip(f"Post {self.host}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+        err = self._roundtrip("Post", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
         if err is not None:
             return None, err
         if self.denied_verb == verb and not self._recovered():
