@@ -95,7 +95,7 @@ class Scripted:
 
 M = "DefaultNamespaces"
 # G1 = main; G2 builds "a", G3 builds "b" (the range over the two contexts starts at "a").
-T1 = [(2, "gosched", "default_opts", 3),  # G2 passed its :478 iteration check; it is in the loop body
+T1 = [(2, "stmt", "default_opts", 3),  # G2 passed its :478 iteration check; it is in the loop body
       (3, "map.write", M, 2)]  # G3 is inside its :488 write (flag set) -> G2 enters its write
 T2 = [(2, "map.write.begin", M, 3),  # G2 passed the write's entry check, not yet toggled
       (3, "map.write.begin", M, 2),  # G3 passed it too
@@ -114,13 +114,13 @@ def scripted(script, variant):
 
 
 def last_map_event(rep, gid):
-    evs = [e for e in rep.trace.events if e.gid == gid and (e.kind.startswith("map.") or e.kind == "gosched")]
+    evs = [e for e in rep.trace.events if e.gid == gid and (e.kind.startswith("map.") or e.kind == "stmt")]
     return evs[-1]
 
 
 # ---------------------------------------------------------------------------- T1 / T2 / T3
 @pytest.mark.parametrize("name,script,kind,gid,where", [
-    ("T1", T1, ConcurrentMapWrites, 2, "gosched"),  # entry check: its last point was the loop body
+    ("T1", T1, ConcurrentMapWrites, 2, "stmt"),  # entry check: its last point was the loop body
     ("T2", T2, ConcurrentMapWrites, 2, "map.write"),  # exit check: it was inside the write
     ("T3", T3, ConcurrentMapIterationWrite, 3, "map.iter"),
     ("T3 in newMultiNamespaceCache", T3_MULTI, ConcurrentMapIterationWrite, 3, "map.iter"),

@@ -26,8 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from fuzzfarm import gosim
-from fuzzfarm.gosim import Map
+from fuzzfarm.gosim import Map, current_runtime
 
 from . import V0_17_6_PR3078, apiutil, goerrors, linked_version, rest, struct_copy
 from .multi_namespace_cache import new_multi_namespace_cache
@@ -192,7 +191,7 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
             if by_object.namespaces is not None:
                 for namespace, cfg in by_object.namespaces.items():
                     # Loop-body statements: on real hardware other goroutines run in parallel here.
-                    gosim.gosched()
+                    current_runtime().sched("stmt", "defaultOpts ByObject.Namespaces loop body")
                     cfg = default_config(cfg, by_object_to_config(by_object))
                     if opts.default_namespaces is not None:
                         dns, has = opts.default_namespaces.lookup(namespace)  # a map read
@@ -217,8 +216,10 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
     # Default namespaces after ByObject, which may have copied them undefaulted.
     if opts.default_namespaces is not None:
         for namespace, cfg in opts.default_namespaces.items():  # :478
-            # Loop-body statements: on real hardware other goroutines run in parallel here.
-            gosim.gosched()
+            # Loop-body statements: on real hardware other goroutines run in parallel here, so
+            # this goroutine's iteration check and its write's entry check can be separated
+            # (T1 needs that). A plain scheduling point, not a yield: by default it keeps running.
+            current_runtime().sched("stmt", "defaultOpts DefaultNamespaces loop body")
             cfg = default_config(cfg, option_defaults_to_config(opts))
             if namespace == NAMESPACE_ALL:
                 cfg.field_selector = _and_selectors(

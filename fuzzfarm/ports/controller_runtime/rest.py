@@ -122,8 +122,8 @@ class FakeAPIServer:
         return self.recover_at is not None and gosim.now() >= self.recover_at
 
     def _roundtrip(self, method: str, path: str) -> goerrors.Error | None:
-        # the request is on the wire: other goroutines run meanwhile
-        gosim.gosched()
+        # The request is on the wire: other goroutines run meanwhile (a scheduling point).
+        gosim.current_runtime().sched("net", f"{self.name}: {method} {path}")
         self.requests.append((gosim.now(), gosim.goroutine_id(), f"{method} {path}"))
         if not self.reachable and not self._recovered():
             return goerrors.new(f'{method} "{self.host}{path}": dial tcp {self.name}:6443: connect: connection refused')
@@ -141,7 +141,7 @@ class FakeAPIServer:
     def create_ssar(self, verb: str) -> tuple[SSARStatus | None, goerrors.Error | None]:
         """``POST selfsubjectaccessreviews`` for ``verb`` on pods."""
         if self.hang_verb == verb:
-            gosim.gosched()
+            gosim.current_runtime().sched("net", f"{self.name}: POST ssar {verb}")
             self.requests.append((gosim.now(), gosim.goroutine_id(), f"POST ssar {verb} (no answer, ever)"))
             self.hung.append(gosim.goroutine_id())
             # Accepted, never answered, and the caller set no deadline: block forever.
