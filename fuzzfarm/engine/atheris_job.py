@@ -37,7 +37,7 @@ MAX_INIT_CRASHES = 2  # restarts that crash before fuzzing starts: then the job 
 def run_seed(seed: int, restart: int) -> int:
     """libFuzzer seed of the ``restart``-th run of job ``seed``: deterministic, never 0 (which
     would make libFuzzer pick a random one), and apart from other jobs' seeds."""
-    return (seed * 1_000_003 + restart) % 2_147_483_647 or 1
+    return (seed * 1_000_003 + restart) % 2_147_483_646 + 1
 
 
 class _Run:
