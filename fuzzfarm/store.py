@@ -202,10 +202,13 @@ class Store:
         states = [j.get("state", JOB_QUEUED) for j in jobs]
         status = derive_status(states)
         execs = sum(int(j.get("execs_base", 0) or 0) + int(j.get("execs", 0) or 0) for j in jobs)
-        eps = sum(float(j.get("exec_per_s", 0) or 0) for j in jobs if j.get("state") == JOB_RUNNING)
-        fuzzed = sum(min(float(j.get("elapsed_base", 0) or 0) + float(j.get("elapsed_s", 0) or 0),
-                         float(camp["duration_s"])) if j.get("state") not in JOB_FINAL else float(camp["duration_s"])
-                     for j in jobs)
+        running = [j for j in jobs if j.get("state") == JOB_RUNNING]
+        spent = [float(j.get("elapsed_base", 0) or 0) + float(j.get("elapsed_s", 0) or 0) for j in jobs]
+        # live: the sum of the running jobs' rates; afterwards: all execs over the per-job fuzzing time
+        eps = (sum(float(j.get("exec_per_s", 0) or 0) for j in running) if running
+               else execs / max(1e-9, sum(spent) / max(1, len(jobs))) if any(spent) else 0.0)
+        fuzzed = sum(min(t, float(camp["duration_s"])) if j.get("state") not in JOB_FINAL else float(camp["duration_s"])
+                     for j, t in zip(jobs, spent))
         triaged = n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
         return {
             **camp, "status": status, "jobs_state": states,

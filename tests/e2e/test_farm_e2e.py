@@ -148,7 +148,7 @@ def test_status_and_tables(campaigns, cli):
     s = cli.json("status", c["id"])
     assert s["status"] == "done" and len(s["jobs"]) == 2 and all(j["state"] == "done" for j in s["jobs"])
     assert s["execs"] > 0 and s["crashes"] >= 1
-    p = cli("crashes", c["id"])
+    p = cli("crashes", c["id"], env={"COLUMNS": "250"})
     assert p.returncode == 0 and "ObjectChecker.stop" in p.stdout
     p = cli("status")
     assert p.returncode == 0 and c["id"] in p.stdout
