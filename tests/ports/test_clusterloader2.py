@@ -272,6 +272,9 @@ def test_s1_stop_before_checker_ever_ran(build, state):
     assert_nil_cancel_panic(buggy.failure, state, "worker")
     assert buggy.report.preemptions == 0  # zero preemptions: W simply keeps running (SPEC §1.6)
     assert buggy.failure.now == 0.0
+    # The defers ran while the panic unwound, LIFO: the cache update, then the w.lock unlock.
+    assert buggy.w.op_resource_version == 2 and not buggy.w.lock.locked
+    assert buggy.w.object_keys == ({"test/a"} if build is s1_update else set())
 
     fixed = run_scenario("fixed", build, strategy=PriorityStrategy(**STARVE_CHECKERS), sleep=30)
     assert fixed.failure is None
