@@ -63,9 +63,8 @@ class DeletedFinalStateUnknown:
 
 
 def deletion_handling_meta_namespace_key(obj: RuntimeObject | DeletedFinalStateUnknown) -> str:
-    """client-go ``cache.DeletionHandlingMetaNamespaceKeyFunc``: "ns/name", tombstones included."""
-    if isinstance(obj, DeletedFinalStateUnknown):
-        return obj.key
+    """client-go ``cache.DeletionHandlingMetaNamespaceKeyFunc``: "ns/name"; a tombstone
+    carries the key of the object it stands for."""
     return obj.key
 
 

@@ -42,8 +42,8 @@ class WaitForPodsError(GoError):
         self.not_ready_pods = not_ready_pods
 
 
-def _settled(pods: list[Pod], options: WaitForPodOptions, is_pod_updated) -> bool:
-    st = compute_pods_startup_status(pods, options.desired_pod_count, is_pod_updated)
+def _settled(pods: list[Pod], options: WaitForPodOptions) -> bool:
+    st = compute_pods_startup_status(pods, options.desired_pod_count, options.is_pod_updated)
     if len(pods) != st.running + st.inactive or st.running != st.running_updated:
         return False
     desired = options.desired_pod_count
@@ -64,6 +64,6 @@ def wait_for_pods(ctx: Context, ps, options: WaitForPodOptions) -> WaitForPodsEr
                 f"timeout while waiting for {options.desired_pod_count} pods to be running - only "
                 f"{st.running} found running; pods not running: {not_ready}", not_ready)
         pods = ps.list()
-        if _settled(pods, options, options.is_pod_updated):
+        if _settled(pods, options):
             return None
         old_pods = pods
