@@ -231,9 +231,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
         while True:
             for cid in cids:
                 s = summaries[cid] = st.campaign_summary(cid)
-                phase = s["status"] if not (s["status"] in ("done", "failed") and not s["settled"]) else "triaging"
-                if s["settled"]:
-                    phase = s["status"]
+                phase = _phase(s)
                 info = (f"{phase:<8} execs {s['execs']:>9,}  {s['exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
                         f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
                 progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=info)
@@ -244,6 +242,11 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
                                f"workers run for both queues (fuzz, collect)")
             time.sleep(poll_s)
     return summaries
+
+
+def _phase(s: dict) -> str:
+    """queued / running / triaging (fuzzing over, crashes still in the collector) / done / failed."""
+    return "triaging" if s["status"] in ("done", "failed") and not s["settled"] else s["status"]
 
 
 @app.command()
@@ -259,9 +262,9 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
         jobs = st.jobs(campaign)
         if as_json:
             return _print_json({**s, "jobs": jobs})
-        out.print(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status [bold]{s['status']}"
-                  f"[/bold]{'' if s['settled'] or s['status'] not in ('done', 'failed') else ' (triaging)'}  "
-                  f"execs {s['execs']:,}  crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}")
+        out.print(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status [bold]{_phase(s)}"
+                  f"[/bold]  execs {s['execs']:,}  crashes {s['crashes']}  buckets {s['buckets']}  "
+                  f"corpus {s['corpus_size']}")
         t = Table()
         for c in ("job", "state", "slice", "execs", "exec/s", "cov", "crashes", "worker", "error"):
             t.add_column(c)
@@ -276,12 +279,13 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
     if as_json:
         return _print_json(rows)
     t = Table(title="campaigns")
-    for c in ("campaign", "harness", "variant", "status", "jobs", "execs", "crashes", "buckets"):
+    for c in ("campaign", "harness", "variant", "strategy", "status", "jobs done", "execs", "crashes", "buckets",
+              "first repro"):
         t.add_column(c)
     for s in rows:
-        t.add_row(s["id"], s["harness"], s["variant"], s["status"] + ("" if s["settled"] or s["status"] == "running"
-                                                                       or s["status"] == "queued" else " (triaging)"),
-                  f"{s['jobs_done']}/{s['jobs']}", f"{s['execs']:,}", str(s["crashes"]), str(s["buckets"]))
+        t.add_row(s["id"], s["harness"], s["variant"], s["strategy"], _phase(s), f"{s['jobs_done']}/{s['jobs']}",
+                  f"{s['execs']:,}", str(s["crashes"]), str(s["buckets"]),
+                  "-" if s["first_reproducer_s"] is None else f"{s['first_reproducer_s']:.1f} s")
     out.print(t)
 
 
@@ -460,6 +464,11 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                     downloads.append({"campaign": cid, "bucket": bid, "dir": d})
         for d in downloads:
             out.print(f"reproducer {d['bucket']} -> {d['dir']}   (fuzzfarm replay {d['dir']})", markup=False)
+        for cid in cids:
+            s = st.campaign_summary(cid)
+            first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
+            out.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
+                      f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
         if as_json:
             _print_json({"campaigns": summaries, "buckets": {c: bucket_rows(st, c) for c in cids}, "downloads": downloads})
     err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped", markup=False)

@@ -10,7 +10,7 @@ key                                    type    holds
 ``job:<cid>:<n>``                      hash    job state, attempts, error, live stats
 ``campaign:<cid>:crashes``             set     sha256 of every crash input the campaign reported
 ``campaign:<cid>:intaken``             set     ... of those whose intake has finished
-``campaign:<cid>:buckets``             set     bucket ids the campaign hit
+``campaign:<cid>:buckets``             zset    bucket ids the campaign hit -> when it first did
 ``crash:<harness>:<variant>:<sha256>`` hash    a reported crash input (kept before intake)
 ``sig:<harness>:<variant>:<signature>`` string bucket id (created atomically, Lua)
 ``buckets``                            zset    bucket id -> creation time
@@ -196,9 +196,12 @@ class Store:
         pipe = self.r.pipeline()
         pipe.scard(P + f"campaign:{cid}:crashes")
         pipe.scard(P + f"campaign:{cid}:intaken")
-        pipe.smembers(P + f"campaign:{cid}:buckets")
-        n_crashes, n_intaken, bids = pipe.execute()
-        buckets = [b for b in (self.bucket(b) for b in sorted(bids)) if b]
+        pipe.zrange(P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
+        n_crashes, n_intaken, joined = pipe.execute()
+        hits = [(t, b) for t, b in ((t, self.bucket(bid)) for bid, t in joined) if b]
+        buckets = [b for _, b in hits]
+        # when the campaign first had a downloadable reproducer (its own or a known bucket's)
+        ready = [max(t, float(b["first_artifact_at"])) for t, b in hits if b.get("first_artifact_at")]
         states = [j.get("state", JOB_QUEUED) for j in jobs]
         status = derive_status(states)
         execs = sum(int(j.get("execs_base", 0) or 0) + int(j.get("execs", 0) or 0) for j in jobs)
@@ -220,6 +223,7 @@ class Store:
             "buckets_ready": sum(1 for b in buckets if b.get("state") == B_DONE),
             "fuzz_progress": fuzzed / max(1e-9, float(camp["duration_s"]) * int(camp["jobs"])),
             "settled": status in ("done", "failed") and triaged,
+            "first_reproducer_s": round(min(ready) - float(camp["created"]), 1) if ready else None,
             "errors": sorted({j["error"] for j in jobs if j.get("error")}),
         }
 
@@ -256,7 +260,7 @@ class Store:
     def mark_intaken(self, cid: str, sha: str, bid: str | None) -> None:
         pipe = self.r.pipeline()
         if bid:
-            pipe.sadd(P + f"campaign:{cid}:buckets", bid)
+            pipe.zadd(P + f"campaign:{cid}:buckets", {bid: time.time()}, nx=True)
         pipe.sadd(P + f"campaign:{cid}:intaken", sha)
         pipe.execute()
 
@@ -289,9 +293,7 @@ class Store:
         return list(self.r.zrange(P + "buckets", 0, -1))
 
     def campaign_bucket_ids(self, cid: str) -> list[str]:
-        ids = self.r.smembers(P + f"campaign:{cid}:buckets")
-        scores = {b: self.r.zscore(P + "buckets", b) or 0 for b in ids}
-        return sorted(ids, key=lambda b: (scores[b], b))
+        return list(self.r.zrange(P + f"campaign:{cid}:buckets", 0, -1))
 
     def bucket_inputs(self, bid: str) -> set[str]:
         return set(self.r.smembers(P + f"bucket:{bid}:inputs"))
@@ -313,7 +315,9 @@ class Store:
         pipe = self.r.pipeline()  # MULTI/EXEC: readers see the old or the new artifact, never a mix
         pipe.delete(key)
         pipe.hset(key, mapping=mapping)
-        pipe.hset(P + f"bucket:{bid}", mapping={"artifact_at": time.time()})
+        now = time.time()
+        pipe.hset(P + f"bucket:{bid}", mapping={"artifact_at": now})
+        pipe.hsetnx(P + f"bucket:{bid}", "first_artifact_at", now)
         pipe.execute()
 
     def artifact(self, bid: str) -> dict[str, bytes] | None:

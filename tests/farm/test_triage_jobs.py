@@ -95,6 +95,7 @@ def test_duplicate_reports_change_no_count(store, col):
     assert store.bucket(bid)["count"] == 2 and queued == [bid]
     s = store.campaign_summary(cid)
     assert s["crashes"] == 2 and s["intaken"] == 2 and s["buckets"] == 1
+    assert 0 <= s["first_reproducer_s"] < 5
 
 
 def test_distinct_bugs_get_distinct_buckets(store, col):
