@@ -309,14 +309,8 @@ def signature(failure) -> str:
     return f"{failure.kind} at {' <- '.join(failure.crash_state)}"
 
 
-_variant: str | None = None
-
-
 def TestOneInput(data: bytes) -> None:
-    global _variant
-    if _variant is None:
-        _variant = variant_from_env(VARIANTS)
-    failure = execute(data, _variant).report.failure
+    failure = execute(data, variant_from_env(VARIANTS)).report.failure
     if failure is None:
         return
     tolerate = os.environ.get(TOLERATE_ENV)
