@@ -20,7 +20,6 @@ diverge); ``hang`` (busy-loops on inputs starting with ``H``, else as buggy); ``
 """
 
 import os
-import sys
 import time
 
 import atheris
