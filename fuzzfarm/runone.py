@@ -2,8 +2,8 @@
 
     python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]
 
-(``--module`` names an unregistered harness module, for fuzzfarm's own tests) prints one JSON object (see :func:`outcome`). The collector runs it in fresh processes to
-verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 0 always
+prints one JSON object (see :func:`outcome`); ``--module`` names an unregistered harness
+module (fuzzfarm's own tests). The collector runs it in fresh processes to verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 0 always
 unless the harness cannot be loaded (2), so callers read the JSON, not the status.
 """
 
