@@ -46,17 +46,21 @@ class RedisServer:
     """A private ``redis-server``: loopback, free port, AOF on, data in ``workdir``."""
 
     def __init__(self, workdir: str | None = None, *, port: int | None = None, password: str | None = None,
-                 extra_args: list[str] | None = None):
+                 tls: tuple[str, str, str] | None = None, extra_args: list[str] | None = None):
+        """``tls``: (certificate, key, CA certificate) files: serve TLS only (``rediss://``)."""
         self._own_dir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(prefix="fuzzfarm-redis-")
         self.port = port or free_port()
         self.password = password
+        self.tls = tls
         self.extra_args = list(extra_args or [])
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
         auth = f":{self.password}@" if self.password else ""
+        if self.tls:
+            return f"rediss://{auth}127.0.0.1:{self.port}/0?ssl_ca_certs={self.tls[2]}"
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> "RedisServer":
@@ -64,7 +68,10 @@ class RedisServer:
         if binary is None:
             raise LaunchError("redis-server is not installed; install it (apt-get install -y redis-server) "
                               f"or set ${redis_url.ENV} to a running Redis")
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.workdir,
+        ports = (["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", self.tls[0], "--tls-key-file",
+                  self.tls[1], "--tls-ca-cert-file", self.tls[2], "--tls-auth-clients", "no"]
+                 if self.tls else ["--port", str(self.port)])
+        args = [binary, *ports, "--bind", "127.0.0.1", "--dir", self.workdir,
                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
                 "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log"]
         if self.password:
@@ -73,8 +80,7 @@ class RedisServer:
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
-        client = redis.Redis(host="127.0.0.1", port=self.port, password=self.password,
-                             socket_connect_timeout=1, socket_timeout=2)
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=1, socket_timeout=2)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
