@@ -49,12 +49,16 @@ def _env_float(name: str, default: float) -> float:
 # A fuzz job runs in slices of at most this many seconds of fuzzing.
 MAX_SLICE_S = _env_float("FUZZFARM_MAX_SLICE_S", 600.0)
 # A slice's task gets this much over its fuzzing time before the soft / hard limit fires
-# (atheris start-up, corpus sync, crash uploads, final merge).
-FUZZ_SOFT_MARGIN_S = 90.0
-FUZZ_HARD_MARGIN_S = 120.0
-# Collector tasks (intake, minimize, verify 10x, fix check).
-COLLECT_SOFT_LIMIT_S = 600.0
-COLLECT_HARD_LIMIT_S = 660.0
+# (atheris start-up, corpus sync, crash uploads, final merge). $FUZZFARM_FUZZ_MARGIN_S sets the
+# hard margin; the soft one is 3/4 of it.
+FUZZ_HARD_MARGIN_S = _env_float("FUZZFARM_FUZZ_MARGIN_S", 120.0)
+FUZZ_SOFT_MARGIN_S = FUZZ_HARD_MARGIN_S * 0.75
+# Collector tasks (intake, minimize, verify 10x, fix check): $FUZZFARM_COLLECT_TIME_LIMIT_S is
+# the hard limit; the soft one is 10/11 of it. With these two and $FUZZFARM_MAX_SLICE_S small,
+# the visibility timeout, and so the time a job of a dead machine takes to come back (G12), can
+# be made short (the fault drills use it).
+COLLECT_HARD_LIMIT_S = _env_float("FUZZFARM_COLLECT_TIME_LIMIT_S", 660.0)
+COLLECT_SOFT_LIMIT_S = COLLECT_HARD_LIMIT_S * 10 / 11
 LONGEST_TASK_S = max(MAX_SLICE_S + FUZZ_HARD_MARGIN_S, COLLECT_HARD_LIMIT_S)
 VISIBILITY_TIMEOUT_S = _env_float("FUZZFARM_VISIBILITY_TIMEOUT", LONGEST_TASK_S + 120.0)
 # Deliveries of one task message before it is recorded as failed (poison pill).
