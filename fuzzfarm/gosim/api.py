@@ -11,8 +11,10 @@ from .trace import Trace
 
 
 def go(fn: Callable, *args: Any, name: str | None = None) -> int:
-    """``go fn(args...)``: start a goroutine; returns its id. A scheduling point: the new
-    goroutine may run at once, later, or never."""
+    """``go fn(args...)``: start a goroutine running ``fn(*args)``; returns its id (main is 1,
+    then 2, 3, ... in creation order). A scheduling point: the new goroutine may run at once,
+    later, or never. ``name`` labels it in dumps and traces (default: ``fn``'s qualified name).
+    Raises RuntimeError outside a run."""
     rt = current_runtime()
     g = rt.spawn(fn, args, name=name)
     rt.sched()
@@ -20,12 +22,16 @@ def go(fn: Callable, *args: Any, name: str | None = None) -> int:
 
 
 def gosched() -> None:
-    """``runtime.Gosched()``: a bare scheduling point."""
-    current_runtime().sched("gosched")
+    """``runtime.Gosched()``: a scheduling point that yields. Strategies may keep the caller
+    running, but the bytes strategy's default (input exhausted) runs the next goroutine in id
+    order, so a spin loop on ``gosched`` makes progress as in Go. Raises RuntimeError outside a
+    run."""
+    current_runtime().sched("gosched", None, True)
 
 
 def goroutine_id() -> int:
-    """Id of the running goroutine (1 = main)."""
+    """Id of the running goroutine (1 = main). Go has no counterpart (``runtime.goid`` is
+    internal); useful in harnesses and assertions. Raises RuntimeError outside a run."""
     return current_runtime().cur.gid
 
 
@@ -51,7 +57,24 @@ class RunReport:
 
     @property
     def failed(self) -> bool:
+        """True when the run ended in a failure."""
         return self.failure is not None
+
+    def to_json(self) -> dict:
+        """Everything a run produced that is deterministic, as JSON-able data: decisions,
+        counters, virtual time, goroutine legend, failure (``GoFailure.to_json``) and trace
+        events (when recorded). Equal inputs give equal JSON in every process."""
+        return {
+            "decisions": list(self.decisions),
+            "steps": self.steps,
+            "preemptions": self.preemptions,
+            "switches": self.switches,
+            "now": self.now,
+            "goroutines": self.goroutines,
+            "legend": [list(r) for r in self.legend],
+            "failure": self.failure.to_json() if self.failure is not None else None,
+            "trace": self.trace.to_json() if self.trace is not None else None,
+        }
 
     def render_trace(self, limit: int | None = None) -> str:
         """The interleaving timeline (needs ``trace=True``), with the crash dump if any."""

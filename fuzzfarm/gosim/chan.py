@@ -53,7 +53,12 @@ def _claim(w: _Waiter) -> bool:
 
 class Chan:
     """``make(chan T, cap)``. Methods: ``send``, ``recv`` -> value, ``recv_ok`` -> (value, ok),
-    ``close``, ``len``; iterating yields values until the channel is closed and drained."""
+    ``close``, ``len``; iterating yields values until the channel is closed and drained.
+
+    ``cap`` is the buffer size (0 = unbuffered; ValueError if negative, Go: ``makechan: size
+    out of range``); ``name`` labels it in traces and dumps (default ``chan#<serial>``).
+    Raises RuntimeError when created outside a run.
+    """
 
     __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq")
 
@@ -138,6 +143,10 @@ class Chan:
         if not self.closed:
             self._send_now(value)
 
+    def idle_for_timer(self) -> bool:
+        """True when a timer delivery would change nothing (closed, or buffer full)."""
+        return self.closed or (self.cap > 0 and len(self.buf) >= self.cap)
+
     # -- blocking operations
     def send(self, value: Any) -> None:
         """``ch <- value``. Raises SendOnClosedChannel (a panic)."""
@@ -154,7 +163,8 @@ class Chan:
             rt.fail(F.SendOnClosedChannel("send on closed channel"))
 
     def recv_ok(self) -> tuple[Any, bool]:
-        """``v, ok := <-ch``."""
+        """``v, ok := <-ch``: blocks until a value or the close; ``ok`` is False (value None)
+        once the channel is closed and drained."""
         rt = self.rt
         rt.sched("recv", self.label)
         done, v, ok = self._recv_now()
@@ -204,7 +214,8 @@ class Chan:
 
 
 def close(ch: Chan | None) -> None:
-    """``close(ch)`` that also handles the nil channel (panics: close of nil channel)."""
+    """``close(ch)`` that also handles the nil channel. Raises CloseOfNilChannel (a panic) for
+    ``None`` and CloseOfClosedChannel for a closed channel."""
     if ch is None:
         rt = current_runtime()
         rt.fail(F.CloseOfNilChannel("close of nil channel"))
@@ -212,26 +223,26 @@ def close(ch: Chan | None) -> None:
 
 
 def send(ch: Chan | None, value: Any) -> None:
-    """``ch <- value``; on the nil channel blocks forever."""
+    """``ch <- value``; on the nil channel (``None``) blocks forever. Raises SendOnClosedChannel."""
     if ch is None:
         current_runtime().park("chan send (nil chan)")
     ch.send(value)
 
 
 def recv_ok(ch: Chan | None) -> tuple[Any, bool]:
-    """``v, ok := <-ch``; on the nil channel blocks forever."""
+    """``v, ok := <-ch``; on the nil channel (``None``) blocks forever."""
     if ch is None:
         current_runtime().park("chan receive (nil chan)")
     return ch.recv_ok()
 
 
 def recv_case(ch: Chan | None) -> tuple:
-    """A receive case for :func:`select`."""
+    """A receive case ``case v, ok := <-ch`` for :func:`select` (``None``: a nil channel, never ready)."""
     return ("recv", ch, None)
 
 
 def send_case(ch: Chan | None, value: Any) -> tuple:
-    """A send case for :func:`select`."""
+    """A send case ``case ch <- value`` for :func:`select` (``None``: a nil channel, never ready)."""
     return ("send", ch, value)
 
 

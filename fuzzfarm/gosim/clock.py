@@ -2,20 +2,23 @@
 
 Virtual seconds are floats starting at 0. Time moves only inside the scheduler: when nothing
 is runnable it jumps to the earliest timer, and a decision may fire a timer before runnable
-goroutines have run (see ``Runtime._decide``). Timer deliveries never block: like Go, a
-timer or ticker channel has capacity 1 and a tick that finds it full is dropped.
+goroutines have run (see ``Runtime._decide``). Timer deliveries never block: like Go (before
+1.23), a timer or ticker channel has capacity 1 and a tick that finds it full is dropped.
+A timer fires at exactly the virtual time it was armed for (``now() + d``), never rounded.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 from .chan import Chan
+from .failures import first_project_frame_of
 from .runtime import current_runtime
 
 
 def now() -> float:
-    """Virtual seconds since the run started. Go: ``time.Now()``."""
+    """Virtual seconds since the run started. Go: ``time.Now()``. Raises RuntimeError outside a run."""
     return current_runtime().now
 
 
@@ -25,28 +28,33 @@ def since(t: float) -> float:
 
 
 def sleep(d: float) -> None:
-    """Block the calling goroutine for ``d`` virtual seconds. Go: ``time.Sleep``."""
+    """Block the calling goroutine for ``d`` virtual seconds (wakes at exactly now + d; other
+    goroutines may run first). ``d <= 0`` is a bare scheduling point. Go: ``time.Sleep``."""
     rt = current_runtime()
     if d <= 0:
         rt.sched("sleep", "0s")
         return
     g = rt.cur
-    rt.add_timer(d, lambda: rt.ready(g), f"sleep G{g.gid} {d:g}s")
+    rt.add_timer_at(rt.now + d, lambda: rt.ready(g), f"sleep G{g.gid} {d:g}s")
     rt.park("sleep", f"{d:g}s")
 
 
 class Timer:
-    """``time.NewTimer``: channel ``c`` receives the virtual time once, after ``d`` seconds.
+    """``time.NewTimer``: channel ``c`` receives the virtual time once, at now + ``d`` seconds.
 
     With ``func`` set (``time.AfterFunc``) no channel is used: ``func`` runs in a new goroutine.
     """
 
-    __slots__ = ("rt", "c", "func", "entry", "label")
+    __slots__ = ("rt", "c", "func", "entry", "label", "site")
 
     def __init__(self, d: float, func: Callable[[], None] | None = None, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"timer#{self.rt.new_object_id()}"
         self.func = func
+        self.site = None
+        if func is not None:
+            f = first_project_frame_of(sys._getframe(1))
+            self.site = str(f) if f is not None else None
         self.c = None if func is not None else Chan(1, name=f"{self.label}.C")
         self.entry = None
         self._arm(d)
@@ -54,15 +62,18 @@ class Timer:
     def _fire(self) -> None:
         self.entry = None
         if self.func is not None:
-            self.rt.spawn(self.func, (), name=f"{self.label} func", depth=1)
+            g = self.rt.spawn(self.func, (), name=f"{self.label} func")
+            g.created_by = self.site
         else:
             self.c.try_send_from_timer(self.rt.now)
 
     def _arm(self, d: float) -> None:
-        self.entry = self.rt.add_timer(d, self._fire, self.label)
+        rt = self.rt
+        self.entry = rt.add_timer_at(rt.now + max(0.0, d), self._fire, self.label)
 
     def stop(self) -> bool:
-        """Prevent the timer from firing; True if it was still pending."""
+        """Prevent the timer from firing; True if it was still pending. A value already in
+        ``c`` stays there (Go before 1.23). Go: ``(*Timer).Stop``."""
         self.rt.sched("timer.stop", self.label)
         if self.entry is None:
             return False
@@ -71,14 +82,16 @@ class Timer:
         return ok
 
     def reset(self, d: float) -> bool:
-        """Re-arm for ``d`` seconds from now; True if it was still pending."""
+        """Re-arm for ``d`` seconds from now; True if it was still pending. Go: ``(*Timer).Reset``."""
         was = self.stop()
         self._arm(d)
         return was
 
 
 class Ticker:
-    """``time.NewTicker``: channel ``c`` receives the virtual time every ``d`` seconds (drops when full)."""
+    """``time.NewTicker``: channel ``c`` receives the virtual time every ``d`` seconds (a tick
+    that finds the channel full is dropped). Raises ValueError for ``d <= 0`` (Go panics:
+    ``non-positive interval for NewTicker``)."""
 
     __slots__ = ("rt", "c", "d", "entry", "label")
 
@@ -89,25 +102,39 @@ class Ticker:
         self.label = name or f"ticker#{self.rt.new_object_id()}"
         self.c = Chan(1, name=f"{self.label}.C")
         self.d = d
-        self.entry = self.rt.add_timer(d, self._fire, self.label)
+        self.entry = None
+        self._arm()
+
+    def _arm(self) -> None:
+        rt = self.rt
+        self.entry = rt.add_timer_at(rt.now + self.d, self._fire, self.label, self._idle)
+
+    def _idle(self) -> bool:
+        # firing now would change nothing: the channel is full and nobody waits to receive
+        return self.c.idle_for_timer()
 
     def _fire(self) -> None:
         self.c.try_send_from_timer(self.rt.now)
-        self.entry = self.rt.add_timer(self.d, self._fire, self.label)
+        self._arm()
 
     def stop(self) -> None:
+        """Stop ticking (no value is sent afterwards). Go: ``(*Ticker).Stop``."""
         self.rt.sched("ticker.stop", self.label)
         if self.entry is not None:
             self.rt.cancel_timer(self.entry)
             self.entry = None
 
     def reset(self, d: float) -> None:
+        """Tick every ``d`` seconds from now on. Go: ``(*Ticker).Reset``; ValueError for d <= 0."""
+        if d <= 0:
+            raise ValueError("non-positive interval for Ticker.Reset")
         self.stop()
         self.d = d
-        self.entry = self.rt.add_timer(d, self._fire, self.label)
+        self._arm()
 
 
 def new_timer(d: float, name: str | None = None) -> Timer:
+    """Go: ``time.NewTimer(d)`` (virtual seconds)."""
     return Timer(d, name=name)
 
 
@@ -117,6 +144,7 @@ def after_func(d: float, f: Callable[[], None], name: str | None = None) -> Time
 
 
 def new_ticker(d: float, name: str | None = None) -> Ticker:
+    """Go: ``time.NewTicker(d)`` (virtual seconds). ValueError for d <= 0."""
     return Ticker(d, name=name)
 
 

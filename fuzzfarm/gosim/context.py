@@ -25,15 +25,19 @@ class Context:
     """``context.Context``. ``done()`` returns a Chan or None (the nil channel: never done)."""
 
     def done(self) -> Chan | None:
+        """Go: ``Done()``: a channel closed when the context is cancelled (None: never)."""
         return None
 
     def err(self) -> GoError | None:
+        """Go: ``Err()``: None until done, then ``CANCELED`` or ``DEADLINE_EXCEEDED``."""
         return None
 
     def deadline(self) -> float | None:
+        """Go: ``Deadline()``: the virtual time (s) at which it expires, or None."""
         return None
 
     def value(self, key):
+        """Go: ``Value(key)``: the nearest ``with_value`` binding of ``key``, or None."""
         return None
 
 
@@ -51,7 +55,15 @@ def background() -> Context:
 
 
 def todo() -> Context:
+    """``context.TODO()``: same as ``background()``."""
     return _BACKGROUND
+
+
+def _parent_cancel_ctx(parent: Context) -> "_CancelCtx | None":
+    """The nearest cancellable ancestor, looking through value contexts (Go: parentCancelCtx)."""
+    while isinstance(parent, _ValueCtx):
+        parent = parent.parent
+    return parent if isinstance(parent, _CancelCtx) else None
 
 
 class _CancelCtx(Context):
@@ -64,11 +76,12 @@ class _CancelCtx(Context):
         self._deadline = parent.deadline()
         self.children: list[_CancelCtx] = []
         self.timer = None
-        if isinstance(parent, _CancelCtx):
-            if parent._err is not None:
-                self.cancel_from_runtime(parent._err)
+        self.owner = _parent_cancel_ctx(parent)
+        if self.owner is not None:
+            if self.owner._err is not None:
+                self.cancel_from_runtime(self.owner._err)
             else:
-                parent.children.append(self)
+                self.owner.children.append(self)
 
     def __repr__(self) -> str:
         return self.label
@@ -97,11 +110,13 @@ class _CancelCtx(Context):
         if self.timer is not None:
             self.rt.cancel_timer(self.timer)
             self.timer = None
-        if isinstance(self.parent, _CancelCtx):
-            try:
-                self.parent.children.remove(self)
-            except ValueError:
-                pass
+        owner = self.owner
+        if owner is not None:
+            children = owner.children
+            for i, c in enumerate(children):
+                if c is self:
+                    del children[i]
+                    break
 
 
 class _ValueCtx(Context):
@@ -122,6 +137,7 @@ class _ValueCtx(Context):
 
 
 def with_value(parent: Context, key, val) -> Context:
+    """``context.WithValue``: a child carrying ``key`` -> ``val``; done/err/deadline are the parent's."""
     return _ValueCtx(parent, key, val)
 
 
@@ -135,14 +151,19 @@ def _cancel_func(ctx: _CancelCtx) -> Callable[[], None]:
 
 
 def with_cancel(parent: Context) -> tuple[Context, Callable[[], None]]:
-    """``context.WithCancel``: returns ``(ctx, cancel)``; cancel is idempotent."""
+    """``context.WithCancel``: returns ``(ctx, cancel)``. ``cancel()`` is a scheduling point,
+    idempotent, closes ``ctx.done()``, sets ``err()`` to ``CANCELED`` and cancels every
+    descendant; a child of an already-cancelled parent is done from birth. Raises
+    RuntimeError outside a run."""
     rt = current_runtime()
     ctx = _CancelCtx(parent, f"ctx#{rt.new_object_id()}")
     return ctx, _cancel_func(ctx)
 
 
 def with_deadline(parent: Context, deadline: float) -> tuple[Context, Callable[[], None]]:
-    """``context.WithDeadline`` at virtual time ``deadline`` (seconds)."""
+    """``context.WithDeadline``: like ``with_cancel``, plus a virtual-clock timer that cancels
+    with ``DEADLINE_EXCEEDED`` at exactly ``deadline`` (virtual seconds). A deadline already
+    past is exceeded at birth; a parent deadline that comes first wins (as in Go)."""
     rt = current_runtime()
     pd = parent.deadline()
     ctx = _CancelCtx(parent, f"ctx#{rt.new_object_id()}")
@@ -153,11 +174,11 @@ def with_deadline(parent: Context, deadline: float) -> tuple[Context, Callable[[
         if deadline <= rt.now:
             ctx.cancel_from_runtime(DEADLINE_EXCEEDED)
         else:
-            ctx.timer = rt.add_timer(deadline - rt.now, lambda: ctx.cancel_from_runtime(DEADLINE_EXCEEDED),
-                                     f"{ctx.label} deadline")
+            ctx.timer = rt.add_timer_at(deadline, lambda: ctx.cancel_from_runtime(DEADLINE_EXCEEDED),
+                                        f"{ctx.label} deadline")
     return ctx, _cancel_func(ctx)
 
 
 def with_timeout(parent: Context, timeout: float) -> tuple[Context, Callable[[], None]]:
-    """``context.WithTimeout``: deadline at now + ``timeout`` virtual seconds."""
+    """``context.WithTimeout``: ``with_deadline(parent, now() + timeout)`` (virtual seconds)."""
     return with_deadline(parent, current_runtime().now + timeout)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import sys
 import sysconfig
 from types import FrameType, TracebackType
@@ -273,6 +274,24 @@ ALL_FAILURES: tuple[type[GoFailure], ...] = (
     UnlockOfUnlockedMutex,
     StepLimitExceeded,
 )
+
+
+def first_project_frame_of(frame: FrameType | None) -> StackFrame | None:
+    """The innermost project frame of a live frame chain, or None."""
+    while frame is not None:
+        if is_project_file(frame.f_code.co_filename):
+            return _frame_of(frame.f_code, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def sanitize(text: str) -> str:
+    """``text`` with memory addresses (``<Foo object at 0x7f..>``) removed, so that messages and
+    trace details are the same in every process."""
+    return _ADDRESS.sub("", text) if " at 0x" in text else text
 
 
 def caller_frames() -> list[StackFrame]:

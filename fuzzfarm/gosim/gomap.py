@@ -44,12 +44,15 @@ class Map:
 
     # -- reads
     def _read_check(self) -> None:
+        """A scheduling point, then Go's read check of the hashWriting flag."""
         rt = self.rt
         rt.sched("map.read", self.label)
         if self.writing:
             rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
 
     def __getitem__(self, k: Any) -> Any:
+        """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
+        ``get``/``lookup``). Raises ConcurrentMapReadWrite (fatal) during a write."""
         self._read_check()
         return self.d[k]
 
@@ -65,47 +68,71 @@ class Map:
         return (None, False) if v is _MISSING else (v, True)
 
     def __contains__(self, k: Any) -> bool:
+        """``_, ok := m[k]``. Raises ConcurrentMapReadWrite (fatal) during a write."""
         self._read_check()
         return k in self.d
 
     def __len__(self) -> int:
+        """``len(m)``: no check and no scheduling point, as in Go."""
         return len(self.d)
 
     # -- writes
     def _write(self, op: str, k: Any, v: Any = None) -> Any:
+        """One Go map write (mapassign / mapdelete / mapclear): entry check, XOR, the write
+        spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
         if self.writing:
             rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
-        rt.sched("map.write.begin", f"{self.label}[{k!r}]")  # between the check and the toggle
+        what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
+        rt.sched("map.write.begin", what)  # between the check and the toggle
         self.writing = not self.writing
-        rt.sched("map.write", f"{self.label}[{k!r}]")  # inside the write
+        rt.sched("map.write", what)  # inside the write
+        old = None
         if op == "set":
             self.d[k] = v
-            old = None
-        else:
+        elif op == "del":
             old = self.d.pop(k, _MISSING)
+        else:
+            self.d.clear()
         if not self.writing:
             rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
         self.writing = False
         if rt.trace is not None:
-            rt.trace.event(rt, "map.write.end", f"{self.label}[{k!r}]")
+            rt.trace.event(rt, "map.write.end", what)
         return old
 
     def __setitem__(self, k: Any, v: Any) -> None:
+        """``m[k] = v`` (Go: mapassign). Raises ConcurrentMapWrites (fatal)."""
         self._write("set", k, v)
 
     def __delitem__(self, k: Any) -> None:
-        """``delete(m, k)``; unlike a dict, a missing key is not an error (Go semantics)."""
+        """``delete(m, k)``; unlike a dict, a missing key is not an error (Go semantics).
+        Raises ConcurrentMapWrites (fatal)."""
         self._write("del", k)
 
     def pop(self, k: Any, default: Any = None) -> Any:
+        """``v, ok := m[k]; delete(m, k)`` as one write: the old value or ``default``."""
         old = self._write("del", k)
         return default if old is _MISSING else old
 
+    def setdefault(self, k: Any, default: Any = None) -> Any:
+        """``v, ok := m[k]; if !ok { m[k] = default }``: a read, then a write when missing."""
+        v, ok = self.lookup(k)
+        if ok:
+            return v
+        self._write("set", k, default)
+        return default
+
+    def update(self, other) -> None:
+        """``for k, v := range other { m[k] = v }``: one write per pair (``other`` a dict or
+        pairs, iterated in its own order; a Map is iterated with its checks)."""
+        items = other.items() if hasattr(other, "items") else other
+        for k, v in items:
+            self._write("set", k, v)
+
     def clear(self) -> None:
-        """``clear(m)`` (Go 1.21): one write."""
-        for k in list(self.d):
-            self._write("del", k)
+        """``clear(m)`` (Go 1.21): one write. Raises ConcurrentMapWrites (fatal)."""
+        self._write("clear", None)
 
     def clone(self, name: str | None = None) -> "Map":
         """``maps.Clone``: a read of this map (an iteration over it) into a new map."""
@@ -132,14 +159,17 @@ class Map:
             rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
 
     def keys(self) -> Iterator[Any]:
+        """``for k := range m`` (same checks and order as ``items``)."""
         for k, _ in self.items():
             yield k
 
     def values(self) -> Iterator[Any]:
+        """``for _, v := range m`` (same checks and order as ``items``)."""
         for _, v in self.items():
             yield v
 
     def __iter__(self) -> Iterator[Any]:
+        """``for k := range m``."""
         return self.keys()
 
     def snapshot(self) -> dict:

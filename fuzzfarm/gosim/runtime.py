@@ -10,6 +10,17 @@ timing enters). When nothing is runnable the clock jumps to the earliest timer. 
 are recorded as plain ints so that any run, whatever its strategy, can be replayed exactly:
 ``gid`` (>= 1) to run a goroutine, ``0`` to fire the earliest timer, ``-(i+1)`` for an index
 choice (select case, map iteration start).
+
+Invariants (checked by the tests in ``tests/gosim``):
+
+* ``runnable`` holds exactly the goroutines in state RUNNABLE, sorted by gid; the running
+  goroutine is in it. A BLOCKED goroutine is in no run queue and is woken only by ``ready``.
+* ``over`` is True once the run has a failure, an internal error, or is being torn down;
+  from then on every runtime operation raises ``GreenletExit`` in the calling goroutine.
+* Nothing here reads the wall clock, ``random``, ``id()`` or ``hash()``.
+
+Go counterparts: ``runtime.schedule``/``gopark``/``goready`` (here ``sched``/``park``/``ready``),
+``checkdead`` (the deadlock report), and the timer heap of ``runtime/time.go``.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from .trace import Trace
 
 RUNNABLE, BLOCKED, DONE = "runnable", "blocked", "done"
 TIMER = 0
+_INF = float("inf")
 
 _rt: "Runtime | None" = None
 
@@ -49,7 +61,12 @@ def _gid(g: "Goroutine") -> int:
 
 
 class Goroutine:
-    """A simulated goroutine. ``value`` carries what a waker hands to a parked goroutine."""
+    """A simulated goroutine. ``value`` carries what a waker hands to a parked goroutine.
+
+    ``state`` is RUNNABLE, BLOCKED or DONE; ``wait`` says where a BLOCKED goroutine waits
+    (Go's wait reason, e.g. ``chan receive``); ``created_by`` is the project frame of its
+    ``go`` statement (None for main).
+    """
 
     __slots__ = ("gid", "name", "glet", "state", "wait", "created_by", "value")
 
@@ -67,15 +84,19 @@ class Goroutine:
 
 
 class _TimerEntry:
-    """A pending timer on the virtual clock. ``fire`` runs in scheduler context: it must not block."""
+    """A pending timer on the virtual clock. ``fire`` runs in scheduler context: it must not
+    block. ``idle`` (optional) tells whether firing now would change nothing (a ticker whose
+    channel is full and has no receiver): used to tell a hang from progress."""
 
-    __slots__ = ("when", "seq", "fire", "label")
+    __slots__ = ("when", "seq", "fire", "label", "idle")
 
-    def __init__(self, when: float, seq: int, fire: Callable[[], None], label: str):
+    def __init__(self, when: float, seq: int, fire: Callable[[], None], label: str,
+                 idle: Callable[[], bool] | None = None):
         self.when = when
         self.seq = seq
         self.fire = fire
         self.label = label
+        self.idle = idle
 
     def __lt__(self, other: "_TimerEntry") -> bool:
         return (self.when, self.seq) < (other.when, other.seq)
@@ -86,7 +107,7 @@ class Runtime:
 
     Args:
         strategy: where decisions come from (see ``fuzzfarm.strategies``).
-        max_steps: scheduling points allowed before ``StepLimitExceeded``.
+        max_steps: scheduling steps allowed before ``StepLimitExceeded``; timer firings count.
         check_leaks: report goroutines still alive after main returned (Go's goleak).
         leak_grace: virtual seconds after main's return during which timers may still fire
             to let goroutines finish before the leak check.
@@ -110,29 +131,35 @@ class Runtime:
         self.cur: Goroutine | None = None
         self.root: greenlet | None = None
         self.failure: F.GoFailure | None = None
+        self.internal: BaseException | None = None
         self.main_done = False
-        self.grace_deadline = float("inf")
+        # Timers due after this virtual time never fire (infinite until main returns).
+        self.grace_deadline = _INF
         self.dead = False
+        self.over = False
         self._seq = 0
         self._objects = 0
+        self._pick = strategy.pick
+        self._pick_yield = getattr(strategy, "pick_yield", None) or strategy.pick
         self.trace: Trace | None = Trace() if trace else None
 
     # ------------------------------------------------------------------ ids
     def new_object_id(self) -> int:
-        """A per-run serial for labelling primitives deterministically (never ``id()``)."""
+        """A per-run serial (1, 2, ...) for labelling primitives deterministically (never ``id()``)."""
         self._objects += 1
         return self._objects
 
     # ------------------------------------------------------------------ goroutines
     def spawn(self, fn: Callable, args: tuple, name: str | None = None, depth: int = 2) -> Goroutine:
-        """Create a goroutine running ``fn(*args)``; it is runnable and the caller keeps going
-        unless the schedule switches at the scheduling point that ``go`` is."""
+        """Create a goroutine running ``fn(*args)`` (Go: ``newproc``); it is runnable and the
+        caller keeps going. Not a scheduling point by itself (``go`` adds one). ``depth`` is
+        unused (kept for compatibility): the creation site is the innermost project frame."""
         created_by = None
         if self.goroutines:
-            f = sys._getframe(depth)
-            code = f.f_code
-            created_by = f"{getattr(code, 'co_qualname', code.co_name).replace('<locals>.', '')} ({code.co_filename.rsplit('/', 1)[-1]}:{f.f_lineno})"
-        g = Goroutine(len(self.goroutines) + 1, name or getattr(fn, "__qualname__", "fn").replace("<locals>.", ""), created_by)
+            site = F.first_project_frame_of(sys._getframe(1))
+            created_by = str(site) if site is not None else None
+        g = Goroutine(len(self.goroutines) + 1,
+                      name or getattr(fn, "__qualname__", "fn").replace("<locals>.", ""), created_by)
         g.glet = greenlet(lambda: self._body(g, fn, args), self.root)
         self.goroutines.append(g)
         self.runnable.append(g)  # highest gid: the list stays sorted
@@ -145,12 +172,16 @@ class Runtime:
             fn(*args)
         except GreenletExit:
             raise
+        except KeyboardInterrupt as exc:  # the user, not the program: stop the run
+            self._abort(exc)
+            raise GreenletExit()
         except BaseException as exc:  # a Go panic: every exception ends the run
             return ("panic", g, exc)
         return ("exit", g)
 
     def ready(self, g: Goroutine, value: Any = None) -> None:
-        """Make a parked goroutine runnable, handing it ``value``."""
+        """Make a parked goroutine runnable, handing it ``value`` (Go: ``goready``).
+        A goroutine that is not BLOCKED is left alone."""
         if g.state is BLOCKED:
             g.state = RUNNABLE
             g.wait = None
@@ -160,36 +191,48 @@ class Runtime:
                 self.trace.event(self, "wake", f"G{g.gid}")
 
     # ------------------------------------------------------------------ scheduling points
-    def sched(self, ev: str | None = None, obj: Any = None) -> None:
-        """A scheduling point in the running goroutine, which stays runnable."""
-        if self.dead or self.failure is not None:
+    def sched(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """A scheduling point in the running goroutine, which stays runnable.
+
+        ``ev``/``obj`` name the operation for the trace; ``yielding`` marks ``Gosched``
+        (strategies may treat it as a hint to let another goroutine run). Raises
+        StepLimitExceeded past ``max_steps``, GreenletExit once the run is over.
+        """
+        if self.over:
             raise GreenletExit()
         self.steps += 1
         if self.steps > self.max_steps:
-            self.fail(F.StepLimitExceeded(f"more than {self.max_steps} scheduling steps (livelock or unfair spin loop?)"))
+            self._step_limit()
         if self.trace is not None and ev is not None:
             self.trace.event(self, ev, obj)
-        if len(self.runnable) == 1 and not self._timer_available():
-            return
+        if len(self.runnable) == 1:
+            timers = self.timers
+            if not timers or timers[0].when > self.grace_deadline:
+                return
         cur = self.cur
-        nxt = self._decide(cur)
+        nxt = self._decide(cur, yielding)
         if nxt is not cur:
             self.preemptions += 1
             if self.trace is not None:
                 self.trace.mark_preemption(self, cur, nxt)
-            self._switch(nxt)
+            self.switches += 1
+            self.cur = nxt
+            nxt.glet.switch()
+            if self.over:
+                raise GreenletExit()
 
     def park(self, wait: str, obj: Any = None) -> Any:
-        """Block the running goroutine until someone calls :meth:`ready` on it.
+        """Block the running goroutine until someone calls :meth:`ready` on it (Go: ``gopark``).
 
         Returns the value handed over by the waker. ``wait`` says where it waits (for dumps).
+        Raises StepLimitExceeded past ``max_steps``, GreenletExit once the run is over.
         """
-        if self.dead or self.failure is not None:
+        if self.over:
             raise GreenletExit()
         g = self.cur
         self.steps += 1
         if self.steps > self.max_steps:
-            self.fail(F.StepLimitExceeded(f"more than {self.max_steps} scheduling steps (livelock or unfair spin loop?)"))
+            self._step_limit()
         g.state = BLOCKED
         g.wait = wait
         self.runnable.remove(g)
@@ -200,69 +243,120 @@ class Runtime:
             self.root.switch(_STUCK)
             raise GreenletExit()  # only reached if the root resumes us during teardown
         if nxt is not g:
-            self._switch(nxt)
-        if self.dead or self.failure is not None:
+            self.switches += 1
+            self.cur = nxt
+            nxt.glet.switch()
+        if self.over:
             raise GreenletExit()
         value, g.value = g.value, None
         return value
 
     def choose_index(self, n: int, what: str) -> int:
-        """A data decision in [0, n) (select case, map iteration start). No switch."""
+        """A data decision in [0, n) (select case, map iteration start). No switch.
+        ``n <= 1`` needs no decision and returns 0."""
         if n <= 1:
             return 0
-        i = self.strategy.pick_index(n, what)
+        try:
+            i = self.strategy.pick_index(n, what)
+        except Exception as exc:  # noqa: BLE001 - a strategy error is ours, not the program's
+            self._abort(exc)
+            raise GreenletExit() from None
+        if not 0 <= i < n:
+            self._abort(F.SchedulingError(f"strategy chose index {i} of {n} for {what}"))
+            raise GreenletExit()
         self.decisions.append(-(i + 1))
         if self.trace is not None:
             self.trace.event(self, "choose", f"{what} {i}/{n}")
         return i
 
     def _timer_available(self) -> bool:
-        return bool(self.timers) and (not self.main_done or self.timers[0].when <= self.grace_deadline)
+        timers = self.timers
+        return bool(timers) and timers[0].when <= self.grace_deadline
 
-    def _decide(self, cur: Goroutine | None) -> Goroutine:
+    def _decide(self, cur: Goroutine | None, yielding: bool = False) -> Goroutine:
         runnable = self.runnable
+        pick = self._pick_yield if yielding else self._pick
         while True:
-            timer = self._timer_available()
-            i = self.strategy.pick(runnable, cur, timer)
+            timers = self.timers
+            timer = bool(timers) and timers[0].when <= self.grace_deadline and self.steps < self.max_steps
+            try:
+                i = pick(runnable, cur, timer)
+            except Exception as exc:  # noqa: BLE001 - e.g. SchedulingError from a replay
+                self._abort(exc)
+                raise GreenletExit() from None
             if i < len(runnable):
+                if i < 0:
+                    self._abort(F.SchedulingError(f"strategy chose goroutine index {i}"))
+                    raise GreenletExit()
                 g = runnable[i]
                 self.decisions.append(g.gid)
                 return g
+            if i > len(runnable) or not timer:
+                self._abort(F.SchedulingError(f"strategy chose option {i} of {len(runnable) + timer}"))
+                raise GreenletExit()
             self.decisions.append(TIMER)
             self._fire_next_timer()
-            if len(runnable) == 1 and not self._timer_available():
-                return runnable[0]
+            if len(runnable) == 1:
+                timers = self.timers
+                if not timers or timers[0].when > self.grace_deadline or self.steps >= self.max_steps:
+                    return runnable[0]
 
     def _pick_after_block(self) -> Goroutine | None:
-        while not self.runnable:
-            if not self._timer_available():
+        """Next goroutine after the running one blocked or exited; None if nothing can ever
+        run (deadlock, end of run) or the step limit stopped the clock (failure stamped)."""
+        runnable = self.runnable
+        while not runnable:
+            timers = self.timers
+            if not timers or timers[0].when > self.grace_deadline:
+                return None
+            if self.steps >= self.max_steps:
+                self._stamp(F.StepLimitExceeded(self._step_limit_msg()), self.cur or self._first_alive(), None)
+                return None
+            if self._all_timers_idle():
+                # Only tickers nobody can receive from are left: Go would hang here forever
+                # (its checkdead ignores goroutines asleep while timers are pending).
                 return None
             self._fire_next_timer()
-        if len(self.runnable) == 1 and not self._timer_available():
-            return self.runnable[0]
+        if len(runnable) == 1:
+            timers = self.timers
+            if not timers or timers[0].when > self.grace_deadline or self.steps >= self.max_steps:
+                return runnable[0]
         return self._decide(None)
 
-    def _switch(self, nxt: Goroutine) -> None:
-        self.switches += 1
-        self.cur = nxt
-        nxt.glet.switch()
+    def _all_timers_idle(self) -> bool:
+        for t in self.timers:
+            if t.when > self.grace_deadline:
+                continue
+            if t.idle is None or not t.idle():
+                return False
+        return True
 
     # ------------------------------------------------------------------ virtual clock
-    def add_timer(self, delay: float, fire: Callable[[], None], label: str) -> _TimerEntry:
+    def add_timer(self, delay: float, fire: Callable[[], None], label: str,
+                  idle: Callable[[], bool] | None = None) -> _TimerEntry:
         """Arm ``fire`` at now + ``delay`` virtual seconds (negative delays count as 0)."""
+        return self.add_timer_at(self.now + max(0.0, delay), fire, label, idle)
+
+    def add_timer_at(self, when: float, fire: Callable[[], None], label: str,
+                     idle: Callable[[], bool] | None = None) -> _TimerEntry:
+        """Arm ``fire`` at virtual time ``when`` exactly (seconds; a past time means now).
+        Timers due at the same time fire in the order they were armed."""
         self._seq += 1
-        t = _TimerEntry(self.now + max(0.0, delay), self._seq, fire, label)
+        t = _TimerEntry(when if when > self.now else self.now, self._seq, fire, label, idle)
         heapq.heappush(self.timers, t)
         return t
 
     def cancel_timer(self, t: _TimerEntry) -> bool:
         """Remove a pending timer; False if it already fired or was cancelled."""
-        try:
-            self.timers.remove(t)
-        except ValueError:
-            return False
-        heapq.heapify(self.timers)
-        return True
+        timers = self.timers
+        for i, x in enumerate(timers):
+            if x is t:
+                last = timers.pop()
+                if i < len(timers):
+                    timers[i] = last
+                    heapq.heapify(timers)
+                return True
+        return False
 
     def _fire_next_timer(self) -> None:
         t = heapq.heappop(self.timers)
@@ -270,21 +364,40 @@ class Runtime:
             self.now = t.when
         self.steps += 1
         if self.trace is not None:
-            self.trace.event(self, "timer", t.label)
+            self.trace.event(self, "timer", t.label, gid=0)
         t.fire()
 
     # ------------------------------------------------------------------ failures
     def fail(self, failure: F.GoFailure, gid: int | None = None, frames=None):
-        """Record ``failure`` with a full dump and raise it in the running goroutine."""
+        """Record ``failure`` with a full dump and raise it in the running goroutine.
+
+        Once the run is over (another failure, teardown) raises GreenletExit instead: what a
+        goroutine trips over while being unwound is not a finding.
+        """
+        if self.over:
+            raise GreenletExit()
         self._stamp(failure, self.cur if gid is None else self.goroutines[gid - 1],
                     frames if frames is not None else F.frames_from_frame(sys._getframe(1)))
         raise failure
+
+    def _step_limit_msg(self) -> str:
+        return f"more than {self.max_steps} scheduling steps (livelock or unfair spin loop?)"
+
+    def _step_limit(self) -> None:
+        self.fail(F.StepLimitExceeded(self._step_limit_msg()), frames=F.frames_from_frame(sys._getframe(2)))
+
+    def _abort(self, exc: BaseException) -> None:
+        """An error of the runtime or the strategy (not of the program): end the run and
+        re-raise ``exc`` from ``gosim.run``."""
+        if self.internal is None:
+            self.internal = exc
+        self.over = True
 
     def _stamp(self, failure: F.GoFailure, g: Goroutine | None, frames=None) -> None:
         # Once the run is over, teardown unwinds parked goroutines through their finally
         # blocks (e.g. a deferred unlock of a mutex a cond-wait had released); whatever they
         # trip over then is an artefact of the teardown, not a program failure.
-        if self.failure is not None or self.dead:
+        if self.failure is not None or self.dead or self.internal is not None:
             return
         if frames is None:
             frames = F.frames_from_frame(g.glet.gr_frame if g is not None and g.glet is not None else None)
@@ -305,52 +418,65 @@ class Runtime:
                                          other.created_by, F.frames_from_frame(frame)))
         failure.dumps = dumps
         self.failure = failure
+        self.over = True
         if self.trace is not None:
-            self.trace.event(self, "failure", failure.kind, gid=failure.goroutine)
+            self.trace.event(self, "failure", failure.kind, gid=failure.goroutine or 0)
 
     # ------------------------------------------------------------------ the run
     def execute(self, main: Callable, args: tuple) -> None:
         """Run ``main(*args)`` as goroutine 1 until it and everything it left behind is done,
-        or a failure happens (then ``self.failure`` is set)."""
+        or a failure happens (then ``self.failure`` is set). Raises RuntimeError when runs
+        nest, and re-raises an error of the strategy (e.g. ``SchedulingError``) or of the
+        runtime itself after tearing the run down."""
         global _rt
         if _rt is not None:
             raise RuntimeError("gosim: runs do not nest")
         _rt = self
         self.root = greenlet.getcurrent()
-        self.strategy.begin(self)
         try:
+            self.strategy.begin(self)
             self.cur = self.spawn(main, args, name="main")
             nxt: Goroutine | None = self.cur
             while nxt is not None:
                 self.cur = nxt
                 msg = nxt.glet.switch()
-                if self.failure is not None:
+                if self.over:
                     break
                 if msg is _STUCK:
                     if self.main_done:
                         break
-                    main = self.goroutines[0]
+                    first = self.goroutines[0]
                     self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
-                                main if main.state is not DONE else self._first_alive())
+                                first if first.state is not DONE else self._first_alive())
                     break
+                if not isinstance(msg, tuple):  # a goroutine left through GreenletExit
+                    raise RuntimeError(f"gosim internal error: unexpected message {msg!r} from a goroutine")
                 status, g = msg[0], msg[1]
                 if status == "panic":
                     exc = msg[2]
-                    if isinstance(exc, F.GoFailure) and self.failure is None:
+                    if isinstance(exc, F.GoFailure):
                         self._stamp(exc, g, F.frames_from_traceback(exc.__traceback__))
-                    elif self.failure is None:
-                        self._stamp(F.GoroutinePanic(f"{type(exc).__name__}: {exc}", cause=exc), g,
+                    else:
+                        self._stamp(F.GoroutinePanic(F.sanitize(f"{type(exc).__name__}: {exc}"), cause=exc), g,
                                     F.frames_from_traceback(exc.__traceback__))
                     break
                 g.state = DONE
                 self.runnable.remove(g)
+                if self.trace is not None:
+                    self.trace.event(self, "exit", f"G{g.gid}", gid=g.gid)
                 if g.gid == 1:
                     self.main_done = True
                     if not self.check_leaks:
                         break
                     self.grace_deadline = self.now + self.leak_grace
+                self.cur = None
                 nxt = self._pick_after_block()
-            if self.failure is None and self.check_leaks:
+            if nxt is None and not self.main_done and self.failure is None and self.internal is None:
+                # stuck from the root (the last runnable goroutine exited)
+                first = self.goroutines[0]
+                self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
+                            first if first.state is not DONE else self._first_alive())
+            if self.failure is None and self.internal is None and self.check_leaks and self.main_done:
                 leaked = [g for g in self.goroutines if g.state is not DONE]
                 if leaked:
                     names = ", ".join(f"G{g.gid} {g.name} ({g.wait or g.state})" for g in leaked)
@@ -359,6 +485,8 @@ class Runtime:
         finally:
             self._teardown()
             _rt = None
+        if self.internal is not None:
+            raise self.internal
 
     def _first_alive(self) -> Goroutine | None:
         return next((g for g in self.goroutines if g.state is not DONE), None)
@@ -367,11 +495,14 @@ class Runtime:
         # Go kills every goroutine when the process exits; running their finally blocks
         # here, with every runtime operation refusing, keeps later runs clean.
         self.dead = True
+        self.over = True
         for g in self.goroutines:
             glet = g.glet
             if glet is not None and glet and not glet.dead:
                 try:
                     glet.throw(GreenletExit)
                 except GreenletExit:
+                    pass
+                except BaseException:  # noqa: BLE001 - a finally block misbehaving during teardown
                     pass
             g.glet = None

@@ -1,7 +1,9 @@
 """Go's ``sync`` package: Mutex, RWMutex, WaitGroup, Once, under the deterministic scheduler.
 
-Every lock/unlock/add/wait is a scheduling point. Hand-off is never FIFO: an unlock wakes
-every waiter and whichever the schedule runs first takes the lock (Go allows barging).
+Every lock/unlock/add/wait is a scheduling point. Mutex hand-off is never FIFO: an unlock
+wakes every waiter and whichever goroutine the schedule runs first takes the lock, a woken
+waiter or a later arrival (Go allows barging; its starvation mode, entered after a waiter
+waited 1 ms of wall time, is not modelled).
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ from .runtime import current_runtime
 
 
 class Mutex:
-    """``sync.Mutex``: not reentrant; unlock of an unlocked mutex is fatal; any goroutine may unlock."""
+    """``sync.Mutex``: not reentrant (a second ``lock`` by the holder blocks forever, as in
+    Go); any goroutine may unlock; unlock of an unlocked mutex is fatal.
+
+    ``name`` labels it in traces and dumps (default ``Mutex#<serial>``). Create it inside a
+    run (raises RuntimeError otherwise). Usable as a context manager (lock/unlock).
+    """
 
     __slots__ = ("rt", "label", "locked", "waiters")
 
@@ -24,7 +31,8 @@ class Mutex:
         self.waiters: list = []
 
     def lock(self) -> None:
-        """Block until the mutex is ours. Go: ``(*Mutex).Lock``."""
+        """Block until the mutex is ours. Go: ``(*Mutex).Lock``. A scheduling point before
+        the attempt; a woken waiter competes again with every other contender."""
         rt = self.rt
         rt.sched("lock", self.label)
         while self.locked:
@@ -33,7 +41,7 @@ class Mutex:
         self.locked = True
 
     def try_lock(self) -> bool:
-        """Go: ``(*Mutex).TryLock``."""
+        """Take the mutex if it is free; never blocks. Go: ``(*Mutex).TryLock``."""
         self.rt.sched("trylock", self.label)
         if self.locked:
             return False
@@ -41,7 +49,8 @@ class Mutex:
         return True
 
     def unlock(self) -> None:
-        """Release; every waiter becomes a contender. Raises UnlockOfUnlockedMutex (fatal)."""
+        """Release; every waiter becomes a contender. Go: ``(*Mutex).Unlock``. Raises
+        UnlockOfUnlockedMutex (``fatal error: sync: unlock of unlocked mutex``)."""
         rt = self.rt
         if not self.locked:
             rt.fail(F.UnlockOfUnlockedMutex("sync: unlock of unlocked mutex"))
@@ -61,64 +70,110 @@ class Mutex:
 
 
 class RWMutex:
-    """``sync.RWMutex`` with Go's writer preference: once a writer waits, new readers block.
+    """``sync.RWMutex`` as Go implements it (``sync/rwmutex.go``).
 
-    A reader that re-acquires the read lock while a writer waits therefore deadlocks, as in Go.
+    * Readers share. A writer first wins the writer slot (Go's internal ``w`` mutex: writers
+      barge like Mutex), then *announces* itself, and from then on new ``rlock`` calls block
+      (writer preference), then waits for the readers already inside to leave.
+    * ``unlock`` hands the read lock to every reader that blocked during the write before any
+      other writer can announce (Go adds them to ``readerCount`` before releasing ``w``).
+    * A goroutine that takes the read lock again while a writer waits therefore deadlocks,
+      as in Go.
+
+    Unlock/RUnlock of an unlocked RWMutex are fatal (UnlockOfUnlockedMutex).
     """
 
-    __slots__ = ("rt", "label", "readers", "writer", "writer_pending", "waiters")
+    __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"RWMutex#{self.rt.new_object_id()}"
-        self.readers = 0
-        self.writer = False
-        self.writer_pending = False
-        self.waiters: list = []
+        self.readers = 0          # goroutines holding the read lock (Go: readerCount - readerWait)
+        self.writer = False       # a writer holds the lock
+        self.wslot = False        # a writer holds Go's internal ``w`` mutex (announced or holding)
+        self.pending = False      # the writer in the slot announced and waits for readers to drain
+        self.rwaiters: list = []  # readers blocked by a writer (Go: readerSem)
+        self.wwaiters: list = []  # writers waiting for the slot (Go: w.Lock)
+        self.writer_g = None      # the announced writer waiting for readers (Go: writerSem)
 
-    def _wake_all(self) -> None:
-        if self.waiters:
-            ws, self.waiters = self.waiters, []
-            for g in ws:
-                self.rt.ready(g)
+    @property
+    def writer_pending(self) -> bool:
+        """True while a writer has announced itself and waits for readers (new readers block)."""
+        return self.pending
 
     def rlock(self) -> None:
+        """Take the read lock. Go: ``(*RWMutex).RLock``. Blocks while a writer holds the lock
+        or has announced itself."""
         rt = self.rt
         rt.sched("rlock", self.label)
-        while self.writer or self.writer_pending:
-            self.waiters.append(rt.cur)
-            rt.park("sync.RWMutex.RLock", self.label)
+        if self.writer or self.pending:
+            self.rwaiters.append(rt.cur)
+            rt.park("sync.RWMutex.RLock", self.label)  # woken holding the read lock
+            return
         self.readers += 1
 
+    def try_rlock(self) -> bool:
+        """Go: ``(*RWMutex).TryRLock``."""
+        self.rt.sched("tryrlock", self.label)
+        if self.writer or self.pending:
+            return False
+        self.readers += 1
+        return True
+
     def runlock(self) -> None:
+        """Release the read lock. Go: ``(*RWMutex).RUnlock``; the last reader out wakes an
+        announced writer. Raises UnlockOfUnlockedMutex (``sync: RUnlock of unlocked RWMutex``)."""
         rt = self.rt
         if self.readers <= 0:
             rt.fail(F.UnlockOfUnlockedMutex("sync: RUnlock of unlocked RWMutex"))
         self.readers -= 1
-        if self.readers == 0:
-            self._wake_all()
+        if self.readers == 0 and self.writer_g is not None:
+            g, self.writer_g = self.writer_g, None
+            rt.ready(g)
         rt.sched("runlock", self.label)
 
     def lock(self) -> None:
+        """Take the write lock. Go: ``(*RWMutex).Lock``."""
         rt = self.rt
         rt.sched("lock", self.label)
-        # First win the writer slot (Go's internal w mutex), then announce and wait for readers.
-        while self.writer or self.writer_pending:
-            self.waiters.append(rt.cur)
+        while self.wslot:
+            self.wwaiters.append(rt.cur)
             rt.park("sync.RWMutex.Lock", self.label)
-        self.writer_pending = True
-        while self.readers:
-            self.waiters.append(rt.cur)
-            rt.park("sync.RWMutex.Lock (readers draining)", self.label)
-        self.writer_pending = False
+        self.wslot = True
+        if self.readers:
+            self.pending = True
+            self.writer_g = rt.cur
+            rt.park("sync.RWMutex.Lock (waiting for readers)", self.label)
+            self.pending = False
         self.writer = True
 
+    def try_lock(self) -> bool:
+        """Go: ``(*RWMutex).TryLock``."""
+        self.rt.sched("trylock", self.label)
+        if self.wslot or self.readers:
+            return False
+        self.wslot = True
+        self.writer = True
+        return True
+
     def unlock(self) -> None:
+        """Release the write lock. Go: ``(*RWMutex).Unlock``: blocked readers get the read
+        lock first, then the writer slot is released (any waiting writer may win it). Raises
+        UnlockOfUnlockedMutex (``sync: Unlock of unlocked RWMutex``)."""
         rt = self.rt
         if not self.writer:
             rt.fail(F.UnlockOfUnlockedMutex("sync: Unlock of unlocked RWMutex"))
         self.writer = False
-        self._wake_all()
+        if self.rwaiters:
+            rs, self.rwaiters = self.rwaiters, []
+            self.readers += len(rs)
+            for g in rs:
+                rt.ready(g)
+        self.wslot = False
+        if self.wwaiters:
+            ws, self.wwaiters = self.wwaiters, []
+            for g in ws:
+                rt.ready(g)
         rt.sched("unlock", self.label)
 
     def __enter__(self) -> "RWMutex":
@@ -150,10 +205,11 @@ class _RLocker:
 class WaitGroup:
     """``sync.WaitGroup`` with both of Go's misuse panics.
 
-    * ``add`` making the counter negative raises NegativeWaitGroupCounter.
+    * ``add`` making the counter negative raises NegativeWaitGroupCounter
+      (``sync: negative WaitGroup counter``).
     * A waiter released by the counter reaching zero re-checks the counter when it resumes;
-      if an ``add`` landed in between it raises WaitGroupReuse ("WaitGroup is reused before
-      previous Wait has returned"), exactly where Go panics.
+      if an ``add`` landed in between it raises WaitGroupReuse ("sync: WaitGroup is reused
+      before previous Wait has returned"), exactly where Go panics.
     """
 
     __slots__ = ("rt", "label", "counter", "waiters")
@@ -165,6 +221,8 @@ class WaitGroup:
         self.waiters: list = []
 
     def add(self, delta: int) -> None:
+        """Go: ``(*WaitGroup).Add``. At zero, releases every waiter. Raises
+        NegativeWaitGroupCounter when the counter would go below zero."""
         rt = self.rt
         rt.sched("wg.add", f"{self.label} {delta:+d}")
         v = self.counter + delta
@@ -177,9 +235,12 @@ class WaitGroup:
                 rt.ready(g)
 
     def done(self) -> None:
+        """Go: ``(*WaitGroup).Done`` (= ``add(-1)``)."""
         self.add(-1)
 
     def wait(self) -> None:
+        """Go: ``(*WaitGroup).Wait``: block until the counter is zero. Raises WaitGroupReuse
+        when, on resuming, the counter is no longer zero."""
         rt = self.rt
         rt.sched("wg.wait", self.label)
         if self.counter == 0:
@@ -201,11 +262,12 @@ class WaitGroup:
             finally:
                 self.done()
 
-        go(body, name=getattr(fn, "__qualname__", "fn"))
+        go(body, name=getattr(fn, "__qualname__", "fn").replace("<locals>.", ""))
 
 
 class Once:
-    """``sync.Once``: ``do(f)`` runs f once; concurrent callers wait until it has returned."""
+    """``sync.Once``: ``do(f)`` runs f once; concurrent callers wait until it has returned.
+    If f panics, Once still counts it as done (Go's deferred ``done.Store(1)``)."""
 
     __slots__ = ("m", "done")
 
@@ -214,6 +276,7 @@ class Once:
         self.done = False
 
     def do(self, f: Callable[[], None]) -> None:
+        """Go: ``(*Once).Do``."""
         if self.done:
             self.m.rt.sched("once", self.m.label)
             return

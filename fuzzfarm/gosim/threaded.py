@@ -86,7 +86,7 @@ class ThreadedRuntime:
         if self.dead or self.failure is not None:
             raise _Abort()
 
-    def sched(self, ev: str | None = None, obj: Any = None) -> None:
+    def sched(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         self._check()
         self.steps += 1
         self.big.release()
@@ -141,7 +141,7 @@ class ThreadedRuntime:
         g.thread.start()
         return g
 
-    def add_timer(self, delay: float, fire: Callable[[], None], label: str):
+    def add_timer(self, delay: float, fire: Callable[[], None], label: str, idle=None):
         def locked_fire() -> None:
             with self.big:
                 if not self.dead and self.failure is None:
@@ -152,6 +152,9 @@ class ThreadedRuntime:
         self.timers.append(t)
         t.start()
         return t
+
+    def add_timer_at(self, when: float, fire: Callable[[], None], label: str, idle=None):
+        return self.add_timer(when - self.now, fire, label)
 
     def cancel_timer(self, t) -> bool:
         alive = t.is_alive()

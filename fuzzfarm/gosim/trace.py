@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from .failures import is_project_file
+from .failures import is_project_file, sanitize
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +33,8 @@ class Event:
 
 
 def _site() -> str:
-    f = sys._getframe(3)
+    """``function file:line`` of the innermost project frame of the caller, or ""."""
+    f = sys._getframe(2)
     while f is not None:
         code = f.f_code
         if is_project_file(code.co_filename):
@@ -50,16 +51,25 @@ class Trace:
         self.events: list[Event] = []
 
     def event(self, rt, kind: str, detail=None, gid: int | None = None) -> None:
+        """Append one event at the runtime's current step, decision index and virtual time.
+        ``gid`` defaults to the running goroutine (0 when the scheduler itself acts)."""
         if gid is None:
             gid = rt.cur.gid if rt.cur is not None else 0
         self.events.append(Event(rt.steps, len(rt.decisions), rt.now, gid, kind,
-                                 "" if detail is None else str(detail), _site()))
+                                 "" if detail is None else sanitize(str(detail)), _site()))
 
     def mark_preemption(self, rt, cur, nxt) -> None:
+        """Record that the schedule switched away from ``cur`` (still runnable) to ``nxt``."""
         self.events.append(Event(rt.steps, len(rt.decisions), rt.now, cur.gid, "preempt",
                                  f"G{cur.gid} -> G{nxt.gid}", _site(), True))
 
+    @property
+    def preemptions(self) -> int:
+        """Number of preemptions recorded."""
+        return sum(1 for e in self.events if e.preempt)
+
     def to_json(self) -> list:
+        """The events as JSON-able lists ``[step, decision, now, gid, kind, detail, site, preempt]``."""
         return [e.to_json() for e in self.events]
 
     def render(self, goroutines=None, *, limit: int | None = None) -> str:

@@ -1,12 +1,12 @@
 """Where scheduling decisions come from: fuzz bytes, a seeded random walk, PCT, or a replay."""
 
-from .base import Strategy, stay_index
+from .base import Strategy, next_index, stay_index
 from .bytes_strategy import BytesStrategy
 from .pct import PCTStrategy
 from .random_strategy import RandomStrategy
 from .replay import ReplayStrategy
 
-__all__ = ["Strategy", "BytesStrategy", "RandomStrategy", "PCTStrategy", "ReplayStrategy", "stay_index", "make"]
+__all__ = ["Strategy", "BytesStrategy", "RandomStrategy", "PCTStrategy", "ReplayStrategy", "stay_index", "next_index", "make"]
 
 
 def make(name: str, *, data: bytes = b"", seed: int = 0, **kw) -> "Strategy":

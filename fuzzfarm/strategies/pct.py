@@ -4,13 +4,19 @@
 Each goroutine gets a distinct random priority when first seen (all above ``depth``); the
 highest-priority runnable goroutine always runs. ``depth - 1`` change points are drawn
 uniformly over the ``k`` decision steps of a run; at the i-th one the running goroutine's
-priority drops to ``depth - 1 - i`` (below every initial priority). For a bug of depth d in a
+priority drops to ``depth - 2 - i`` (below every initial priority). For a bug of depth d in a
 program with n goroutines and k steps, one run finds it with probability at least
 1 / (n * k^(d-1)).
 
 As in Shuttle's implementation, only steps with a real choice count toward k, and k is learned:
-it starts at ``k_hint`` and becomes the largest step count seen so far. Timers fire early with
-probability ``timer_p`` per decision (0 keeps time moving only when everything blocks).
+it starts at ``k_hint`` and becomes the largest step count seen so far. A goroutine that yields
+(``gosched``) drops below every other priority, so spin loops cannot starve the goroutine they
+wait for (Shuttle does the same). Timers fire early with probability ``timer_p`` per decision
+(0 keeps time moving only when everything blocks).
+
+Invariants: initial priorities are in (depth, depth + 1); change-point priorities are
+depth-2, depth-3, ..., 0, all distinct and below every initial one; yield priorities are
+below everything else seen so far.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ import random
 
 
 class PCTStrategy:
+    """PCT with seed ``seed`` (one ``random.Random`` for the whole life of the object: run i is
+    the same in every process). Raises ValueError for ``depth < 1``."""
+
     def __init__(self, seed: int, depth: int = 3, k_hint: int = 50, timer_p: float = 0.05):
         if depth < 1:
             raise ValueError("PCT depth must be >= 1")
@@ -29,15 +38,20 @@ class PCTStrategy:
         self.prio: dict[int, float] = {}
         self.change_points: dict[int, int] = {}
         self.step = 0
+        self.low = 0.0
+        self.rt = None
 
     def begin(self, rt) -> None:
+        """Start a run: learn k from the previous run, draw new change points."""
         if self.step > self.k:
             self.k = self.step
         self.step = 0
         self.prio = {}
-        # priorities of change points: depth-2 ... 0, all below initial ones (>= depth)
+        self.low = 0.0
+        self.rt = rt
         points = self.rng.sample(range(1, self.k + 1), min(self.depth - 1, self.k))
         self.change_points = {p: self.depth - 2 - i for i, p in enumerate(sorted(points))}
+        assert all(0 <= v < self.depth for v in self.change_points.values())
 
     def _priority(self, g) -> float:
         p = self.prio.get(g.gid)
@@ -45,19 +59,35 @@ class PCTStrategy:
             p = self.prio[g.gid] = self.depth + self.rng.random()
         return p
 
-    def pick(self, runnable, current, timer: bool) -> int:
+    def _choose(self, runnable, current, timer: bool) -> int:
         self.step += 1
         if timer and self.rng.random() < self.timer_p:
             return len(runnable)
         low = self.change_points.get(self.step)
-        if low is not None and current is not None:
-            self.prio[current.gid] = low
-        best, best_p = 0, -1.0
+        if low is not None:
+            running = current if current is not None else getattr(self.rt, "cur", None)
+            if running is not None:
+                self.prio[running.gid] = low
+        best, best_p = 0, -float("inf")
         for i, g in enumerate(runnable):
             p = self._priority(g)
             if p > best_p:
                 best, best_p = i, p
         return best
 
+    def pick(self, runnable, current, timer: bool) -> int:
+        """The highest-priority runnable goroutine (or, with probability ``timer_p``, the timer)."""
+        return self._choose(runnable, current, timer)
+
+    def pick_yield(self, runnable, current, timer: bool) -> int:
+        """At ``gosched``: the yielding goroutine first drops below every priority."""
+        if current is not None:
+            for g in runnable:
+                self._priority(g)
+            self.low = min(self.low, min(self.prio.values())) - 1.0
+            self.prio[current.gid] = self.low
+        return self._choose(runnable, current, timer)
+
     def pick_index(self, n: int, what: str) -> int:
+        """Uniform in [0, n)."""
         return self.rng.randrange(n)

@@ -15,13 +15,15 @@ class RandomStrategy:
         self.timer_weight = timer_weight
 
     def begin(self, rt) -> None:
-        pass
+        """Nothing to reset: the random stream continues across runs."""
 
     def pick(self, runnable, current, timer: bool) -> int:
+        """Uniform over the runnable goroutines, plus the timer with weight ``timer_weight``."""
         n = len(runnable)
         if timer and self.rng.random() * (n + self.timer_weight) >= n:
             return n
         return self.rng.randrange(n)
 
     def pick_index(self, n: int, what: str) -> int:
+        """Uniform in [0, n)."""
         return self.rng.randrange(n)

@@ -12,6 +12,7 @@ class RecordingStrategy:
     """Wrap ``inner``; ``recorded`` holds one byte per decision (needs fewer than 256 options)."""
 
     def __init__(self, inner):
+        """Wrap strategy ``inner``; ``recorded`` restarts at every ``begin``."""
         self.inner = inner
         self.recorded = bytearray()
 
@@ -24,6 +25,12 @@ class RecordingStrategy:
         self.recorded.append(i)
         return i
 
+    def pick_yield(self, runnable, current, timer: bool) -> int:
+        inner = getattr(self.inner, "pick_yield", None) or self.inner.pick
+        i = inner(runnable, current, timer)
+        self.recorded.append(i)
+        return i
+
     def pick_index(self, n: int, what: str) -> int:
         i = self.inner.pick_index(n, what)
         self.recorded.append(i)
@@ -31,7 +38,9 @@ class RecordingStrategy:
 
     @property
     def consumed(self) -> int:
+        """Decisions recorded so far (= bytes of the equivalent bytes input)."""
         return len(self.recorded)
 
     def preemption_edits(self) -> list:
+        """Always empty (the farm minimizes the bytes reproducer instead)."""
         return []

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from fuzzfarm.gosim.failures import SchedulingError
 
-from .base import stay_index
+from .base import next_index, stay_index
 
 
 class ReplayStrategy:
+    """Replay ``decisions`` (``RunReport.decisions``). Raises SchedulingError on divergence."""
+
     def __init__(self, decisions: list[int], allow_incomplete: bool = False):
         self.decisions = list(decisions)
         self.i = 0
         self.allow_incomplete = allow_incomplete
 
     def begin(self, rt) -> None:
+        """Rewind: every run replays the list from its start."""
         self.i = 0
 
     def _next(self, what: str) -> int | None:
@@ -33,9 +36,17 @@ class ReplayStrategy:
         return v
 
     def pick(self, runnable, current, timer: bool) -> int:
+        """The recorded goroutine (or timer). Raises SchedulingError if it does not fit."""
+        return self._pick(runnable, current, timer, stay_index)
+
+    def pick_yield(self, runnable, current, timer: bool) -> int:
+        """As ``pick``; past the end of an incomplete list, round robin (the bytes default)."""
+        return self._pick(runnable, current, timer, next_index)
+
+    def _pick(self, runnable, current, timer: bool, default) -> int:
         v = self._next("goroutine")
         if v is None:
-            return stay_index(runnable, current)
+            return default(runnable, current)
         if v < 0:
             raise SchedulingError(f"decision {self.i - 1}: expected a goroutine choice, recorded a data choice {-v - 1}")
         if v == 0:
@@ -49,6 +60,7 @@ class ReplayStrategy:
                               f"{[g.gid for g in runnable]}")
 
     def pick_index(self, n: int, what: str) -> int:
+        """The recorded data choice. Raises SchedulingError if it does not fit."""
         v = self._next(what)
         if v is None:
             return 0
