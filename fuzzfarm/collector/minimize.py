@@ -128,9 +128,45 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
             out = {"harness": name, "failed": True, "kind": "oom", "exc_class": "MemoryError", "crash_state": []}
         out = classify(out)
         return Probe(out["signature"], out.get("preemptions", 0),
-                     tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0))
+                     tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0),
+                     tuple(out.get("decisions", ())))
 
     return test
+
+
+def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes):
+    from fuzzfarm.engine.guard import RunTimeout, wall_limit
+    from fuzzfarm.harness import schedule_from
+
+    try:
+        with wall_limit(timeout_s), schedule_from(strategy):
+            return mod.execute(data, variant).as_bytes_input(data)
+    except (RunTimeout, MemoryError, Exception):  # noqa: BLE001 - a bad candidate is just rejected
+        return data
+
+
+def _bounded(mod, variant: str, timeout_s: float):
+    """``bounded(data, overrides)`` for the shrinker (see ``strategies.guided.BoundedStrategy``)."""
+    from fuzzfarm.strategies.guided import BoundedStrategy
+
+    def bounded(data: bytes, overrides):
+        strategy = BoundedStrategy(overrides)
+        return _run_with(mod, variant, timeout_s, strategy, data), strategy.points
+
+    return bounded
+
+
+def _guide(mod, variant: str, timeout_s: float):
+    """``guide(data, decisions, drop)`` for the shrinker: run ``data``'s events with the
+    schedule following ``decisions`` by identity, preemption ``drop`` refused; return the
+    equivalent bytes input and the run's preemption points."""
+    from fuzzfarm.strategies.guided import GuidedStrategy
+
+    def guide(data: bytes, decisions, drop):
+        strategy = GuidedStrategy(decisions, drop)
+        return _run_with(mod, variant, timeout_s, strategy, data), strategy.preemptions_at
+
+    return guide
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         data = f.read()
     best_path = os.path.join(a.out, "best")
     shrinker = Shrinker(_prober(mod, a.harness, a.variant, a.timeout), data, a.expect, max_runs=a.max_runs,
-                        budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d))
+                        budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d),
+                        guide=_guide(mod, a.variant, a.timeout), bounded=_bounded(mod, a.variant, a.timeout))
     reason = shrinker.run()
     result = {
         "stopped": reason.describe(max_runs=a.max_runs, budget_s=a.budget),

@@ -37,6 +37,7 @@ class Probe:
     preemptions: int = 0
     edits: tuple[tuple[int, int], ...] = ()  # (offset, byte) turning a preemption into "stay"
     consumed: int = 0  # offset after the last schedule byte read
+    decisions: tuple[int, ...] = ()  # the recorded schedule (gosim RunReport.decisions)
 
 
 class ExitReason(enum.Enum):
@@ -61,8 +62,17 @@ MIN_VALUES = (0, 1, 2, 3)
 class Shrinker:
     def __init__(self, test: Callable[[bytes], Probe], initial: bytes, expected: str, *,
                  max_runs: int = 20_000, budget_s: float | None = None,
-                 on_improve: Callable[[bytes, Probe], None] | None = None):
+                 on_improve: Callable[[bytes, Probe], None] | None = None,
+                 guide: "Callable[[bytes, tuple, int | None], tuple[bytes, list[int]]] | None" = None,
+                 bounded: "Callable[[bytes, dict], tuple[bytes, list]] | None" = None):
         self.test = test
+        # guide(data, decisions, drop) -> (bytes input following ``decisions`` by goroutine
+        # identity with preemption ``drop`` refused, preemption decision indices of that run)
+        self.guide = guide
+        # bounded(data, overrides) -> (bytes input of ``data``'s events under the
+        # no-preemption schedule with ``overrides``, that run's decision points)
+        self.bounded = bounded
+        self._bounded_done = False
         self.expected = expected
         self.max_runs = max_runs
         self.budget_s = budget_s
@@ -176,6 +186,54 @@ class Shrinker:
             if not self.consider(self._apply(self.best, [self.best_probe.edits[i]])):
                 i += 1
 
+    def _guided(self, drop):
+        if self.runs >= self.max_runs:
+            raise StopShrinking(ExitReason.max_runs)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise StopShrinking(ExitReason.wall)
+        self.runs += 1
+        return self.guide(self.best, self.best_probe.decisions, drop)
+
+    def bounded_search(self) -> None:
+        """Look for a schedule with at most one preemption or timer firing (CHESS-style
+        preemption bounding), enumerating one deviation from the no-preemption schedule at
+        every decision point of that schedule. Runs once per shrink (it does not depend on
+        the current best's schedule, only on its events)."""
+        if self.bounded is None or self._bounded_done or self.best_probe.preemptions <= 1:
+            return
+        self._bounded_done = True
+        candidate, points = self._bounded({})
+        if self.consider(candidate):
+            return
+        for at, cur, gids, timer in points[:self.BOUND_POINTS]:
+            options = [g for g in gids if g != cur] + ([0] if timer else [])
+            for choice in options:
+                candidate, _ = self._bounded({at: choice})
+                if self.consider(candidate) and self.best_probe.preemptions <= 1:
+                    return
+
+    BOUND_POINTS = 200
+
+    def _bounded(self, overrides):
+        if self.runs >= self.max_runs:
+            raise StopShrinking(ExitReason.max_runs)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise StopShrinking(ExitReason.wall)
+        self.runs += 1
+        return self.bounded(self.best, overrides)
+
+    def drop_preemptions_guided(self) -> None:
+        """Refuse one preemption at a time while following the rest of the schedule by
+        goroutine identity (see ``strategies.guided``); later preemptions first."""
+        if self.guide is None or not self.best_probe.decisions:
+            return
+        _, points = self._guided(None)
+        for at in reversed(points):
+            if at >= len(self.best_probe.decisions):
+                continue
+            candidate, _ = self._guided(at)
+            self.consider(candidate)
+
     # -- driving
     def fixate(self, passes) -> None:
         while True:
@@ -195,8 +253,8 @@ class Shrinker:
            none to spare, so its preemptions cannot be rewritten away);
         the smaller of 2 and 3 by the schedule key wins.
         """
-        schedule_passes = [self.cut_schedule, self.drop_preemptions, self.delete_chunks, self.zero_chunks,
-                           self.lower_bytes]
+        schedule_passes = [self.bounded_search, self.cut_schedule, self.drop_preemptions_guided, self.drop_preemptions,
+                           self.delete_chunks, self.zero_chunks, self.lower_bytes]
         try:
             self.initial_probe = self.best_probe = self.probe(self.best)
             if self.best_probe.signature != self.expected:

@@ -1,0 +1,63 @@
+"""Schedule minimization by goroutine identity: the guided and preemption-bounded passes take
+a random-walk interleaving of the prow seed bug down to the one or two preemptions the bug
+needs, where byte rewrites alone stall (each rewrite shifts how later schedule bytes read)."""
+
+import random
+
+import pytest
+
+from fuzzfarm import harness as H
+from fuzzfarm.collector import minimize
+from fuzzfarm.collector.signature import classify
+from fuzzfarm.runone import outcome
+from fuzzfarm.strategies import RandomStrategy
+from fuzzfarm.strategies.guided import BoundedStrategy, GuidedStrategy
+
+
+def _walk_until(mod, kind: str, top: str = "default_opts", tries: int = 3000):
+    rng = random.Random(7)
+    for i in range(tries):
+        events = bytes(rng.randrange(256) for _ in range(64))
+        with H.schedule_from(RandomStrategy(i)):
+            ex = mod.execute(events, "buggy")
+        f = ex.failure
+        if f is not None and f.kind == kind and f.crash_state[:1] == [top] and ex.report.preemptions >= 4:
+            return ex.as_bytes_input(events)
+    pytest.fail(f"no {kind} at {top} with >= 4 preemptions in {tries} random walks")
+
+
+def test_guided_strategy_follows_identity_and_refuses_one_preemption():
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map iteration and map write")
+    base = mod.execute(data, "buggy")
+    follow = GuidedStrategy(base.report.decisions)
+    with H.schedule_from(follow):
+        again = mod.execute(data, "buggy")
+    assert again.report.decisions == base.report.decisions  # identity replay is exact
+    assert len(follow.preemptions_at) == base.report.preemptions
+    drop = GuidedStrategy(base.report.decisions, drop=follow.preemptions_at[-1])
+    with H.schedule_from(drop):
+        fewer = mod.execute(data, "buggy")
+    assert fewer.report.decisions != base.report.decisions
+
+
+def test_bounded_strategy_without_overrides_is_the_no_preemption_schedule():
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map iteration and map write")
+    strategy = BoundedStrategy()
+    with H.schedule_from(strategy):
+        ex = mod.execute(data, "buggy")
+    assert ex.report.preemptions == 0
+    assert strategy.points, "decision points are listed for enumerating overrides"
+
+
+def test_minimize_reaches_few_preemptions_on_the_prow_seed_bug():
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map iteration and map write")
+    out = classify(outcome("cluster-builder", "buggy", data))
+    assert out["kind"] == "concurrent map iteration and map write" and out["crash_state"][0] == "default_opts"
+    m = minimize("cluster-builder", "buggy", data, expected_signature=out["signature"], budget_s=60)
+    assert m.signature == out["signature"]
+    assert m.preemptions_before >= 4
+    # T3 needs one preemption: G1 inside its write, G2 takes an iteration step.
+    assert m.preemptions_after <= 1, (m.preemptions_before, m.preemptions_after, m.stopped)
