@@ -267,6 +267,18 @@ class Store:
     def is_intaken(self, cid: str, sha: str) -> bool:
         return bool(self.r.sismember(P + f"campaign:{cid}:intaken", sha))
 
+    def pending_intakes(self, cid: str, job: int | None = None) -> list[str]:
+        """sha256 of the crash inputs campaign ``cid`` reported (first reported by job ``job``,
+        when given) whose intake has not finished."""
+        shas = sorted(self.r.sdiff(P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken"))
+        camp = self.campaign(cid)
+        if job is None or not shas or camp is None:
+            return shas
+        pipe = self.r.pipeline()
+        for sha in shas:
+            pipe.hget(self._crash_key(camp["harness"], camp["variant"], sha), "job")
+        return [sha for sha, j in zip(shas, pipe.execute()) if j is not None and int(j) == int(job)]
+
     # ---- buckets ---------------------------------------------------------------------------
     def create_or_join_bucket(self, *, harness: str, variant: str, signature: str, input_sha256: str,
                               fields: dict) -> tuple[str, bool, bool, int]:

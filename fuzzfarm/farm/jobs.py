@@ -88,8 +88,16 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     execs_base = int(job.get("execs_base", 0) or 0)
     remaining = float(spec["duration_s"]) - elapsed_base
     slice_s = max(1.0, min(remaining, config.MAX_SLICE_S))
-    st.update_job(cid, n, state=S.JOB_RUNNING, worker=worker, slice=k, execs=0, elapsed_s=0,
+    # The previous delivery of this very slice died mid-run (worker killed): crashes it kept may
+    # never have had their intake enqueued (killed in between). Enqueue those again (intake is
+    # idempotent), or they would never be triaged and the campaign never settle.
+    redelivered = job.get("state") == S.JOB_RUNNING and job.get("slice_started") == k
+    st.update_job(cid, n, state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0,
                   **({"started": time.time()} if k == 0 else {}))
+    if redelivered:
+        for sha in st.pending_intakes(cid, n):
+            log.warning("job %s/%s slice %s: redelivered; re-enqueueing the intake of crash %s", cid, n, k, sha[:12])
+            enqueue_intake(cid, harness, variant, sha)
 
     def on_crash(rep) -> None:
         sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)

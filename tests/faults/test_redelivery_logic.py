@@ -1,0 +1,75 @@
+"""Task logic of a redelivered fuzz slice (real Redis, engine stand-in): a worker killed between
+keeping a crash and enqueueing its intake loses nothing, and a duplicate of a finished slice
+changes no count."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from fuzzfarm import harness as H
+from fuzzfarm.engine import CrashReport, JobResult, JobStats
+from fuzzfarm.farm import jobs
+
+
+class Killed(BaseException):
+    """The pool process dies (SIGKILL) at this point."""
+
+
+def _engine(crash: bytes | None = None, execs: int = 100):
+    def run_fuzz_job(*, on_crash, on_stats, **kw):
+        if crash is not None:
+            on_crash(CrashReport(data=crash, artifact="crash", log_tail=""))
+        return JobResult(stats=JobStats(execs=execs, crashes=int(crash is not None), elapsed_s=1.0),
+                         new_corpus=[b"seed"], crashes=int(crash is not None), restarts=0)
+    return types.SimpleNamespace(run_fuzz_job=run_fuzz_job)
+
+
+@pytest.fixture
+def camp(store):
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 2.0, "harness_hash": H.get("checker").source_hash(),
+                                 "version": "0"})
+    return cid, jobs.job_spec(cid, 0, store.campaign(cid))
+
+
+def test_killed_between_keeping_a_crash_and_enqueueing_its_intake(store, camp):
+    cid, spec = camp
+
+    def dies(*a):
+        raise Killed()
+
+    with pytest.raises(Killed):
+        jobs.run_slice(store, spec, enqueue_intake=dies, enqueue_next=lambda *a: None, engine=_engine(b"CRASH"))
+    assert store.r.scard(f"fuzzfarm:campaign:{cid}:crashes") == 1  # kept before the kill
+    queued = []
+    # the redelivered slice happens not to find that input again
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: queued.append(a), enqueue_next=lambda *a: None,
+                          engine=_engine(None)) == "done"
+    assert [q[3] for q in queued] == store.pending_intakes(cid) and len(queued) == 1
+
+
+def test_first_delivery_of_a_later_slice_is_not_a_redelivery(store, camp):
+    cid, spec = camp
+    store.report_crash(cid, 0, "checker", "buggy", b"X")  # pending, e.g. queued for intake right now
+    queued, nxt = [], []
+    spec = {**spec, "duration_s": 3 * 600.0}
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: queued.append(a),
+                          enqueue_next=lambda s, d: nxt.append(s), engine=_engine(None)) == "next"
+    assert jobs.run_slice(store, nxt[0], enqueue_intake=lambda *a: queued.append(a),
+                          enqueue_next=lambda s, d: nxt.append(s), engine=_engine(None)) == "next"
+    assert queued == []
+
+
+def test_duplicate_of_a_finished_slice_changes_no_count(store, camp):
+    cid, spec = camp
+    queued = []
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: queued.append(a), enqueue_next=lambda *a: None,
+                          engine=_engine(b"CRASH", execs=1234)) == "done"
+    before = (store.job(cid, 0), store.campaign_summary(cid))
+    for _ in range(2):
+        assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: queued.append(a),
+                              enqueue_next=lambda *a: None, engine=_engine(b"CRASH2", execs=99)) == "skipped"
+    assert (store.job(cid, 0), store.campaign_summary(cid)) == before
+    assert len(queued) == 1 and before[1]["execs"] == 1234 and before[1]["crashes"] == 1
