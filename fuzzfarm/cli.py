@@ -34,8 +34,11 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Fuzz ports of Go concurrency bugs on a Celery farm; download minimized, verified reproducers.")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+if not out.is_terminal and "COLUMNS" not in os.environ:
+    out.width = 200  # piped into a file or another program: do not squeeze tables to 80 columns
 
 EXIT_ERROR = 2
+ID_COLUMNS = ("name", "campaign", "bucket", "job")  # never wrapped: people copy them
 STRATEGIES = ("bytes", "random", "pct")
 _state: dict = {"redis": None}
 
@@ -135,7 +138,7 @@ def harnesses(as_json: bool = typer.Option(False, "--json", help="JSON instead o
         return _print_json(rows)
     t = Table(title="installed harnesses")
     for c in ("name", "variants", "source hash", "description"):
-        t.add_column(c)
+        t.add_column(c, no_wrap=c in ID_COLUMNS)
     for r in rows:
         t.add_row(r["name"], ", ".join(r["variants"]), (r.get("source_hash") or "")[:12],
                   r.get("description") or f"[red]{r.get('error')}[/red]")
@@ -267,7 +270,7 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
                   f"corpus {s['corpus_size']}")
         t = Table()
         for c in ("job", "state", "slice", "execs", "exec/s", "cov", "crashes", "worker", "error"):
-            t.add_column(c)
+            t.add_column(c, no_wrap=c in ID_COLUMNS)
         for j in jobs:
             t.add_row(str(j.get("job")), str(j.get("state")), str(j.get("slice", 0)),
                       f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
@@ -281,7 +284,7 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
     t = Table(title="campaigns")
     for c in ("campaign", "harness", "variant", "strategy", "status", "jobs done", "execs", "crashes", "buckets",
               "first repro"):
-        t.add_column(c)
+        t.add_column(c, no_wrap=c in ID_COLUMNS)
     for s in rows:
         t.add_row(s["id"], s["harness"], s["variant"], s["strategy"], _phase(s), f"{s['jobs_done']}/{s['jobs']}",
                   f"{s['execs']:,}", str(s["crashes"]), str(s["buckets"]),
@@ -316,7 +319,7 @@ def print_buckets(st, campaign: str | None = None, console: Console = out) -> No
     rows = bucket_rows(st, campaign)
     t = Table(title=f"buckets{' of ' + campaign if campaign else ''}")
     for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed"):
-        t.add_column(c)
+        t.add_column(c, no_wrap=c in ID_COLUMNS)
     for r in rows:
         size = f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "") else f"{r.get('original_size')}"
         pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
