@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import sys
 
+from greenlet import getcurrent
+
 from .failures import is_project_file, sanitize
 
 
@@ -55,8 +57,11 @@ class Trace:
         ``gid`` defaults to the running goroutine (0 when the scheduler itself acts)."""
         if gid is None:
             gid = rt.cur.gid if rt.cur is not None else 0
+        # The scheduler's own events (gid 0) and anything done from the root greenlet have no
+        # project site: the root's stack is whoever called gosim.run, which varies.
+        site = "" if gid == 0 or getcurrent() is rt.root else _site()
         self.events.append(Event(rt.steps, len(rt.decisions), rt.now, gid, kind,
-                                 "" if detail is None else sanitize(str(detail)), _site()))
+                                 "" if detail is None else sanitize(str(detail)), site))
 
     def mark_preemption(self, rt, cur, nxt) -> None:
         """Record that the schedule switched away from ``cur`` (still runnable) to ``nxt``."""
