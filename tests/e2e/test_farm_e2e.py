@@ -95,8 +95,10 @@ def test_buggy_campaign_finds_the_seed_bug_minimized_verified_fix_checked(campai
     assert seed, f"no seed-bug bucket for {harness}: {buckets}"
     for b in seed:
         assert b["state"] == "done", b
-        assert 0 < b["minimized_size"] <= b["original_size"], b
-        assert b["preemptions_after"] <= b["preemptions_before"], b
+        # smaller: fewer preemptions, or as many with fewer bytes (the collector's order; re-encoding
+        # a schedule with fewer preemptions may take a few more bytes)
+        assert b["minimized_size"] > 0 and b["preemptions_after"] <= b["preemptions_before"], b
+        assert (b["preemptions_after"] < b["preemptions_before"] or b["minimized_size"] <= b["original_size"]), b
         assert b["reproducible"] is True and b["verify_ok"] == b["verify_n"] == 10, b
         assert b["fix_variant"] == "fixed" and b["fixed"] is True, b
         assert b["count"] >= 1
