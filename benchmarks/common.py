@@ -85,12 +85,12 @@ class Profile:
 
 PROFILES = {
     "quick": Profile(
-        name="quick", seeds=(1, 2, 3), bytes_seeds=(1, 2), bytes_max_s=20, bytes_max_runs=50_000,
-        walk_max_s=3, walk_max_runs=20_000, fixed_s=3,
-        stress_seeds=(1,), stress_s=3, stress_tune_s=0.6,
-        throughput_s=5, scaling_s=6,
-        e2e_duration_s=25, e2e_timeout_s=100, e2e_jobs=2, e2e_minimize_budget_s=8, e2e_verify_runs=3,
-        min_inputs=1, min_budget_s=8),
+        name="quick", seeds=(1, 2, 3), bytes_seeds=(1,), bytes_max_s=15, bytes_max_runs=50_000,
+        walk_max_s=2, walk_max_runs=20_000, fixed_s=1.5,
+        stress_seeds=(1,), stress_s=2, stress_tune_s=0.3,
+        throughput_s=3, scaling_s=4,
+        e2e_duration_s=10, e2e_timeout_s=150, e2e_jobs=1, e2e_minimize_budget_s=5, e2e_verify_runs=2,
+        min_inputs=1, min_budget_s=5),
     "full": Profile(
         name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=60,
         bytes_max_runs=200_000, walk_max_s=15, walk_max_runs=100_000, fixed_s=12,
@@ -298,6 +298,7 @@ class CPUSampler:
         self.info: dict[int, dict] = {}   # pid -> {cat, ppid, cpu, ccpu, cpu0, ccpu0, gone}
         self._stop = threading.Event()
         self._th: threading.Thread | None = None
+        self._first = True
 
     def add_root(self, pid: int, category: str) -> None:
         self.roots[pid] = category
@@ -317,14 +318,16 @@ class CPUSampler:
             if rec is None:
                 if ppid is not None:
                     cat = self.classify(_cmdline(pid), cat)
-                rec = self.info[pid] = {"cat": cat, "ppid": st[0], "cpu0": st[1], "ccpu0": st[2],
-                                        "new": ppid is not None}
+                new = not self._first  # born after the first sample: all of its CPU is ours
+                rec = self.info[pid] = {"cat": cat, "ppid": st[0], "cpu0": 0.0 if new else st[1],
+                                        "ccpu0": 0.0 if new else st[2], "new": new, "cmd": _cmdline(pid)[:120]}
             rec["cpu"], rec["ccpu"] = st[1], st[2]
             for k in kids.get(pid, ()):
                 stack.append((k, pid, rec["cat"]))
         for pid, rec in self.info.items():
             if pid not in seen:
                 rec["gone"] = True
+        self._first = False
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -344,14 +347,13 @@ class CPUSampler:
         return self.totals()
 
     def totals(self) -> dict[str, float]:
-        """CPU seconds per category since the first sample (processes born later: all of it)."""
+        """CPU seconds per category since the first sample."""
         out: dict[str, float] = {}
         for pid, rec in self.info.items():
-            own = rec["cpu"] - (0.0 if rec["new"] else rec["cpu0"])
-            # children waited for by this process, minus those we saw ourselves
-            waited = rec["ccpu"] - (0.0 if rec["new"] else rec["ccpu0"])
-            seen_kids = sum(r["cpu"] + r["ccpu"] for p, r in self.info.items()
-                            if r["ppid"] == pid and r.get("gone") and r["new"])
+            own = rec["cpu"] - rec["cpu0"]
+            # CPU of children this process waited for, minus the children we counted ourselves
+            waited = rec["ccpu"] - rec["ccpu0"]
+            seen_kids = sum(r["cpu"] + r["ccpu"] for r in self.info.values() if r["ppid"] == pid and r.get("gone"))
             out[rec["cat"]] = out.get(rec["cat"], 0.0) + own + max(0.0, waited - seen_kids)
         return {k: round(v, 3) for k, v in out.items()}
 

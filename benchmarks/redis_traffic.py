@@ -1,0 +1,102 @@
+"""Redis traffic: commands per second per worker during a campaign, from ``INFO commandstats``,
+and what that means for the number of workers one Redis can serve.
+
+    python -m benchmarks.redis_traffic [--quick] [--json] [--harness NAME]
+
+The campaigns are ``farm_scaling``'s (a steady fixed-variant campaign on 1 and 2 fuzz worker
+processes; run standalone, this runs them) and, when run by the suite, ``end_to_end``'s
+(a buggy campaign: crash intake, minimization, verification, artifacts). Snapshots of
+``INFO commandstats`` are taken right before the submit and right after the campaign settles;
+the benchmark's own polling commands are counted client-side and subtracted.
+
+Workers per Redis, two estimates from the same run, the smaller one is quoted:
+* CPU: redis-server's CPU seconds (from /proc) per wall second per fuzz worker process; one
+  Redis kept at half a core serves 0.5 / that many workers;
+* commands: half of the simple-command throughput ``redis-benchmark`` measures against the same
+  server on this machine, divided by the commands/s one worker sends.
+"""
+
+from __future__ import annotations
+
+import time
+
+from benchmarks import common as C
+
+
+def _campaign(label: str, redis_data: dict, capacity: dict | None) -> dict:
+    cmds = redis_data["commands"]
+    wall = max(1e-9, redis_data["wall_s"])
+    workers = max(1, int(redis_data["workers"]))
+    calls = sum(v["calls"] for v in cmds.values())
+    usec = sum(v["usec"] for v in cmds.values())
+    per_worker = calls / wall / workers
+    cpu_per_worker = redis_data.get("cpu_s", 0.0) / wall / workers
+    est = {}
+    if cpu_per_worker > 0:
+        est["by_cpu"] = 0.5 / cpu_per_worker
+    if capacity and capacity.get("available") and per_worker > 0:
+        est["by_commands"] = 0.5 * capacity["mean_rps"] / per_worker
+    top = sorted(cmds.items(), key=lambda kv: -kv[1]["calls"])[:6]
+    return {"campaign": label, "workers": workers, "wall_s": redis_data["wall_s"], "calls": calls,
+            "commands_per_s": calls / wall, "commands_per_s_per_worker": per_worker,
+            "commandstats_usec_per_s": usec / wall, "redis_cpu_s": redis_data.get("cpu_s", 0.0),
+            "redis_cpu_per_worker": cpu_per_worker, "workers_per_redis": est,
+            "workers_per_redis_quoted": min(est.values()) if est else None,
+            "top_commands": [[k, v["calls"]] for k, v in top], "commands": cmds}
+
+
+def analyse(scaling: dict, e2e: dict | None = None) -> dict:
+    out = []
+    capacity = None
+    for f in scaling.get("farms", []):
+        capacity = f["redis"].get("capacity") or capacity
+    for f in scaling.get("farms", []):
+        out.append(_campaign(f"{scaling['harness']}/{scaling['variant']} bytes, {f['c']} fuzz worker process(es), "
+                             f"{scaling['seconds']:g} s", f["redis"], capacity))
+    for h in (e2e or {}).get("harnesses", []):
+        if h.get("redis"):
+            out.append(_campaign(f"{h['harness']}/{h['variant']} {h['strategy']} end to end, {h['jobs']} fuzz worker "
+                                 f"process(es)", h["redis"], capacity))
+    return {"campaigns": out, "capacity": capacity}
+
+
+def rows(data: dict) -> list[list[str]]:
+    out = []
+    cap = data.get("capacity")
+    for c in data["campaigns"]:
+        top = ", ".join(f"{k} {v}" for k, v in c["top_commands"][:4])
+        out.append([c["campaign"], "Redis commands/s per worker",
+                    f"{C.fmt_num(c['commands_per_s_per_worker'])} ({C.fmt_num(c['calls'])} calls in {c['wall_s']:g} s; "
+                    f"top: {top})"])
+        est = c["workers_per_redis"]
+        parts = []
+        if "by_cpu" in est:
+            parts.append(f"{C.fmt_num(est['by_cpu'])} by Redis CPU ({1000 * c['redis_cpu_per_worker']:.2g} ms/s per worker)")
+        if "by_commands" in est:
+            parts.append(f"{C.fmt_num(est['by_commands'])} by commands")
+        out.append([c["campaign"], "workers per Redis (at 50% of a core)", "; ".join(parts) or "-"])
+    if cap and cap.get("available"):
+        out.append(["redis-server on this machine", "redis-benchmark throughput",
+                    ", ".join(f"{k} {C.fmt_num(v)}/s" for k, v in cap["rps"].items())])
+    return out
+
+
+def run(prof: C.Profile, only=None, log=None, scaling: dict | None = None, e2e: dict | None = None) -> dict:
+    t0 = time.monotonic()
+    notes = []
+    if scaling is None:
+        from benchmarks import farm_scaling
+        specs, notes = C.harnesses(only)
+        scaling = farm_scaling.measure(prof, specs, log)
+        notes.append("campaigns: farm_scaling's, run just before in this process")
+    data = analyse(scaling, e2e)
+    settings = {"snapshots": "INFO commandstats before the submit and after the campaign settled",
+                "subtracted": "the benchmark's own polling commands (counted client-side)",
+                "capacity": "redis-benchmark -c 10 -t set,get,hset,lpush against the same server"}
+    notes.append("commands/s per worker include the collector's commands of that campaign; a fleet's Redis "
+                 "also serves `fuzzfarm status` polling, not counted here")
+    return C.section("redis_traffic", "Redis traffic", prof, settings, rows(data), data, notes, t0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(C.standalone("redis_traffic", __doc__, run))

@@ -1,0 +1,91 @@
+"""The benchmark suite cannot rot: run it once with the quick profile (issue 7) and check the
+JSON it prints: every section present and not failed, the table's shape, and that both seed
+bugs were found (by time_to_bug and end to end through the farm). Timings are not checked:
+they are figures, not assertions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fuzzfarm.farm.embedded import redis_server_binary
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic"}
+SEED_BUGS = {"checker", "cluster-builder"}
+
+
+@pytest.fixture(scope="module")
+def suite():
+    if redis_server_binary() is None:
+        if os.environ.get("FUZZFARM_REQUIRE_REDIS") == "1":
+            pytest.fail("redis-server is not installed (FUZZFARM_REQUIRE_REDIS=1): run scripts/setup")
+        pytest.skip("redis-server is not installed; scripts/test installs it")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc"], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=1500)
+    assert p.stdout.strip().startswith("{"), f"no JSON (rc {p.returncode}); stderr tail:\n{p.stderr[-3000:]}"
+    out = json.loads(p.stdout)
+    failed = [s["section"] for s in out["sections"] if s.get("failed")]
+    assert not failed, f"failed benchmarks {failed}: " + "; ".join(
+        s["data"].get("traceback", "")[-1500:] for s in out["sections"] if s.get("failed"))
+    assert p.returncode == 0, p.stderr[-3000:]
+    return out
+
+
+def _section(out, name):
+    return next(s for s in out["sections"] if s["section"] == name)
+
+
+@pytest.mark.timeout(1800)
+def test_shape(suite):
+    assert {s["section"] for s in suite["sections"]} == SECTIONS
+    for s in suite["sections"]:
+        assert s["quick"] is True and s["profile"] == "quick"
+        assert s["rows"], f"{s['section']} printed no rows"
+        assert all(len(r) == 3 and all(isinstance(c, str) for c in r) for r in s["rows"])
+    assert all(len(r) == 4 for r in suite["table"])
+    m = suite["machine"]
+    for key in ("cpu_model", "nproc", "mem_total_gb", "python", "atheris", "celery", "redis_server"):
+        assert m.get(key) not in (None, ""), key
+    assert suite["command"].startswith("python -m benchmarks --quick")
+
+
+@pytest.mark.timeout(1800)
+def test_seed_bugs_found(suite):
+    ttb = _section(suite, "time_to_bug")["data"]
+    found = {r["harness"] for r in ttb["buggy"] if r["found"] > 0}
+    assert SEED_BUGS <= found, f"seed bugs not found by any strategy: {SEED_BUGS - found}"
+    assert {r["strategy"] for r in ttb["buggy"]} == {"bytes", "random", "pct"}
+    for r in ttb["buggy"]:  # a found bug's reproducer replays as the seed bug
+        assert r["replayed"] == r["found"], r
+    # the fixed variants never show the seed bug
+    assert ttb["fixed"] and all(r["seed_bug_failures"] == 0 and r["runs"] > 0 for r in ttb["fixed"])
+    assert any("confidence" in r for r in ttb["fixed"])
+    e2e = _section(suite, "end_to_end")["data"]["harnesses"]
+    assert {h["harness"] for h in e2e} == SEED_BUGS
+    for h in e2e:
+        assert not h.get("error"), h
+        assert {"bucket", "downloadable", "verified", "replayed"} <= set(h["marks"]), h["marks"]
+        assert h["bucket"]["reproducible"] is True
+
+
+@pytest.mark.timeout(1800)
+def test_other_sections_measured(suite):
+    stress = _section(suite, "stress")["data"]["harnesses"]
+    assert {h["harness"] for h in stress} == SEED_BUGS and all(h["runs"] > 0 for h in stress)
+    tp = _section(suite, "throughput")["data"]
+    assert all(h["atheris"]["execs"] > 0 and h["uninstrumented"]["execs"] > 0 for h in tp["harnesses"])
+    assert "available" in tp["runtime_bench"]
+    mins = _section(suite, "minimization")["data"]["buckets"]
+    assert mins and all(r["same_signature"] and r["size_after"] <= r["size_before"]
+                        for b in mins for r in b["minimized"])
+    sc = _section(suite, "farm_scaling")["data"]
+    assert sc["bare"]["execs"] > 0 and [f["c"] for f in sc["farms"]] == [1, 2]
+    assert all(f["execs"] > 0 and f["status"] == "done" for f in sc["farms"])
+    rt = _section(suite, "redis_traffic")["data"]["campaigns"]
+    assert len(rt) >= 2 and all(c["commands_per_s_per_worker"] > 0 for c in rt)
