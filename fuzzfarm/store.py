@@ -401,6 +401,13 @@ class Store:
         pipe.expire(key, DELIVERY_TTL_S)
         return int(pipe.execute()[0])
 
+    def uncount_delivery(self, task_id: str) -> None:
+        """Undo :meth:`count_delivery` for a delivery handed back on purpose (a worker stopped
+        with SIGQUIT requeues its running tasks): that is no death of a poison pill."""
+        key = P + f"deliveries:{task_id}"
+        if int(self.r.get(key) or 0) > 0:
+            self.r.decr(key)
+
 
 def derive_status(job_states: list[str]) -> str:
     if not job_states or all(s == JOB_QUEUED for s in job_states):

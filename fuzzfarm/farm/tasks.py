@@ -13,6 +13,7 @@ import logging
 import os
 
 import redis
+from celery import signals
 from celery.exceptions import SoftTimeLimitExceeded
 
 from fuzzfarm import store as S
@@ -37,6 +38,39 @@ def _poisoned(task) -> int | None:
     """The delivery count when this message has been delivered too often, else None."""
     n = store().count_delivery(f"{task.request.id}:{task.request.retries}")
     return n if n > config.MAX_DELIVERIES else None
+
+
+# Main process of a worker: the task messages it holds and has not acknowledged yet.
+_in_hand: dict = {}
+
+
+@signals.task_received.connect
+def _track_received(request=None, **_kw) -> None:
+    for tid, req in list(_in_hand.items()):
+        if req.acknowledged:
+            del _in_hand[tid]
+    if request is not None:
+        _in_hand[request.id] = request
+
+
+@signals.worker_shutting_down.connect
+def _requeued_on_shutdown_is_no_death(sig=None, how=None, **_kw) -> None:
+    """A worker stopped on purpose (SIGQUIT, or SIGTERM with REMAP_SIGTERM=SIGQUIT: a fleet
+    restart) hands its running tasks back to the queue (G16). Those deliveries must not count
+    toward the poison-pill limit, or a job interrupted by three restarts would be recorded as
+    failed. Runs in the main process, after the soft shutdown window has passed and the running
+    tasks were cancelled (so Celery's own active set is empty by then: hence ``_in_hand``)."""
+    reqs = [r for r in _in_hand.values() if not r.acknowledged and r.time_start]
+    if not reqs:
+        return
+    try:
+        st = S.Store(redis_url.from_env())
+        for req in reqs:
+            st.uncount_delivery(f"{req.id}:{(req.request_dict or {}).get('retries', 0) or 0}")
+        log.info("%s shutdown: %d running task(s) go back to the queue; not counted as deaths", how, len(reqs))
+    except Exception as e:  # noqa: BLE001 - never get in the way of a shutdown
+        log.warning("could not uncount the deliveries of %d running task(s): %s", len(reqs),
+                    redis_url.mask_text(str(e), redis_url.from_env()))
 
 
 def _died(n: int) -> str:
