@@ -449,32 +449,38 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
     t0 = time.monotonic()
     err.print("fuzzfarm demo: starting " + ("workers" if given else "redis-server and workers") + " ...", markup=False)
     farm = Farm(url, fuzz_concurrency=max(2, jobs * len(DEMO_HARNESSES)), collect_concurrency=2)
+    show = err if as_json else out  # with --json, stdout carries the JSON only
     with farm:
         _state["redis"] = farm.url
         configure(farm.url)
         st = _store(farm.url)
+        started = {"redis_pid": farm.redis.proc.pid if farm.redis else None,
+                   "worker_pids": [w.proc.pid for w in farm.workers]}
         err.print(f"fuzzfarm demo: redis {redis_url.mask(farm.url)}, workers up in {time.monotonic() - t0:.1f} s "
                   f"(logs in {farm.workdir})", markup=False)
         cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY[h]) for h in DEMO_HARNESSES]
-        summaries = wait_campaigns(st, cids, timeout=timeout)
+        wait_campaigns(st, cids, timeout=timeout)
         downloads = []
         for cid in cids:
-            print_buckets(st, cid)
+            print_buckets(st, cid, console=show)
             for bid in st.campaign_bucket_ids(cid):
                 d = os.path.join(output, f"{st.campaign(cid)['harness']}-{bid}")
                 if st.artifact(bid):
                     download_bucket(st, bid, d)
                     downloads.append({"campaign": cid, "bucket": bid, "dir": d})
         for d in downloads:
-            out.print(f"reproducer {d['bucket']} -> {d['dir']}   (fuzzfarm replay {d['dir']})", markup=False)
-        for cid in cids:
-            s = st.campaign_summary(cid)
+            show.print(f"reproducer {d['bucket']} -> {d['dir']}   (fuzzfarm replay {d['dir']})", markup=False)
+        summaries = {cid: st.campaign_summary(cid) for cid in cids}
+        for s in summaries.values():
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
-            out.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
-                      f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
-        if as_json:
-            _print_json({"campaigns": summaries, "buckets": {c: bucket_rows(st, c) for c in cids}, "downloads": downloads})
+            show.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
+                       f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
+        buckets = {c: bucket_rows(st, c) for c in cids}
+        st.r.close()
     err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped", markup=False)
+    if as_json:
+        _print_json({"campaigns": summaries, "buckets": buckets, "downloads": downloads, "started": started,
+                     "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
 def main() -> None:
