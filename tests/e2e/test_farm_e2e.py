@@ -241,3 +241,19 @@ def test_pickled_message_is_refused_never_run(farm, tmp_path):
     with Connection(farm.url) as conn:
         assert conn.default_channel.client.llen("collect") == 0
     assert collector.alive()
+
+
+def test_submit_wait_shows_progress_then_the_buckets(campaigns, cli):
+    p = cli("submit", "checker", "--jobs", "1", "--duration", "3", "--wait", "--timeout", "300",
+            env={"COLUMNS": "250"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    cid = p.stdout.splitlines()[0].strip()
+    assert cli.json("status", cid)["settled"]
+    assert "checker/buggy" in p.stderr and "execs" in p.stderr and "buckets" in p.stderr  # the live progress
+    assert f"buckets of {cid}" in p.stdout and "ObjectChecker.stop" in p.stdout
+
+
+def test_harnesses(cli):
+    rows = {r["name"]: r for r in cli.json("harnesses")}
+    for h in HARNESSES:
+        assert {"buggy", "fixed"} <= set(rows[h]["variants"]) and len(rows[h]["source_hash"]) == 64
