@@ -296,7 +296,8 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
 BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind",
-                 "first_campaign", "created", "done_at", "artifact_at", "error")
+                 "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
+                 "minimize_note", "error")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -448,7 +449,10 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
         _store(url)
     t0 = time.monotonic()
     err.print("fuzzfarm demo: starting " + ("workers" if given else "redis-server and workers") + " ...", markup=False)
-    farm = Farm(url, fuzz_concurrency=max(2, jobs * len(DEMO_HARNESSES)), collect_concurrency=2)
+    # a demo shows results in minutes: minimization gets 30 s per bucket unless the environment says otherwise
+    worker_env = {"FUZZFARM_MINIMIZE_BUDGET_S": os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "30")}
+    farm = Farm(url, fuzz_concurrency=max(2, jobs * len(DEMO_HARNESSES)), collect_concurrency=2,
+                worker_env=worker_env)
     show = err if as_json else out  # with --json, stdout carries the JSON only
     with farm:
         _state["redis"] = farm.url

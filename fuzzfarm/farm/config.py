@@ -32,6 +32,12 @@ TASK_MINIMIZE = "fuzzfarm.minimize"
 TASK_VERIFY = "fuzzfarm.verify"
 TASK_FIX_CHECK = "fuzzfarm.fix_check"
 
+# Message priorities on the Redis transport (0 is served first): crash intake goes ahead of
+# queued minimize/verify/fix-check work, so a new bug's first reproducer is not stuck behind
+# the triage of earlier buckets.
+INTAKE_PRIORITY = 0
+TRIAGE_PRIORITY = 6
+
 
 def _env_float(name: str, default: float) -> float:
     raw = os.environ.get(name)

@@ -85,7 +85,12 @@ def enqueue_fuzz(spec: dict, slice_s: float) -> None:
 
 
 def enqueue_intake(cid: str, harness: str, variant: str, sha: str) -> None:
-    intake.apply_async(args=[cid, harness, variant, sha])
+    intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY)
+
+
+def _enqueue_triage(task):
+    """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes."""
+    return lambda bid: task.apply_async(args=[bid], priority=config.TRIAGE_PRIORITY)
 
 
 def submit_campaign(st: S.Store, spec: dict) -> str:
@@ -131,7 +136,7 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
         st.mark_intaken(cid, sha, None)
         return None
     try:
-        return triage.intake(st, cid, harness, variant, sha, enqueue_triage=minimize.delay)
+        return triage.intake(st, cid, harness, variant, sha, enqueue_triage=_enqueue_triage(minimize))
     except _REDIS_ERRORS:
         raise
     except Exception as e:
@@ -161,13 +166,13 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
 @app.task(name=config.TASK_MINIMIZE, bind=True, **_RETRY)
 def minimize(self, bid: str) -> bool:
     """Minimize a new bucket's input (bytes, then preemptions), keeping its signature."""
-    return _bucket_task(self, bid, triage.minimize, enqueue_next=verify.delay)
+    return _bucket_task(self, bid, triage.minimize, enqueue_next=_enqueue_triage(verify))
 
 
 @app.task(name=config.TASK_VERIFY, bind=True, **_RETRY)
 def verify(self, bid: str) -> bool:
     """Replay the minimized reproducer N times in fresh processes."""
-    return _bucket_task(self, bid, triage.verify, enqueue_next=fix_check.delay)
+    return _bucket_task(self, bid, triage.verify, enqueue_next=_enqueue_triage(fix_check))
 
 
 @app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)

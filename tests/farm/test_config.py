@@ -123,3 +123,21 @@ def test_url_precedence(monkeypatch):
     monkeypatch.setenv(redis_url.ENV, "redis://env:1/0")
     assert redis_url.from_env() == "redis://env:1/0" and redis_url.is_configured()
     assert redis_url.from_env("redis://flag:2/0") == "redis://flag:2/0"
+
+
+def test_intake_is_served_before_queued_triage(redis_server, monkeypatch):
+    """Redis transport priorities: an intake published after a minimize still comes first."""
+    from fuzzfarm.farm import app, configure, tasks
+    from fuzzfarm.store import Store
+    st = Store(redis_server.url)
+    st.r.flushdb()
+    monkeypatch.setenv(redis_url.ENV, redis_server.url)  # restored afterwards
+    configure(redis_server.url)
+    tasks._enqueue_triage(tasks.minimize)("b1")
+    tasks.enqueue_intake("c1", "checker", "buggy", "s" * 64)
+    with app.connection_for_read() as conn:
+        conn.default_channel.basic_qos(prefetch_count=1)
+        first = conn.default_channel.basic_get("collect")
+        second = conn.default_channel.basic_get("collect")
+    assert first.headers["task"] == config.TASK_INTAKE and second.headers["task"] == config.TASK_MINIMIZE
+    assert config.INTAKE_PRIORITY < config.TRIAGE_PRIORITY
