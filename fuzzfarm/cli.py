@@ -171,13 +171,18 @@ def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues", help="Qu
 
 
 # ---- submit / status ------------------------------------------------------------------------
+def _check_usage(jobs: int, strategy: str | None) -> None:
+    """Usage errors, found before Redis is contacted."""
+    if jobs < 1:
+        raise CLIError(f"--jobs must be at least 1, got {jobs}")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise CLIError(f"--strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
+
+
 def _submit(st, harness: str, variant: str, jobs: int, duration_s: float, strategy: str) -> str:
     from fuzzfarm.farm import configure
     from fuzzfarm.farm.tasks import submit_campaign
-    if jobs < 1:
-        raise CLIError(f"--jobs must be at least 1, got {jobs}")
-    if strategy not in STRATEGIES:
-        raise CLIError(f"--strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
+    _check_usage(jobs, strategy)
     from fuzzfarm.engine.target import resolve
     info = H.get(harness)
     bad_variant = resolve(harness).check_variant(variant)
@@ -201,8 +206,7 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
     duration_s = parse_duration(duration)
-    if jobs < 1:
-        raise CLIError(f"--jobs must be at least 1, got {jobs}")
+    _check_usage(jobs, strategy)
     st = _store()
     cid = _submit(st, harness, variant, jobs, duration_s, strategy)
     if not wait:
@@ -441,8 +445,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
     from fuzzfarm.farm import configure, redis_url
     from fuzzfarm.farm.embedded import Farm
     duration_s = parse_duration(duration)
-    if jobs < 1:
-        raise CLIError(f"--jobs must be at least 1, got {jobs}")
+    _check_usage(jobs, strategy)
     given = redis_url.is_configured(_state.get("redis"))
     url = _url() if given else None
     if given:

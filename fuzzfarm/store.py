@@ -264,9 +264,6 @@ class Store:
         pipe.sadd(P + f"campaign:{cid}:intaken", sha)
         pipe.execute()
 
-    def is_intaken(self, cid: str, sha: str) -> bool:
-        return bool(self.r.sismember(P + f"campaign:{cid}:intaken", sha))
-
     def pending_intakes(self, cid: str, job: int | None = None) -> list[str]:
         """sha256 of the crash inputs campaign ``cid`` reported (first reported by job ``job``,
         when given) whose intake has not finished."""

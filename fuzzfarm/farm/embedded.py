@@ -256,14 +256,6 @@ class Farm:
             raise
         return self
 
-    def add_worker(self, queues: list[str], concurrency: int = 1) -> Worker:
-        w = Worker(self.url, queues, concurrency=concurrency, env=self.worker_env,
-                   logfile=os.path.join(self.workdir, f"worker-{'+'.join(queues)}-{len(self.workers)}.log"))
-        w.start()
-        self.workers.append(w)
-        w.wait_ready()
-        return w
-
     def stop(self) -> None:
         for w in self.workers:
             w.quit()
