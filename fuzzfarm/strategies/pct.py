@@ -14,9 +14,12 @@ it starts at ``k_hint`` and becomes the largest step count seen so far. A gorout
 wait for (Shuttle does the same). Timers fire early with probability ``timer_p`` per decision
 (0 keeps time moving only when everything blocks).
 
-Invariants: initial priorities are in (depth, depth + 1); change-point priorities are
-depth-2, depth-3, ..., 0, all distinct and below every initial one; yield priorities are
-below everything else seen so far.
+Invariants: initial priorities are in (depth, depth + 1); the change points' nominal
+priorities are depth-2, depth-3, ..., 0 (``change_points``), all distinct and below every
+initial one. Because a yield may already have pushed some goroutine lower, both a change
+point and a yield assign the next value of one decreasing sequence below everything
+assigned so far: a change point always moves the running goroutine below every other,
+as in the paper.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class PCTStrategy:
             self.k = self.step
         self.step = 0
         self.prio = {}
-        self.low = 0.0
+        self.low = float(self.depth - 1)  # the first change point / yield gets depth - 2
         self.rt = rt
         points = self.rng.sample(range(1, self.k + 1), min(self.depth - 1, self.k))
         self.change_points = {p: self.depth - 2 - i for i, p in enumerate(sorted(points))}
@@ -63,11 +66,10 @@ class PCTStrategy:
         self.step += 1
         if timer and self.rng.random() < self.timer_p:
             return len(runnable)
-        low = self.change_points.get(self.step)
-        if low is not None:
+        if self.step in self.change_points:
             running = current if current is not None else getattr(self.rt, "cur", None)
             if running is not None:
-                self.prio[running.gid] = low
+                self._lowest(running)
         best, best_p = 0, -float("inf")
         for i, g in enumerate(runnable):
             p = self._priority(g)
@@ -79,13 +81,17 @@ class PCTStrategy:
         """The highest-priority runnable goroutine (or, with probability ``timer_p``, the timer)."""
         return self._choose(runnable, current, timer)
 
+    def _lowest(self, g) -> None:
+        """Give ``g`` a priority below every priority assigned so far."""
+        self.low -= 1.0
+        self.prio[g.gid] = self.low
+
     def pick_yield(self, runnable, current, timer: bool) -> int:
         """At ``gosched``: the yielding goroutine first drops below every priority."""
         if current is not None:
             for g in runnable:
                 self._priority(g)
-            self.low = min(self.low, min(self.prio.values())) - 1.0
-            self.prio[current.gid] = self.low
+            self._lowest(current)
         return self._choose(runnable, current, timer)
 
     def pick_index(self, n: int, what: str) -> int:

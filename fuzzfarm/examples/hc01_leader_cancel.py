@@ -1,0 +1,85 @@
+"""HC-01: leader-election stop callback calls a cancel func that was never set.
+
+kubernetes/kubernetes issue #127665 (fix PR #127834, cherry-pick #128340; alternatives in
+PRs #127668 and #127737). The elector ``Run`` (E) defers the "stopped leading" callback and
+spawns S for the "started leading" callback, which derives a child context and stores its
+``cancel``. The stopped callback calls ``cancel`` unconditionally. If the outer context is
+cancelled (T) before S's first step, E leaves its renew loop and the deferred callback calls
+a nil func: Go panics with a nil dereference; here ``TypeError: 'NoneType' object is not
+callable``. Only timing exposes it: S must stay unscheduled while T's sleep timer fires early.
+
+Fixed (the stronger alternative): the cancellable context and its cancel func exist before
+the elector starts, so both callbacks see a valid value.
+"""
+
+from __future__ import annotations
+
+from fuzzfarm import gosim
+
+ID = "HC-01"
+TITLE = "leader-election stop callback calls a nil cancel func"
+SOURCE = "https://github.com/kubernetes/kubernetes/issues/127665 (fix PR #127834)"
+KIND = "goroutine panic"
+KINDS = (KIND,)
+EXC_CLASS = "TypeError"
+DEPTH = 1
+RUN_KW = {"check_leaks": True}
+
+RENEW_PERIOD = 2.0
+TEST_RUNS_FOR = 5.0
+
+
+def _elector_run(ctx, on_started, on_stopped, exited):
+    """``leaderelection.LeaderElector.Run``: defer OnStoppedLeading; acquire; go OnStartedLeading; renew."""
+    try:
+        gosim.gosched()  # acquire the lease (an API round trip)
+        if ctx.err() is not None:
+            return
+        gosim.go(on_started, ctx, name="OnStartedLeading")
+        while True:  # renew loop until the context is done
+            idx, _, _ = gosim.select(gosim.recv_case(ctx.done()), gosim.recv_case(gosim.after(RENEW_PERIOD)))
+            if idx == 0:
+                return
+    finally:
+        on_stopped()
+        exited.close()
+
+
+def _run_controller(ctx):
+    ctx.done().recv()
+
+
+def buggy():
+    state = {"cancel": None}
+    outer, cancel_outer = gosim.with_cancel(gosim.background())
+
+    def on_started(ctx):
+        c, cancel = gosim.with_cancel(ctx)
+        state["cancel"] = cancel
+        _run_controller(c)
+
+    def on_stopped():
+        state["cancel"]()  # nil until on_started ran
+
+    exited = gosim.Chan()
+    gosim.go(_elector_run, outer, on_started, on_stopped, exited, name="elector")
+    gosim.sleep(TEST_RUNS_FOR)  # T: the test cancels the outer context
+    cancel_outer()
+    exited.recv()
+
+
+def fixed():
+    outer, cancel_outer = gosim.with_cancel(gosim.background())
+    ctx, cancel = gosim.with_cancel(outer)  # created before the elector starts
+
+    def on_started(_ctx):
+        _run_controller(ctx)
+
+    def on_stopped():
+        cancel()
+
+    exited = gosim.Chan()
+    gosim.go(_elector_run, outer, on_started, on_stopped, exited, name="elector")
+    gosim.sleep(TEST_RUNS_FOR)
+    cancel_outer()
+    exited.recv()

@@ -1,0 +1,91 @@
+"""HC-10: Envoy Gateway: a WaitGroup used as a one-shot "elected" latch is signalled twice after a reload.
+
+envoyproxy/gateway issue #5065 (also #5253), fixed by PR #5066 (commit 42ae06d3). The server
+config holds ``Elected``, a WaitGroup with ``Add(1)`` done once at construction and reused
+across config reloads. Each provider setup spawns a goroutine that waits for the manager's
+"elected" signal and calls ``Elected.Done()``. After a reload, the second provider's
+goroutine calls ``Done`` again: ``panic: sync: negative WaitGroup counter`` -- if its
+election is observed before the shutdown that follows the reload.
+
+Fixed: each runner setup creates a fresh channel, closed exactly once when elected; waiters
+select on it or on ctx done. Never panics, never leaks, for any number of reloads.
+"""
+
+from __future__ import annotations
+
+from fuzzfarm import gosim
+
+ID = "HC-10"
+TITLE = "Envoy Gateway Elected WaitGroup Done twice after a config reload"
+SOURCE = "https://github.com/envoyproxy/gateway/issues/5065 (fix PR #5066)"
+KIND = "negative WaitGroup counter"
+# Secondary (EXAMPLES.md): the infra runner waits on the WaitGroup with no ctx escape; if the
+# first election is not observed before shutdown it waits forever (main's join: deadlock).
+KINDS = (KIND, "deadlock")
+EXC_CLASS = None
+DEPTH = 2
+RUN_KW = {"check_leaks": True}
+
+FIRST_ELECTION = 0.5
+RELOAD_AT = 1.0
+
+
+def _gateway(latch: bool):
+    def main():
+        ctx, shutdown = gosim.with_cancel(gosim.background())
+        cfg = {"elected_wg": gosim.WaitGroup("cfg.Elected")}
+        cfg["elected_wg"].add(1)  # once, when the config object is built
+        wg = gosim.WaitGroup("runners")
+
+        def setup(election_delay):
+            """Runner setup: a provider whose manager gets elected, and the infra runner."""
+            elected = gosim.Chan(name="elected")  # the manager's "elected" notification
+            if latch:
+                setup_latch = cfg["latch"] = gosim.Chan(name="electedLatch")  # fresh for every setup
+
+            def manager():
+                try:
+                    if election_delay:
+                        gosim.sleep(election_delay)
+                    else:
+                        gosim.gosched()  # already holds the lease: elected right away
+                    elected.close()
+                finally:
+                    wg.done()
+
+            def on_elected():  # E_i
+                try:
+                    idx, _, _ = gosim.select(gosim.recv_case(elected), gosim.recv_case(ctx.done()))
+                    if idx == 0:
+                        if latch:
+                            setup_latch.close()
+                        else:
+                            cfg["elected_wg"].done()
+                finally:
+                    wg.done()
+
+            def infra_runner():  # I
+                try:
+                    if latch:
+                        gosim.select(gosim.recv_case(setup_latch), gosim.recv_case(ctx.done()))
+                    else:
+                        cfg["elected_wg"].wait()
+                finally:
+                    wg.done()
+
+            wg.add(3)
+            gosim.go(manager, name="manager")
+            gosim.go(on_elected, name="electedWatcher")
+            gosim.go(infra_runner, name="infraRunner")
+
+        setup(FIRST_ELECTION)
+        gosim.sleep(RELOAD_AT)  # the first election completes; then the config map changes
+        setup(0)  # reload: the same config object, a new provider
+        shutdown()  # the test ends right after the reload
+        wg.wait()
+
+    return main
+
+
+buggy = _gateway(latch=False)
+fixed = _gateway(latch=True)

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Harness ``examples``: the ten EXAMPLES.md Go concurrency bugs as one fuzz target.
+
+Input layout: byte 0 picks the case (``fuzzfarm.examples.CASE_NAMES[byte % 10]``); every
+byte after it drives the runtime's bytes strategy (which goroutine runs at each scheduling
+point, whether a timer fires early, select cases, map iteration starts). With
+``FUZZFARM_EXAMPLE=hc06`` (a case id or module name) the case is pinned and the whole input
+is the schedule: that is how each case is fuzzed on its own.
+
+Variants: ``buggy`` (before the upstream fix: each case fails under some schedule with the
+kind in its ``KINDS``) and ``fixed`` (must never fail).
+
+    FUZZFARM_VARIANT=buggy python harnesses/examples_race.py -runs=100000 -seed=1
+    FUZZFARM_EXAMPLE=hc09 python harnesses/examples_race.py -runs=100000 -seed=1
+"""
+
+import os
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    from fuzzfarm import gosim  # noqa: F401  (instrumented before anything else imports it)
+    from fuzzfarm import examples as _examples
+
+    _CASES = _examples.all_cases()
+
+from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
+
+NAME = "examples"
+VARIANTS = ("buggy", "fixed")
+DESCRIPTION = "EXAMPLES.md: ten real Go concurrency bugs (HC-01..HC-15), case from byte 0, schedule from the rest"
+EXAMPLE_ENV = "FUZZFARM_EXAMPLE"
+
+
+def _pinned():
+    name = os.environ.get(EXAMPLE_ENV)
+    if not name:
+        return None
+    try:
+        return _examples.load(name)
+    except KeyError as e:
+        sys.stderr.write(f"fuzzfarm: {EXAMPLE_ENV}: {e.args[0]}\n")
+        raise SystemExit(2)
+
+
+_PIN = _pinned()
+
+
+def decode(data: bytes):
+    """(case module, offset where the schedule starts)."""
+    if _PIN is not None:
+        return _PIN, 0
+    if not data:
+        return _CASES[0], 0
+    return _CASES[data[0] % len(_CASES)], 1
+
+
+def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
+    """Run the case ``data`` selects, in ``variant``, under the schedule in the rest of ``data``."""
+    case, start = decode(data)
+    main = _examples.main_of(case, variant)
+    return execute_scenario(main, data, start, f"{case.ID} {case.TITLE} ({variant})", trace=trace,
+                            log_schedule=log_schedule, **case.RUN_KW)
+
+
+_VARIANT = None
+
+
+def TestOneInput(data: bytes) -> None:
+    """atheris entry point: raises the run's failure so libFuzzer records a crash."""
+    global _VARIANT
+    if _VARIANT is None:
+        _VARIANT = variant_from_env(VARIANTS)
+    execute(data, _VARIANT).report.raise_failure()
+
+
+if __name__ == "__main__":
+    atheris_main(TestOneInput, __file__)
