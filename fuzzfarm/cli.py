@@ -416,8 +416,8 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
                      "warnings": warnings, "outcome": res})
         raise typer.Exit(code)
     if not quiet and res.get("trace"):
-        out.print(res["trace"], markup=False)
-    if res["failed"]:
+        out.print(res["trace"], markup=False)  # the interleaving, ending with the crash dump
+    elif res["failed"]:
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input)", markup=False)
     raise typer.Exit(code)
