@@ -116,13 +116,100 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _ttb_seed_table(data: dict) -> str:
+def _extra_ttb(d: dict) -> list[str]:
     rows = []
-    for r in data.get("buggy", []):
-        seeds = "; ".join(f"{s['seed']}: {'' if s['found'] else '> '}{s['runs']} runs / {s['seconds']:.3g} s"
+    for r in d.get("buggy", []):
+        seeds = "; ".join(f"{s['seed']}: {'' if s['found'] else '> '}{s['runs']} / {s['seconds']:.3g} s"
                           for s in r["per_seed"])
         rows.append([f"{r['harness']}/{r['variant']} {r['strategy']}", seeds])
-    return _md_table(["case", "per seed: runs / seconds to the seed bug ('>' = not found in the budget)"], rows)
+    return [_md_table(["case", "per seed: runs / seconds to the seed bug ('>' = not found in the budget)"], rows)]
+
+
+def _extra_stress(d: dict) -> list[str]:
+    rows = []
+    for h in d.get("harnesses", []):
+        for t in h["tuning"]:
+            rows.append([h["harness"], f"jitter_s={t['jitter_s']:g} yield_p={t['yield_p']:g} time_scale={t['time_scale']:g}",
+                         str(t["runs"]), str(t["manifestations"]),
+                         f"{t['manifestations'] / max(1e-9, t['seconds']):.3g}"])
+    return ["Tuning (seed 1000; the best manifestations/s is used for the measurement):", "",
+            _md_table(["harness", "setting", "runs", "manifestations", "manifestations/s"], rows)]
+
+
+def _extra_min(d: dict) -> list[str]:
+    rows = []
+    for b in d.get("buckets", []):
+        for r in b["minimized"]:
+            rows.append([f"{b['harness']}/{b['variant']} {b['label']}", f"{r['strategy']} seed {r['seed']}",
+                         f"{r['size_before']} → {r['size_after']}", f"{r['preemptions_before']} → {r['preemptions_after']}",
+                         str(r["runs"]), f"{r['seconds']:.3g}", r["stopped"]])
+    return [_md_table(["bucket", "input from", "bytes", "preemptions", "runs", "seconds", "stopped because"], rows)]
+
+
+def _extra_scaling(d: dict) -> list[str]:
+    if "bare" not in d:
+        return []
+    cols = [("bare", d["bare"])] + [(f"farm, {f['c']} worker process(es)", f) for f in d.get("farms", [])]
+    cats = sorted({k for _, c in cols for k in c["cpu"]["by_category_s"]})
+    rows = [[cat] + [f"{c['cpu']['by_category_s'].get(cat, 0):.2f}" for _, c in cols] for cat in cats]
+    rows.append(["total CPU s"] + [f"{c['cpu']['total_s']:.2f}" for _, c in cols])
+    rows.append(["execs"] + [str(c["execs"]) for _, c in cols])
+    rows.append(["wall s (farm: submit → settled)"] + [f"{c['wall_s']:g}" for _, c in cols])
+    return ["CPU seconds by process category:", "", _md_table(["category"] + [n for n, _ in cols], rows)]
+
+
+def _extra_redis(d: dict) -> list[str]:
+    rows = [[c["campaign"], f"{C.fmt_num(c['commands_per_s'])}", f"{c['redis_cpu_s']:.2f}",
+             ", ".join(f"{k} {v}" for k, v in c["top_commands"])] for c in d.get("campaigns", [])]
+    return [_md_table(["campaign", "commands/s (all workers)", "redis-server CPU s", "top commands (calls)"], rows)]
+
+
+EXTRAS = {"time_to_bug": _extra_ttb, "stress": _extra_stress, "minimization": _extra_min,
+          "farm_scaling": _extra_scaling, "redis_traffic": _extra_redis}
+
+
+def headlines(sections: list[dict]) -> list[str]:
+    """A few computed sentences (no figure is typed in: all come from this run's data)."""
+    by = {s["section"]: s for s in sections if not s.get("failed")}
+    out = []
+    ttb = by.get("time_to_bug", {}).get("data", {})
+    stress = {h["harness"]: h for h in by.get("stress", {}).get("data", {}).get("harnesses", [])}
+    for h in sorted({r["harness"] for r in ttb.get("buggy", [])}):
+        rs = [r for r in ttb["buggy"] if r["harness"] == h and r["found"]]
+        if not rs:
+            out.append(f"{h}: the seed bug was not found by any strategy within the budget.")
+            continue
+        best = min(rs, key=lambda r: (r["seconds_median_censored"], r["seconds_median"]))
+        line = (f"{h}: fastest strategy `{best['strategy']}`, median "
+                f"{C.fmt_censored(best['seconds_median'], best['seconds_median_censored'], ' s')} / "
+                f"{C.fmt_censored(best['runs_median'], best['runs_median_censored'])} runs "
+                f"({best['found']}/{best['of']} seeds)")
+        st = stress.get(h)
+        if st:
+            ratio = st["ratios"].get(best["strategy"], {}).get("ratio", "-")
+            line += (f"; the real-thread stress test: first manifestation after a median "
+                     f"{C.fmt_censored(st['first_median_s'], st['first_median_censored'], ' s')}, "
+                     f"1 in {C.fmt_num(st['runs'] / max(1, st['manifestations']))} runs; ratio fuzzfarm / stress {ratio}")
+        out.append(line + ".")
+    sc = by.get("farm_scaling", {}).get("data", {})
+    for f in sc.get("farms", []):
+        out.append(f"farm with {f['c']} worker process(es): x{f['execs_ratio_vs_bare']:.2f} the execs of bare atheris "
+                   f"for the same fuzzing time; {100 * (f['cpu']['outside_share'] or 0):.0f}% of the CPU outside the "
+                   f"fuzz target.")
+    for h in by.get("end_to_end", {}).get("data", {}).get("harnesses", []):
+        m = h["marks"]
+        if "verified" in m:
+            out.append(f"{h['harness']} end to end ({h['strategy']}): first downloadable reproducer "
+                       f"{m.get('downloadable', '-')} s after `fuzzfarm submit`, verified {m['verified']} s.")
+        else:
+            out.append(f"{h['harness']} end to end: no verified reproducer ({h.get('error')}).")
+    rt = by.get("redis_traffic", {}).get("data", {}).get("campaigns", [])
+    q = [c["workers_per_redis_quoted"] for c in rt if c.get("workers_per_redis_quoted")]
+    if q:
+        out.append(f"Redis: {C.fmt_num(min(c['commands_per_s_per_worker'] for c in rt))}–"
+                   f"{C.fmt_num(max(c['commands_per_s_per_worker'] for c in rt))} commands/s per worker; one Redis at "
+                   f"half a core would serve about {C.fmt_num(min(q))} workers (the most conservative estimate).")
+    return out
 
 
 def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C.Profile) -> None:
@@ -152,7 +239,13 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
                                             f"CPU s (≈ {meta['other_cores_avg']:g} cores on average)"],
         ]),
         "",
-        "## Summary",
+        "## Headlines (computed from the figures below)",
+        "",
+        *[f"- {h}" for h in headlines(sections)],
+        "",
+        "## All figures",
+        "",
+        "The same table `python -m benchmarks` prints (`--json`: the same content, plus every per-seed number).",
         "",
         _md_table(["benchmark", "case", "figure", "value"],
                   [[s["section"] if i == 0 else "", *r] for s in sections for i, r in enumerate(s["rows"])]),
@@ -161,24 +254,27 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         "`< r` / `> r` is bounded by such a value. The stress ratio is fuzzfarm ÷ stress seconds to the first "
         "seed-bug crash (< 1: fuzzfarm is faster).",
         "",
+        "## Per benchmark: settings, method notes, details",
+        "",
     ]
     for s in sections:
-        parts += [f"## {s['title']} (`benchmarks/{s['section']}.py`)", ""]
+        parts += [f"### {s['title']} (`benchmarks/{s['section']}.py`, {s['wall_s']:g} s)", ""]
         if s.get("failed"):
             parts += ["**This benchmark failed in this run:**", "", "```", s["data"].get("traceback", "")[-2000:], "```", ""]
             continue
-        parts += [_md_table(["case", "figure", "value"], s["rows"]), ""]
-        if s["section"] == "time_to_bug":
-            parts += [_ttb_seed_table(s["data"]), ""]
         if s.get("settings"):
             parts += ["Settings: " + "; ".join(f"{k}: {json.dumps(v) if not isinstance(v, str) else v}"
                                               for k, v in s["settings"].items()), ""]
         for n in s.get("notes", []):
             parts.append(f"- {n}")
-        parts += ["", f"(section wall time {s['wall_s']:g} s)", ""]
+        if s.get("notes"):
+            parts.append("")
+        extra = EXTRAS.get(s["section"])
+        if extra:
+            parts += extra(s["data"]) + [""]
     parts += ["## Reproduce", "", f"    {command}", "",
-              "`--json` prints the same content as JSON (every measured number, per seed); each benchmark also runs "
-              "alone: `python -m benchmarks.<name> [--quick] [--json]`.", ""]
+              "Each benchmark also runs alone: `python -m benchmarks.<name> [--quick] [--json]`; "
+              "`python -m benchmarks --quick` is the CI smoke run (tests/test_benchmarks_smoke.py).", ""]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

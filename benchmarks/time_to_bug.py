@@ -12,8 +12,9 @@ strategy, over seeds; for fixed variants, runs without a failure and PCT's confi
   and seconds add up.
 * ``random`` / ``pct``: the farm's walk (``fuzzfarm.engine.walk``): event bytes from a seeded
   RNG, the schedule from ``RandomStrategy`` / ``PCTStrategy`` through ``harness.schedule_from``,
-  uninstrumented, in a child process; the first failure matching the seed bug stops the seed.
-  Its bytes reproducer (``Execution.as_bytes_input``) is replayed once and must match too.
+  uninstrumented, in a child process; the first failure matching the seed bug whose bytes
+  reproducer (``Execution.as_bytes_input``) replays as the seed bug stops the seed (a crash that
+  does not replay is counted as ``unreplayable`` and skipped, as the farm's walk skips it).
 * fixed variants: each strategy runs for ``fixed_s`` seconds; reported: runs, failures by kind
   (the seed bug must never appear), and for ``pct`` the PCT lower bound on the per-run chance
   of hitting a bug of depth d, p >= 1/(n * k^(d-1)) (n goroutines, k steps with a choice,
@@ -140,7 +141,7 @@ def _child(spec: dict) -> int:
         runs = decisions = 0
         n_max = k_max = 0
         other: dict[str, int] = {}
-        seed_bug_hits = 0
+        seed_bug_hits = unreplayable = 0
         found = None
         replayed = None
         elapsed = 0.0
@@ -170,13 +171,26 @@ def _child(spec: dict) -> int:
                 seed_bug_hits += 1
             else:
                 other[f.kind] = other.get(f.kind, 0) + 1
+            # as the farm's walk: every failing run is replayed from its bytes reproducer (time
+            # counted), and only one that replays with the same failure is reported
+            repro = ex.as_bytes_input(data)
+            t0 = time.perf_counter()
+            try:
+                with wall_limit(RUN_TIMEOUT_S):
+                    o = outcome_of_module(mod, spec["harness"], variant, repro)
+            except RunTimeout:
+                o = {"failed": False}
+            elapsed += time.perf_counter() - t0
+            same = o.get("failed") and o.get("kind") == f.kind and list(o.get("crash_state") or []) == list(f.crash_state)
             if bug is not None and bug.matches_failure(f):
-                found = ex.as_bytes_input(data)
-                replayed = bug.matches_outcome(outcome_of_module(mod, spec["harness"], variant, found))
-                break
+                if same:
+                    found, replayed = repro, True
+                    break
+                unreplayable += 1
         print(json.dumps({
             "seed": seed, "found": found is not None, "runs": runs, "seconds": round(elapsed, 4),
-            "replayed": replayed, "other_failures": other, "seed_bug_failures": seed_bug_hits,
+            "replayed": replayed, "unreplayable": unreplayable, "other_failures": other,
+            "seed_bug_failures": seed_bug_hits,
             "decisions_per_run": round(decisions / max(1, runs), 1), "max_goroutines": n_max,
             "max_k": k_max, "depth": getattr(strat, "depth", None),
             "input_b64": base64.b64encode(found).decode() if found is not None else None}), flush=True)
@@ -244,6 +258,7 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> tuple[dict
                     "runs_max_censored": runs_m[3], "seconds_median": secs_m[0], "seconds_median_censored": secs_m[1],
                     "seconds_max": secs_m[2], "seconds_max_censored": secs_m[3],
                     "replayed": sum(1 for r in found if r.get("replayed") in (True, None)),
+                    "unreplayable": sum(int(r.get("unreplayable") or 0) for r in per_seed),
                     "per_seed": per_seed})
             for variant in spec.fixed_variants:
                 for strategy in STRATEGIES:
@@ -279,7 +294,8 @@ def rows(data: dict) -> list[list[str]]:
                 f"{C.fmt_censored(r['runs_max'], r['runs_max_censored'])}")
         secs = (f"{C.fmt_censored(r['seconds_median'], r['seconds_median_censored'], ' s')} / "
                 f"{C.fmt_censored(r['seconds_max'], r['seconds_max_censored'], ' s')}")
-        out.append([case, "seed bug: runs median / max", f"{runs}  ({r['found']}/{r['of']} seeds found)"])
+        unrep = f"; {r['unreplayable']} seed-bug crash(es) whose reproducer did not replay, skipped" if r.get("unreplayable") else ""
+        out.append([case, "seed bug: runs median / max", f"{runs}  ({r['found']}/{r['of']} seeds found{unrep})"])
         out.append([case, "seed bug: seconds median / max", secs])
     for r in data["fixed"]:
         case = f"{r['harness']}/{r['variant']} {r['strategy']}"
