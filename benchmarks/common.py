@@ -23,7 +23,6 @@ import platform
 import queue
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import threading
@@ -92,11 +91,11 @@ PROFILES = {
         e2e_duration_s=10, e2e_timeout_s=150, e2e_jobs=1, e2e_minimize_budget_s=5, e2e_verify_runs=2,
         min_inputs=1, min_budget_s=5),
     "full": Profile(
-        name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=60,
-        bytes_max_runs=200_000, walk_max_s=15, walk_max_runs=100_000, fixed_s=12,
-        stress_seeds=(1, 2, 3), stress_s=15, stress_tune_s=2,
-        throughput_s=15, scaling_s=25,
-        e2e_duration_s=90, e2e_timeout_s=300, e2e_jobs=2, e2e_minimize_budget_s=None, e2e_verify_runs=None,
+        name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=45,
+        bytes_max_runs=200_000, walk_max_s=10, walk_max_runs=100_000, fixed_s=10,
+        stress_seeds=(1, 2, 3), stress_s=10, stress_tune_s=1.5,
+        throughput_s=10, scaling_s=20,
+        e2e_duration_s=60, e2e_timeout_s=240, e2e_jobs=2, e2e_minimize_budget_s=None, e2e_verify_runs=None,
         min_inputs=3, min_budget_s=30),
 }
 
@@ -530,8 +529,20 @@ def arg_parser(prog: str, doc: str) -> argparse.ArgumentParser:
     return ap
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C, so every farm and child this process started is stopped by
+    its ``finally`` (farm workers run in their own sessions and would outlive a plain kill)."""
+    import signal
+
+    def _term(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _term)
+
+
 def standalone(mod_name: str, doc: str, run: Callable[..., dict], argv: list[str] | None = None) -> int:
     """``main`` of a benchmark module: parse --quick/--json/--harness, run, print."""
+    exit_on_sigterm()
     ap = arg_parser(f"python -m benchmarks.{mod_name}", doc)
     a = ap.parse_args(argv)
     prof = profile(a.quick)

@@ -284,6 +284,7 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    C.exit_on_sigterm()
     ap = C.arg_parser("python -m benchmarks", __doc__)
     ap.add_argument("--only", help=f"Comma-separated subset of: {', '.join(SECTIONS)}.")
     ap.add_argument("--doc", help="Write the Markdown report here (default docs/BENCHMARKS.md for the full profile).")

@@ -26,8 +26,15 @@ def suite():
             pytest.fail("redis-server is not installed (FUZZFARM_REQUIRE_REDIS=1): run scripts/setup")
         pytest.skip("redis-server is not installed; scripts/test installs it")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc"], cwd=REPO, env=env,
-                       capture_output=True, text=True, timeout=1500)
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc"], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=1500)
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # SIGTERM: the suite stops the farms it started, then exits
+        stdout, stderr = proc.communicate(timeout=60)
+        pytest.fail(f"the quick suite took longer than 1500 s; stderr tail:\n{stderr[-3000:]}")
+    p = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     assert p.stdout.strip().startswith("{"), f"no JSON (rc {p.returncode}); stderr tail:\n{p.stderr[-3000:]}"
     out = json.loads(p.stdout)
     failed = [s["section"] for s in out["sections"] if s.get("failed")]
