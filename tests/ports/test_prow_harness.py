@@ -177,6 +177,21 @@ def test_testoneinput_raises_unless_tolerated(monkeypatch, capsys):
     H.TestOneInput(t3)
 
 
+def test_random_inputs_fixed_variants_clean_buggy_only_map_failures():
+    import random
+
+    rng = random.Random(20)
+    buggy = set()
+    for _ in range(400):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
+        for variant in ("fixed", "library-fixed"):
+            assert H.execute(data, variant).failure is None, (variant, data.hex())
+        f = H.execute(data, "buggy").failure
+        if f is not None:
+            buggy.add(f.kind)
+    assert buggy and buggy <= MAP_FAILURES
+
+
 # ---------------------------------------------------------------------------- fuzzing
 _CRASH_LINE = re.compile(r"^(\w+): (concurrent map [a-z ]+): .* in goroutine \d+ \[.*\] at (.+?) \(decision", re.M)
 
