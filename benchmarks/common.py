@@ -60,8 +60,7 @@ class Profile:
     walk_max_runs: int
     fixed_s: float                      # per fixed variant x strategy: runs without a failure
     # 2. stress
-    stress_seeds: tuple[int, ...]
-    stress_s: float                     # wall time per seed (the fuzzfarm per-seed budget)
+    stress_seeds: tuple[int, ...]       # wall time per seed: walk_max_s, the same as fuzzfarm's walks
     stress_tune_s: float                # per candidate setting, on a tuning seed
     # 3. throughput
     throughput_s: float
@@ -86,14 +85,14 @@ PROFILES = {
     "quick": Profile(
         name="quick", seeds=(1, 2, 3), bytes_seeds=(1,), bytes_max_s=15, bytes_max_runs=50_000,
         walk_max_s=2, walk_max_runs=20_000, fixed_s=1.5,
-        stress_seeds=(1,), stress_s=2, stress_tune_s=0.3,
+        stress_seeds=(1,), stress_tune_s=0.3,
         throughput_s=3, scaling_s=4,
         e2e_duration_s=10, e2e_timeout_s=150, e2e_jobs=1, e2e_minimize_budget_s=5, e2e_verify_runs=2,
         min_inputs=1, min_budget_s=5),
     "full": Profile(
         name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=45,
         bytes_max_runs=200_000, walk_max_s=10, walk_max_runs=100_000, fixed_s=10,
-        stress_seeds=(1, 2, 3), stress_s=10, stress_tune_s=1.5,
+        stress_seeds=(1, 2, 3), stress_tune_s=1.5,
         throughput_s=10, scaling_s=20,
         e2e_duration_s=60, e2e_timeout_s=240, e2e_jobs=2, e2e_minimize_budget_s=None, e2e_verify_runs=None,
         min_inputs=3, min_budget_s=30),

@@ -100,7 +100,7 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None, log=N
         best = max(tuning, key=lambda r: (r["manifestations"] / max(1e-9, r["seconds"]), r["runs"]))
         chosen = (best["jitter_s"], best["yield_p"], best["time_scale"])
         log(f"stress: {spec.name} with jitter_s={chosen[0]:g} yield_p={chosen[1]:g} time_scale={chosen[2]:g}")
-        per_seed = _stress(spec.name, bug.variant, prof.stress_seeds, [chosen], prof.stress_s)
+        per_seed = _stress(spec.name, bug.variant, prof.stress_seeds, [chosen], prof.walk_max_s)
         runs = sum(r["runs"] for r in per_seed)
         hits = sum(r["manifestations"] for r in per_seed)
         secs = sum(r["seconds"] for r in per_seed)
@@ -150,7 +150,7 @@ def run(prof: C.Profile, only=None, log=None, ttb: dict | None = None) -> dict:
         ttb = time_to_bug.run(prof, only, log)["data"]
         notes.append("fuzzfarm side of the ratio: time_to_bug, run just before in this process")
     data = measure(prof, specs, ttb, log)
-    settings = {"seeds": list(prof.stress_seeds), "wall_s_per_seed": prof.stress_s,
+    settings = {"seeds": list(prof.stress_seeds), "wall_s_per_seed": f"{prof.walk_max_s:g} (= time_to_bug's per-seed budget for random / pct)",
                 "tuning": f"{len(CANDIDATES)} settings x {prof.stress_tune_s:g} s on seed {TUNING_SEED}",
                 "candidates": [{"jitter_s": j, "yield_p": y, "time_scale": s} for j, y, s in CANDIDATES]}
     notes.append("ratio < 1: fuzzfarm finds the seed bug faster; fuzzfarm seconds exclude process start-up, "

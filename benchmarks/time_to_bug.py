@@ -15,10 +15,12 @@ strategy, over seeds; for fixed variants, runs without a failure and PCT's confi
   uninstrumented, in a child process; the first failure matching the seed bug whose bytes
   reproducer (``Execution.as_bytes_input``) replays as the seed bug stops the seed (a crash that
   does not replay is counted as ``unreplayable`` and skipped, as the farm's walk skips it).
-* fixed variants: each strategy runs for ``fixed_s`` seconds; reported: runs, failures by kind
-  (the seed bug must never appear), and for ``pct`` the PCT lower bound on the per-run chance
-  of hitting a bug of depth d, p >= 1/(n * k^(d-1)) (n goroutines, k steps with a choice,
-  both the largest measured), and the confidence 1 - (1 - p)^N after N clean runs.
+* fixed variants: each strategy runs for ``fixed_s`` seconds; reported: runs, runs without any
+  failure, failures by kind (the seed bug must never appear; upstream hazards the fix kept may),
+  and for ``pct`` the PCT lower bound on the per-run chance of hitting a bug of depth d,
+  p >= 1/(n * k^(d-1)) (n goroutines, k scheduling steps with a choice, both the largest
+  measured, d the strategy's depth), and the confidence 1 - (1 - p)^N after N runs without a
+  failure.
 """
 
 from __future__ import annotations
@@ -276,9 +278,11 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> tuple[dict
                         rec = {"runs": r["runs"], "seconds": r["seconds"], "failures": r["other_failures"],
                                "seed_bug_failures": r["seed_bug_failures"], "n": r["max_goroutines"],
                                "k": r["max_k"], "d": r["depth"]}
-                        if strategy == "pct" and r["depth"]:
-                            clean = r["runs"] - r["seed_bug_failures"]
-                            rec["p"], rec["confidence"] = _pct_confidence(r["max_goroutines"], r["max_k"], r["depth"], clean)
+                    rec["clean_runs"] = rec["runs"] - rec["seed_bug_failures"] - sum(rec["failures"].values())
+                    if strategy == "pct" and rec.get("d"):
+                        # N = runs that ended without any failure (a run cut short by another
+                        # failure does not count toward the bound)
+                        rec["p"], rec["confidence"] = _pct_confidence(rec["n"], rec["k"], rec["d"], rec["clean_runs"])
                     fixed.append({"harness": spec.name, "variant": variant, "strategy": strategy,
                                   "budget_s": prof.fixed_s, **rec})
     finally:
@@ -300,12 +304,13 @@ def rows(data: dict) -> list[list[str]]:
     for r in data["fixed"]:
         case = f"{r['harness']}/{r['variant']} {r['strategy']}"
         fails = ", ".join(f"{k} x{v}" for k, v in sorted(r["failures"].items())) or "none"
-        val = f"{C.fmt_num(r['runs'])} runs in {C.fmt_num(r['seconds'])} s, seed bug x{r['seed_bug_failures']}; other: {fails}"
-        out.append([case, "runs without the seed bug", val])
+        val = (f"{C.fmt_num(r['clean_runs'])} of {C.fmt_num(r['runs'])} runs in {C.fmt_num(r['seconds'])} s without a "
+               f"failure; seed bug x{r['seed_bug_failures']}; other failures: {fails}")
+        out.append([case, "runs without a failure", val])
         if "p" in r:
-            out.append([case, "PCT bound (d, n, k)",
-                        f"d={r['d']} n={r['n']} k={r['k']}: p >= {r['p']:.2g}/run, "
-                        f"confidence after {C.fmt_num(r['runs'] - r['seed_bug_failures'])} runs {r['confidence']:.2g}"])
+            out.append([case, "PCT: p >= 1/(n k^(d-1)), 1-(1-p)^N",
+                        f"d={r['d']} n={r['n']} k={r['k']}: p >= {r['p']:.2g} per run; confidence after "
+                        f"N={C.fmt_num(r['clean_runs'])} clean runs {r['confidence']:.2g}"])
     return out
 
 

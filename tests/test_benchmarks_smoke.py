@@ -71,7 +71,8 @@ def test_seed_bugs_found(suite):
     for r in ttb["buggy"]:  # a found bug's reproducer replays as the seed bug
         assert r["replayed"] == r["found"], r
     # the fixed variants never show the seed bug
-    assert ttb["fixed"] and all(r["seed_bug_failures"] == 0 and r["runs"] > 0 for r in ttb["fixed"])
+    assert ttb["fixed"]
+    assert all(r["seed_bug_failures"] == 0 and r["runs"] > 0 and r["clean_runs"] >= 0 for r in ttb["fixed"])
     assert any("confidence" in r for r in ttb["fixed"])
     e2e = _section(suite, "end_to_end")["data"]["harnesses"]
     assert {h["harness"] for h in e2e} == SEED_BUGS
