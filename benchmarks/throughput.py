@@ -116,11 +116,24 @@ def runtime_bench(quick: bool) -> dict:
     return {"available": False, "why": f"benchmarks/runtime_bench.py {last}"}
 
 
+def _known_rows(result) -> list[dict] | None:
+    rows = result.get("rows") if isinstance(result, dict) else None
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) and "runtime_decisions_per_s" in r for r in rows):
+        return rows
+    return None
+
+
 def _bench_rows(rb: dict) -> list[list[str]]:
-    """Rows from the runtime microbench's JSON, whatever its exact shape: every dict that has
-    rate-like keys becomes a row."""
+    """Rows from the runtime microbench's JSON: its documented ``rows`` format, else (a future
+    shape) every dict that has rate-like keys becomes a row."""
     if not rb.get("available"):
         return [["runtime microbench", "not run", rb.get("why", "")]]
+    known = _known_rows(rb["result"])
+    if known:
+        return [[f"runtime microbench: {r.get('scenario')} ({r.get('mode')})", "decisions/s, runs/s; ÷ its limit",
+                 f"{C.fmt_num(r['runtime_decisions_per_s'])} decisions/s, {C.fmt_num(r.get('runtime_runs_per_s'))} "
+                 f"runs/s; minimal scheduler {C.fmt_num(r.get('limit_decisions_per_s'))} decisions/s; ratio "
+                 f"{r.get('ratio', float('nan')):.2f}"] for r in known]
     out = []
 
     def walk(obj, path):
@@ -175,7 +188,16 @@ def rows(data: dict) -> list[list[str]]:
                     f"{C.fmt_num(u['exec_per_s'])} exec/s, {C.fmt_num(u['decisions_per_s'])} decisions/s; "
                     f"atheris slows it x{r['instrumentation_cost']:.2f} per exec, "
                     f"x{r['instrumentation_cost_per_decision']:.2f} per decision"])
-    return out + _bench_rows(data["runtime_bench"])
+    rb = data["runtime_bench"]
+    known = _known_rows(rb.get("result")) if rb.get("available") else None
+    if known:
+        ath = [r for r in known if r.get("mode") == "atheris"]
+        for r in data["harnesses"]:
+            if ath:
+                out.append([f"{r['harness']}/{r['variant']} atheris", "decisions/s vs runtime microbench (atheris)",
+                            ", ".join(f"x{r['atheris']['decisions_per_s'] / max(1e-9, b['runtime_decisions_per_s']):.2f} "
+                                      f"of {b.get('scenario')}" for b in ath)])
+    return out + _bench_rows(rb)
 
 
 def run(prof: C.Profile, only=None, log=None) -> dict:
