@@ -110,21 +110,29 @@ return 0
 """
 
 
-def connect(url: str) -> redis.Redis:
-    """A redis-py client with short timeouts (no hang when Redis is down)."""
+def connect(url: str, *, patient: bool = False) -> redis.Redis:
+    """A redis-py client with short timeouts (no hang when Redis is down). ``patient`` (workers):
+    a connection error is retried for about a minute, so a Redis restart is ridden out."""
     redis_url.validate(url)
+    kw = {}
+    if patient:
+        from redis.backoff import ExponentialWithJitterBackoff
+        from redis.retry import Retry
+
+        from fuzzfarm.farm.config import WORKER_REDIS_RETRIES
+        kw["retry"] = Retry(ExponentialWithJitterBackoff(base=0.2, cap=2.0), WORKER_REDIS_RETRIES)
     return redis.Redis.from_url(url, decode_responses=True,
                                 socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S,
                                 socket_timeout=SOCKET_TIMEOUT_S, health_check_interval=10,
-                                retry_on_timeout=True)
+                                retry_on_timeout=True, **kw)
 
 
 class Store:
     """fuzzfarm's data in Redis. Every method is one or a few round trips; none blocks."""
 
-    def __init__(self, url: str, client: redis.Redis | None = None):
+    def __init__(self, url: str, client: redis.Redis | None = None, *, patient: bool = False):
         self.url = url
-        self.r = client if client is not None else connect(url)
+        self.r = client if client is not None else connect(url, patient=patient)
         self._create_or_join = self.r.register_script(_CREATE_OR_JOIN)
         self._advance = self.r.register_script(_ADVANCE)
 

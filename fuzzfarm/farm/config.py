@@ -72,6 +72,11 @@ MAX_DELIVERIES = int(_env_float("FUZZFARM_MAX_DELIVERIES", 3))
 # Socket timeouts: a dead Redis gives an error in seconds, never a hang.
 SOCKET_CONNECT_TIMEOUT_S = 3.0
 SOCKET_TIMEOUT_S = 30.0
+# Workers ride out a Redis restart: their store calls retry a connection error this many times
+# (jittered backoff up to 2 s, about a minute in all) and their publishes follow this policy.
+# The CLI does not: it says at once that Redis is unreachable.
+WORKER_REDIS_RETRIES = 60
+WORKER_PUBLISH_RETRY_POLICY = {"max_retries": 60, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2}
 
 
 def fuzz_time_limits(slice_s: float) -> tuple[float, float]:

@@ -14,7 +14,8 @@ import os
 
 import redis
 from celery import signals
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
+from kombu.exceptions import OperationalError
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import app, config, jobs, redis_url, triage
@@ -22,15 +23,25 @@ from fuzzfarm.farm import app, config, jobs, redis_url, triage
 log = logging.getLogger("fuzzfarm.farm")
 
 _store: tuple[int, S.Store] | None = None
-_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError)
-_RETRY = {"autoretry_for": _REDIS_ERRORS, "retry_backoff": 2, "retry_backoff_max": 30, "max_retries": 20}
+# Redis (store or broker) unreachable for longer than the workers' patience. The task then hands
+# its message back (Reject requeue=True): re-queued at once if Redis is back, else it stays
+# unacked in Redis and is restored after the visibility timeout. Never dropped (an autoretry
+# would need to publish, and a failed retry publish drops the message: a lost job).
+_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, OperationalError)
+_RETRY: dict = {}
+
+
+def _requeue(e: Exception) -> Reject:
+    log.warning("Redis unreachable (%s); the task goes back to the queue",
+                redis_url.mask_text(str(e), redis_url.from_env()))
+    return Reject(f"Redis unreachable: {type(e).__name__}", requeue=True)
 
 
 def store() -> S.Store:
     """This process's Store (one per pool process: clients are not shared across fork)."""
     global _store
     if _store is None or _store[0] != os.getpid():
-        _store = (os.getpid(), S.Store(redis_url.from_env()))
+        _store = (os.getpid(), S.Store(redis_url.from_env(), patient=True))
     return _store[1]
 
 
@@ -81,16 +92,19 @@ def _died(n: int) -> str:
 # ---- enqueueing (also used by the CLI) ----------------------------------------------------
 def enqueue_fuzz(spec: dict, slice_s: float) -> None:
     soft, hard = config.fuzz_time_limits(slice_s)
-    fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard)
+    fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, retry=True,
+                         retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
 def enqueue_intake(cid: str, harness: str, variant: str, sha: str) -> None:
-    intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY)
+    intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY, retry=True,
+                       retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
 def _enqueue_triage(task):
     """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes."""
-    return lambda bid: task.apply_async(args=[bid], priority=config.TRIAGE_PRIORITY)
+    return lambda bid: task.apply_async(args=[bid], priority=config.TRIAGE_PRIORITY, retry=True,
+                                        retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
 def submit_campaign(st: S.Store, spec: dict) -> str:
@@ -107,8 +121,11 @@ def submit_campaign(st: S.Store, spec: dict) -> str:
 @app.task(name=config.TASK_FUZZ, bind=True, **_RETRY)
 def fuzz_job(self, spec: dict) -> str:
     """One slice of fuzz job ``spec['job']`` of campaign ``spec['campaign']``."""
-    st = store()
-    dead = _poisoned(self)
+    try:
+        st = store()
+        dead = _poisoned(self)
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     if dead:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]), _died(dead))
         return "failed"
@@ -119,8 +136,8 @@ def fuzz_job(self, spec: dict) -> str:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]),
                       f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")
         return "failed"
-    except _REDIS_ERRORS:
-        raise  # retried
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     except Exception as e:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
         raise
@@ -129,16 +146,19 @@ def fuzz_job(self, spec: dict) -> str:
 @app.task(name=config.TASK_INTAKE, bind=True, **_RETRY)
 def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
     """Bucket one reported crash input (idempotent by its sha256)."""
-    st = store()
-    dead = _poisoned(self)
+    try:
+        st = store()
+        dead = _poisoned(self)
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     if dead:
         st.set_crash(harness, variant, sha, status="intake failed", error=_died(dead))
         st.mark_intaken(cid, sha, None)
         return None
     try:
         return triage.intake(st, cid, harness, variant, sha, enqueue_triage=_enqueue_triage(minimize))
-    except _REDIS_ERRORS:
-        raise
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     except Exception as e:
         st.set_crash(harness, variant, sha, status="intake failed", error=f"{type(e).__name__}: {e}"[:2000])
         st.mark_intaken(cid, sha, None)
@@ -146,15 +166,18 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
 
 
 def _bucket_task(task, bid: str, step, **kw) -> bool:
-    st = store()
-    dead = _poisoned(task)
+    try:
+        st = store()
+        dead = _poisoned(task)
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     if dead:
         triage.fail_bucket(st, bid, f"{task.name}: {_died(dead)}")
         return False
     try:
         return step(st, bid, owner=task.request.id, **kw)
-    except _REDIS_ERRORS:
-        raise
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
     except SoftTimeLimitExceeded:
         triage.fail_bucket(st, bid, f"{task.name} exceeded its time limit ({config.COLLECT_SOFT_LIMIT_S:g} s)")
         return False

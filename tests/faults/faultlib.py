@@ -19,7 +19,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # What the fault farms' workers get: the test harnesses, short libFuzzer limits, short slices so a
 # job is several task messages, quick triage.
 WORKER_ENV = {
-    "PYTHONPATH": SITE,
+    "PYTHONPATH": os.pathsep.join(p for p in (SITE, os.environ.get("PYTHONPATH", "")) if p),
     "FUZZFARM_TIMEOUT_S": "2",        # libFuzzer -timeout (fires at ~2x, G23)
     "FUZZFARM_RSS_LIMIT_MB": "300",   # libFuzzer -rss_limit_mb (ff-hog takes 600 MB)
     "FUZZFARM_MAX_SLICE_S": "4",

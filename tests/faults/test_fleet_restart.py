@@ -70,7 +70,7 @@ def test_sigquit_and_remapped_sigterm_requeue_at_once_and_leave_no_fuzzer(fault_
             assert r["exited_s"] < config.celery_config(fault_farm.url)["worker_soft_shutdown_timeout"] + 8, r
             assert r["requeued_s"] < 15, r
         # a new worker finishes the campaign; interruptions of one message are no poison pill
-        new = Worker(fault_farm.url, ["fuzz"], concurrency=2, env=faultlib.worker_env(**env),
+        new = Worker(fault_farm.url, ["fuzz"], concurrency=2, env=faultlib.worker_env(),  # the farm's usual
                      logfile=os.path.join(fault_farm.workdir, "fleet-final.log")).start()
         fault_farm.workers[0] = new
         new.wait_ready()

@@ -9,7 +9,10 @@ but every execution takes 50 ms more, so minimizing a long input takes a while).
 
 import time
 
-import atheris  # noqa: F401  (the harness contract: an atheris entry point)
+import atheris
+
+with atheris.instrument_imports():
+    from faultharnesses._shape import shape  # coverage: a small corpus grows
 
 from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
 
@@ -28,6 +31,7 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
     if variant == "slow":
         time.sleep(0.05)
     fails = variant != "fixed" and data[:1] == b"C"
+    shape(data)
 
     def main():
         done = gosim.WaitGroup(name="wg")
