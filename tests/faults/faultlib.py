@@ -205,3 +205,14 @@ def kill(pid: int, sig: int = signal.SIGKILL) -> bool:
 def worker_pool_children(worker_pid: int) -> list[int]:
     return [int(d) for d in os.listdir("/proc") if d.isdigit() and ppid_of(int(d)) == worker_pid
             and alive(int(d))]
+
+
+def queued(st, queue: str) -> int:
+    """Messages waiting on ``queue`` (kombu keeps one Redis list per priority step)."""
+    return sum(st.r.llen(k) for k in st.r.scan_iter(match=queue + "*") if st.r.type(k) == "list"
+               and (k == queue or k.startswith(queue + "\x06\x16")))
+
+
+def drained(st) -> bool:
+    """No task message waiting or in flight on either queue."""
+    return queued(st, "fuzz") == 0 and queued(st, "collect") == 0 and st.r.hlen("unacked") == 0

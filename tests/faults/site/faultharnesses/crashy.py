@@ -4,7 +4,7 @@
 libFuzzer finds such inputs within a fraction of a second and each one is a distinct crash
 input of the same bug (one bucket), so a job reports a steady stream of crashes: what the
 kill / restart drills count. Variants: ``buggy``; ``fixed`` (never fails); ``slow`` (as buggy,
-but every execution takes 50 ms more, so minimizing a long input takes a while).
+but every execution takes 0.2 s more, so minimizing a long input takes a while).
 """
 
 import time
@@ -29,7 +29,7 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
     from fuzzfarm import gosim
 
     if variant == "slow":
-        time.sleep(0.05)
+        time.sleep(0.2)
     fails = variant != "fixed" and data[:1] == b"C"
     shape(data)
 

@@ -1,0 +1,46 @@
+"""The collector killed while minimizing: the bucket and its inputs stay; the minimize task comes
+back (same message, same lease owner) and minimization restarts and completes; nothing is
+counted twice."""
+
+from __future__ import annotations
+
+import faultlib
+from fuzzfarm import store as S
+from fuzzfarm.farm import tasks
+
+
+def _minimizer():
+    for pid in faultlib.processes("fuzzfarm.collector.minimize", "ff-crashy"):
+        pool = faultlib.ppid_of(pid)
+        if "celery" in faultlib.cmdline(pool):
+            return pool, pid
+    return None
+
+
+def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
+    cid = fst.create_campaign({"harness": "ff-crashy", "variant": "slow", "strategy": "bytes", "jobs": 0,
+                               "duration_s": 1.0, "harness_hash": faultlib.harness_hash("ff-crashy"),
+                               "version": "0"})
+    data = b"C" + bytes(range(256)) * 2  # 513 bytes, every run 0.2 s: minimizing takes a while
+    sha, new = fst.report_crash(cid, 0, "ff-crashy", "slow", data)  # what a fuzz job does on a crash
+    assert new
+    tasks.enqueue_intake(cid, "ff-crashy", "slow", sha)
+    pool, child = faultlib.wait_until(_minimizer, 60, "the minimizer to run")
+    bid = fst.campaign_bucket_ids(cid)[0]
+    assert fst.bucket(bid)["state"] == S.B_MINIMIZING
+    faultlib.kill(pool)
+    faultlib.wait_until(lambda: not faultlib.alive(child), 10, "the minimizer to die with its worker process")
+    # the bucket, its input and its first (unminimized) artifact are kept
+    b = fst.bucket(bid)
+    assert b["state"] in (S.B_NEW, S.B_MINIMIZING) and int(b["count"]) == 1
+    assert fst.artifact(bid) is not None
+    # minimization restarts in a new pool process and the triage completes
+    faultlib.wait_until(lambda: (_minimizer() or (0,))[0] not in (0, pool), 60, "minimization to restart")
+    faultlib.wait_until(lambda: fst.bucket(bid)["state"] in S.BUCKET_FINAL, 120, "the bucket's triage to finish")
+    b = fst.bucket(bid)
+    assert b["state"] == S.B_DONE, b.get("error")
+    assert b["minimized_size"] < len(data) and int(b["count"]) == 1 and fst.bucket_inputs(bid) == {sha}
+    assert b["reproducible"] is True
+    log = next(w for w in fault_farm.workers if w.queues == ["collect"]).log_text()
+    assert "signal 9 (SIGKILL)" in log
+    print(f"collector kill: bucket {bid} minimized {len(data)} -> {b['minimized_size']} bytes after the restart")
