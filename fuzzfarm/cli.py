@@ -407,6 +407,10 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     if original and art.original is None:
         raise CLIError(f"{path} has no input.orig; replay without --original")
     data = art.original if original else art.minimized
+    from fuzzfarm.engine import MAX_INPUT_BYTES
+    if len(data) > MAX_INPUT_BYTES:
+        raise CLIError(f"{path}: the {'original' if original else 'minimized'} input is {len(data)} bytes, over the "
+                       f"{MAX_INPUT_BYTES}-byte limit of a reproducer; download the bucket again")
     res = collector.replay(harness, v, data, trace=True)
     sig, recorded = res.get("signature"), repro.get("signature")
     verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
