@@ -26,6 +26,13 @@ def configure(url: str) -> None:
     redis_url.validate(url)
     os.environ[redis_url.ENV] = url
     app.conf.update(config.celery_config(url))
+    # Publishing connections are pooled on first use; drop them (as Celery does after a fork)
+    # so that the next message goes to the new Redis, not to the one used before.
+    # (not closed: kombu keeps the pool in a registry by URL, and would hand out the closed one)
+    app._pool = None
+    amqp = app.__dict__.get("amqp")
+    if amqp is not None:
+        amqp._producer_pool = None
 
 
 __all__ = ["app", "configure"]

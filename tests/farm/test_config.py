@@ -141,3 +141,20 @@ def test_intake_is_served_before_queued_triage(redis_server, monkeypatch):
         second = conn.default_channel.basic_get("collect")
     assert first.headers["task"] == config.TASK_INTAKE and second.headers["task"] == config.TASK_MINIMIZE
     assert config.INTAKE_PRIORITY < config.TRIAGE_PRIORITY
+
+
+def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path, monkeypatch):
+    """After messages went to one Redis, configure() sends the next ones to another."""
+    from fuzzfarm.farm import configure, tasks
+    from fuzzfarm.farm.embedded import RedisServer
+    from fuzzfarm.store import Store
+    monkeypatch.setenv(redis_url.ENV, redis_server.url)
+    with RedisServer(str(tmp_path)) as other:
+        first, second = Store(redis_server.url), Store(other.url)
+        first.r.flushdb()
+        configure(redis_server.url)
+        tasks.enqueue_intake("c1", "checker", "buggy", "a" * 64)
+        configure(other.url)
+        tasks.enqueue_intake("c1", "checker", "buggy", "b" * 64)
+        assert first.r.llen("collect") == 1 and second.r.llen("collect") == 1
+        configure(redis_server.url)
