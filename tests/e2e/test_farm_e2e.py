@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 HARNESSES = ("checker", "cluster-builder")
 # The strategy each harness's campaigns use (the demo's choice, see fuzzfarm.cli.DEMO_STRATEGY).
 from fuzzfarm.cli import DEMO_STRATEGY  # noqa: E402
-DURATION = os.environ.get("FUZZFARM_E2E_DURATION", "6")
+DURATION = os.environ.get("FUZZFARM_E2E_DURATION", "4")
 SETTLE_TIMEOUT_S = 600
 
 
@@ -110,7 +110,8 @@ def test_buggy_campaign_finds_the_seed_bug_minimized_verified_fix_checked(campai
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_download_and_replay_from_the_files_alone(campaigns, cli, harness, tmp_path):
     c = campaigns[(harness, "buggy")]
-    bid = next(b["id"] for b in cli.json("crashes", c["id"]) if is_seed_bug(harness, b))
+    bucket = next(b for b in cli.json("crashes", c["id"]) if is_seed_bug(harness, b))
+    bid = bucket["id"]
     d = tmp_path / bid
     p = cli("download", bid, "-o", str(d))
     assert p.returncode == 0, p.stderr
@@ -121,8 +122,7 @@ def test_download_and_replay_from_the_files_alone(campaigns, cli, harness, tmp_p
     assert p.returncode == 1, p.stdout + p.stderr
     assert "fails as recorded" in p.stdout
     r = json.loads(cli("replay", str(d), "--json", env=offline).stdout)
-    assert r["verdict"] == "fails as recorded" and r["outcome"]["kind"] == next(
-        b for b in cli.json("crashes", c["id"]) if b["id"] == bid)["kind"]
+    assert r["verdict"] == "fails as recorded" and r["outcome"]["kind"] == bucket["kind"]
     assert r["outcome"]["trace"]
     # the fix holds for the reproducer
     p = cli("replay", str(d), "--variant", "fixed", env=offline)
