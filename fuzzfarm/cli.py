@@ -368,6 +368,9 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
              as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Download a bucket's reproducer (minimized + original input, trace, failure, sha256s)."""
     st = _store()
+    if output is None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}", bucket):
+        # the default directory is named after the bucket: it must not lead out of ./fuzzfarm-out
+        raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
     out_dir = output or os.path.join("fuzzfarm-out", bucket)
     written = download_bucket(st, bucket, out_dir)
     b = st.bucket(bucket)
