@@ -239,6 +239,8 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
             for cid in cids:
                 s = summaries[cid] = st.campaign_summary(cid)
                 phase = _phase(s)
+                if phase == "queued" and time.monotonic() - start > 15:
+                    phase = "queued (is a worker consuming -Q fuzz?)"
                 info = (f"{phase:<8} execs {s['execs']:>9,}  {s['exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
                         f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
                 progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=info)
