@@ -11,8 +11,9 @@ as a harness does). The limit is a minimal scheduler written only for this bench
 of runnable greenlets, the next one picked from the same input bytes, a switch, nothing else --
 doing the same number of switches in the same mode. Each mode is measured in its own
 subprocess (instrumentation cannot be undone in a process). ``ratio`` = runtime decisions/s
-÷ limit decisions/s (the target is >= 0.5). Runtime and limit alternate in short slices so
-machine noise hits both alike (ENVIRONMENT.md G24: compare ratios, not absolute figures).
+÷ limit decisions/s (the target is >= 0.5). Rates are per second of the process's CPU time,
+and runtime and limit alternate in short slices, so other load on the machine hits both alike
+(ENVIRONMENT.md G24: compare ratios, not absolute figures).
 
 ``--json`` prints the same figures as one JSON object:
 ``{"target_ratio", "seconds_per_row", "rows": [{"scenario", "goroutines", "mode",
@@ -63,13 +64,13 @@ def _child(mode: str, seconds: float) -> int:
         slice_s = min(0.25, seconds / 4)
         while rt["t"] < seconds or lim["t"] < seconds:
             for acc, fn in ((rt, lambda: T.runtime_run(main, data)), (lim, lambda: T.limit_run(n, k, data))):
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 end = t0 + slice_s
                 d = runs = 0
                 while True:
                     d += fn()
                     runs += 1
-                    now = time.perf_counter()
+                    now = time.process_time()
                     if now >= end:
                         break
                 acc["t"] += now - t0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from .runtime import CURRENT as _CURRENT
 from .failures import GoFailure
 from .runtime import Runtime, current_runtime
 from .trace import Trace
@@ -22,11 +23,11 @@ def go(fn: Callable, *args: Any, name: str | None = None) -> int:
 
 
 def gosched() -> None:
-    """``runtime.Gosched()``: a scheduling point that yields. Strategies may keep the caller
-    running, but the bytes strategy's default (input exhausted) runs the next goroutine in id
-    order, so a spin loop on ``gosched`` makes progress as in Go. Raises RuntimeError outside a
-    run."""
-    current_runtime().sched("gosched", None, True)
+    """Go's ``runtime.Gosched()``: a scheduling point that yields. Strategies may keep the
+    caller running; the bytes strategy's default (input exhausted) hands over to the next
+    goroutine in id order after a few yields in a row, so spin loops on ``gosched`` make
+    progress as in Go. Raises RuntimeError outside a run."""
+    _CURRENT.gosched()  # the running Runtime's bound gosched (raises outside a run)
 
 
 def goroutine_id() -> int:

@@ -49,6 +49,21 @@ def current_runtime() -> "Runtime":
     return _rt
 
 
+class _Current:
+    """The current run's bound ``gosched`` (``_no_run`` outside runs), so that
+    ``gosim.gosched`` is one attribute lookup and a call, with no check of its own."""
+
+    __slots__ = ("gosched",)
+
+
+def _no_run() -> None:
+    current_runtime()  # raises the RuntimeError
+
+
+CURRENT = _Current()
+CURRENT.gosched = _no_run
+
+
 class _Stuck:
     """Message to the root greenlet: nothing can run and no timer may fire."""
 
@@ -68,7 +83,7 @@ class Goroutine:
     ``go`` statement (None for main).
     """
 
-    __slots__ = ("gid", "name", "glet", "state", "wait", "created_by", "value")
+    __slots__ = ("gid", "name", "glet", "switch", "state", "wait", "created_by", "value")
 
     def __init__(self, gid: int, name: str, created_by: str | None):
         self.gid = gid
@@ -78,6 +93,7 @@ class Goroutine:
         self.wait: str | None = None
         self.value: Any = None
         self.glet: greenlet | None = None
+        self.switch: Callable | None = None  # glet.switch, bound once
 
     def __repr__(self) -> str:
         return f"<goroutine {self.gid} {self.name} {self.state}>"
@@ -102,6 +118,19 @@ class _TimerEntry:
         return (self.when, self.seq) < (other.when, other.seq)
 
 
+class _YieldAdapter:
+    """``pick_yield`` for a strategy that has only ``pick``."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, strategy):
+        self.s = strategy
+
+    @property
+    def pick_yield(self):
+        return self.s.pick
+
+
 class Runtime:
     """State of one run. Create through :func:`fuzzfarm.gosim.run`, not directly.
 
@@ -121,10 +150,14 @@ class Runtime:
         self.check_leaks = check_leaks
         self.leak_grace = leak_grace
         self.now = 0.0
-        self.steps = 0
+        # Countdown of the steps left (see "scheduling points" below); ``steps`` derives from
+        # it, frozen in ``_steps_final`` once the run is over.
+        self._left = max_steps + 1
+        self._steps_final: int | None = None
         self.preemptions = 0
-        self.switches = 0
+        self._park_switches = 0  # switches after a block; ``switches`` adds the preemptions
         self.decisions: list[int] = []
+        self._record = self.decisions.append
         self.goroutines: list[Goroutine] = []
         self.runnable: list[Goroutine] = []
         self.timers: list[_TimerEntry] = []
@@ -139,9 +172,30 @@ class Runtime:
         self.over = False
         self._seq = 0
         self._objects = 0
-        self._pick = strategy.pick
-        self._pick_yield = getattr(strategy, "pick_yield", None) or strategy.pick
+        # Picks are looked up per decision (BytesStrategy swaps its picks when its bytes run
+        # out); a strategy without pick_yield gets pick at yields too.
+        self._ystrat = strategy if hasattr(strategy, "pick_yield") else _YieldAdapter(strategy)
         self.trace: Trace | None = Trace() if trace else None
+        # Optional strategy fast path: ``byte_stream()`` gives the ``__next__`` of the raw
+        # decision bytes (BytesStrategy), used as ``byte % options`` while it lasts.
+        stream = None if trace else getattr(strategy, "byte_stream", None)
+        self._bnext = stream() if stream is not None else None
+        self._rebind()
+
+    @property
+    def switches(self) -> int:
+        """All context switches between goroutines so far (preemptions included)."""
+        return self.preemptions + self._park_switches
+
+    @property
+    def steps(self) -> int:
+        """Scheduling steps so far (scheduling points, parks and timer firings)."""
+        if self._steps_final is not None:
+            return self._steps_final
+        return self.max_steps + 1 - self._left
+
+    def _steps_left(self) -> int:
+        return self._left - 1 if self._steps_final is None else 0
 
     # ------------------------------------------------------------------ ids
     def new_object_id(self) -> int:
@@ -161,6 +215,7 @@ class Runtime:
         g = Goroutine(len(self.goroutines) + 1,
                       name or getattr(fn, "__qualname__", "fn").replace("<locals>.", ""), created_by)
         g.glet = greenlet(lambda: self._body(g, fn, args), self.root)
+        g.switch = g.glet.switch
         self.goroutines.append(g)
         self.runnable.append(g)  # highest gid: the list stays sorted
         if self.trace is not None and self.cur is not None:
@@ -191,6 +246,13 @@ class Runtime:
                 self.trace.event(self, "wake", f"G{g.gid}")
 
     # ------------------------------------------------------------------ scheduling points
+    # The hot paths are written for atheris, where every comparison and every basic block is
+    # a traced call: no comparison operators, one ``if`` per question, early returns instead
+    # of join points, at most one try statement. ``sched`` and ``gosched`` below are the
+    # general versions; each instance binds the specialised one for its state (see
+    # ``_rebind``): traced, timers pending, byte stream, plain strategy. The countdown
+    # ``_left`` is both the step budget and the "is the run over?" check: once the run is
+    # over it is set to 1, so the next scheduling point lands in ``_limit_or_over``.
     def sched(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         """A scheduling point in the running goroutine, which stays runnable.
 
@@ -198,28 +260,190 @@ class Runtime:
         (strategies may treat it as a hint to let another goroutine run). Raises
         StepLimitExceeded past ``max_steps``, GreenletExit once the run is over.
         """
-        if self.over:
-            raise GreenletExit()
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self._step_limit()
-        if self.trace is not None and ev is not None:
-            self.trace.event(self, ev, obj)
-        if len(self.runnable) == 1:
-            timers = self.timers
-            if not timers or timers[0].when > self.grace_deadline:
-                return
+        if self.timers:
+            return self._sched_timers(ev, obj, yielding)
+        return self._sched_plain(ev, obj, yielding)
+
+    def gosched(self) -> None:
+        """``runtime.Gosched()`` in the running goroutine: a scheduling point with the yield
+        hint. Raises StepLimitExceeded past ``max_steps``, GreenletExit once the run is over."""
+        if self.timers:
+            return self._gosched_timers()
+        return self._gosched_plain()
+
+    def _rebind(self) -> None:
+        """Bind ``sched``/``gosched`` of this instance to the variant for its state; called
+        when timers go from none to some and back, and when the byte stream runs out."""
+        if self.trace is not None:
+            s, g = self._sched_traced, self._gosched_traced
+        elif self.timers:
+            s, g = self._sched_timers, self._gosched_timers
+        elif self._bnext is not None:
+            s, g = self._sched_bytes, self._gosched_bytes
+        else:
+            s, g = self._sched_plain, self._gosched_plain
+        self.sched = s
+        self.gosched = g
+        if _rt is self:
+            CURRENT.gosched = g
+
+    def _sched_plain(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """``sched`` with no timer pending, any strategy."""
+        if yielding:
+            return self.gosched()
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        try:
+            runnable = self.runnable
+            if len(runnable) - 1:
+                cur = self.cur
+                nxt = runnable[self.strategy.pick(runnable, cur, False)]
+                self._record(nxt.gid)
+                if nxt is cur:
+                    return
+                self.preemptions += 1
+                self.cur = nxt
+                # A goroutine is only ever resumed by a switch while the run goes on: once it
+                # is over, teardown resumes parked goroutines with throw(), never switch().
+                nxt.switch()
+            return
+        except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
+            self._strategy_error(exc)
+
+    def _gosched_plain(self) -> None:
+        """``gosched`` with no timer pending, any strategy."""
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        try:
+            runnable = self.runnable
+            if len(runnable) - 1:
+                cur = self.cur
+                nxt = runnable[self._ystrat.pick_yield(runnable, cur, False)]
+                self._record(nxt.gid)
+                if nxt is cur:
+                    return
+                self.preemptions += 1
+                self.cur = nxt
+                nxt.switch()
+            return
+        except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
+            self._strategy_error(exc)
+
+    def _sched_bytes(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """``sched`` with no timer pending, reading the decision byte from the byte stream."""
+        if yielding:
+            return self.gosched()
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        try:
+            runnable = self.runnable
+            n = len(runnable)
+            if n - 1:
+                nxt = runnable[self._bnext() % n]
+                self._record(nxt.gid)
+                cur = self.cur
+                if nxt is cur:
+                    return
+                self.preemptions += 1
+                self.cur = nxt
+                nxt.switch()
+            return
+        except StopIteration:
+            self._bytes_exhausted(self.strategy.pick)
+
+    def _gosched_bytes(self) -> None:
+        """``gosched`` with no timer pending, reading the decision byte from the byte stream."""
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        try:
+            runnable = self.runnable
+            n = len(runnable)
+            if n - 1:
+                nxt = runnable[self._bnext() % n]
+                self._record(nxt.gid)
+                cur = self.cur
+                if nxt is cur:
+                    return
+                self.preemptions += 1
+                self.cur = nxt
+                nxt.switch()
+            return
+        except StopIteration:
+            self._bytes_exhausted(self._ystrat.pick_yield)
+
+    def _sched_timers(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """``sched`` while timers are pending (the strategy may fire the earliest early)."""
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        self._switch_to(self._decide_with_timers(self.cur, self._ystrat.pick_yield if yielding
+                                                 else self.strategy.pick))
+
+    def _gosched_timers(self) -> None:
+        """``gosched`` while timers are pending."""
+        self._sched_timers(None, None, True)
+
+    def _bytes_exhausted(self, pick) -> None:
+        """The byte stream ran out in the middle of a decision: from now on the plain paths,
+        and this decision is the strategy's (its exhausted default)."""
+        self._bnext = None
+        self._rebind()
+        runnable = self.runnable
         cur = self.cur
-        nxt = self._decide(cur, yielding)
+        try:
+            nxt = runnable[pick(runnable, cur, False)]
+        except Exception as exc:  # noqa: BLE001
+            self._strategy_error(exc)
+        self._record(nxt.gid)
+        self._switch_to(nxt)
+
+    def _switch_to(self, nxt: Goroutine) -> None:
+        cur = self.cur
         if nxt is not cur:
             self.preemptions += 1
-            if self.trace is not None:
-                self.trace.mark_preemption(self, cur, nxt)
-            self.switches += 1
             self.cur = nxt
-            nxt.glet.switch()
-            if self.over:
-                raise GreenletExit()
+            nxt.switch()
+
+    def _sched_traced(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """``sched`` of a run with ``trace=True``: records the event and preemptions."""
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
+        if ev is not None:
+            self.trace.event(self, ev, obj)
+        runnable = self.runnable
+        if len(runnable) - 1 or self.timers:
+            cur = self.cur
+            nxt = self._decide(cur, self._ystrat.pick_yield if yielding else self.strategy.pick)
+            if nxt is not cur:
+                self.preemptions += 1
+                self.trace.mark_preemption(self, cur, nxt)
+                self.cur = nxt
+                nxt.switch()
+
+    def _gosched_traced(self) -> None:
+        self._sched_traced("gosched", None, True)
+
+    def _limit_or_over(self) -> None:
+        """The countdown hit zero: the run is over (GreenletExit) or the step limit is passed."""
+        if self.over:
+            self._left = 1
+            raise GreenletExit()
+        self._step_limit()
+
+    def _strategy_error(self, exc: Exception) -> None:
+        if isinstance(exc, (IndexError, TypeError)):
+            exc = F.SchedulingError(f"strategy chose an invalid option ({type(exc).__name__}: {exc})")
+        self._abort(exc)
+        raise GreenletExit() from None
+
+    def _bad_choice(self, i) -> None:
+        self._abort(F.SchedulingError(f"strategy chose option {i!r} of {len(self.runnable)}"))
+        raise GreenletExit()
 
     def park(self, wait: str, obj: Any = None) -> Any:
         """Block the running goroutine until someone calls :meth:`ready` on it (Go: ``gopark``).
@@ -227,12 +451,10 @@ class Runtime:
         Returns the value handed over by the waker. ``wait`` says where it waits (for dumps).
         Raises StepLimitExceeded past ``max_steps``, GreenletExit once the run is over.
         """
-        if self.over:
-            raise GreenletExit()
         g = self.cur
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self._step_limit()
+        self._left -= 1
+        if not self._left:
+            self._limit_or_over()
         g.state = BLOCKED
         g.wait = wait
         self.runnable.remove(g)
@@ -243,12 +465,13 @@ class Runtime:
             self.root.switch(_STUCK)
             raise GreenletExit()  # only reached if the root resumes us during teardown
         if nxt is not g:
-            self.switches += 1
+            self._park_switches += 1
             self.cur = nxt
-            nxt.glet.switch()
+            nxt.switch()
         if self.over:
             raise GreenletExit()
-        value, g.value = g.value, None
+        value = g.value
+        g.value = None
         return value
 
     def choose_index(self, n: int, what: str) -> int:
@@ -273,33 +496,51 @@ class Runtime:
         timers = self.timers
         return bool(timers) and timers[0].when <= self.grace_deadline
 
-    def _decide(self, cur: Goroutine | None, yielding: bool = False) -> Goroutine:
+    def _decide(self, cur: Goroutine | None, pick) -> Goroutine:
+        """Ask the strategy which goroutine runs next (``runnable`` has >= 2 entries or a
+        timer is pending) and record the decision."""
+        if self.timers:
+            return self._decide_with_timers(cur, pick)
         runnable = self.runnable
-        pick = self._pick_yield if yielding else self._pick
+        try:
+            i = pick(runnable, cur, False)
+        except Exception as exc:  # noqa: BLE001 - e.g. SchedulingError from a replay
+            self._abort(exc)
+            raise GreenletExit() from None
+        try:
+            g = runnable[i]
+        except (IndexError, TypeError):
+            self._bad_choice(i)
+        self.decisions.append(g.gid)
+        return g
+
+    def _decide_with_timers(self, cur: Goroutine | None, pick) -> Goroutine:
+        """``_decide`` when timers are pending: option ``len(runnable)`` fires the earliest
+        timer now (then the question is asked again). Few comparisons: it is hot too."""
+        runnable = self.runnable
         while True:
             timers = self.timers
-            timer = bool(timers) and timers[0].when <= self.grace_deadline and self.steps < self.max_steps
+            timer = bool(timers) and bool(self._left - 1) and (
+                self.grace_deadline is _INF or timers[0].when <= self.grace_deadline)
+            if not timer and not len(runnable) - 1:
+                return runnable[0]
             try:
                 i = pick(runnable, cur, timer)
             except Exception as exc:  # noqa: BLE001 - e.g. SchedulingError from a replay
                 self._abort(exc)
                 raise GreenletExit() from None
-            if i < len(runnable):
-                if i < 0:
-                    self._abort(F.SchedulingError(f"strategy chose goroutine index {i}"))
-                    raise GreenletExit()
+            try:
                 g = runnable[i]
-                self.decisions.append(g.gid)
-                return g
-            if i > len(runnable) or not timer:
-                self._abort(F.SchedulingError(f"strategy chose option {i} of {len(runnable) + timer}"))
-                raise GreenletExit()
-            self.decisions.append(TIMER)
-            self._fire_next_timer()
-            if len(runnable) == 1:
-                timers = self.timers
-                if not timers or timers[0].when > self.grace_deadline or self.steps >= self.max_steps:
-                    return runnable[0]
+            except IndexError:
+                if i != len(runnable) or not timer:
+                    self._bad_choice(i)
+                self._record(TIMER)
+                self._fire_next_timer()
+                continue
+            except TypeError:
+                self._bad_choice(i)
+            self._record(g.gid)
+            return g
 
     def _pick_after_block(self) -> Goroutine | None:
         """Next goroutine after the running one blocked or exited; None if nothing can ever
@@ -309,7 +550,7 @@ class Runtime:
             timers = self.timers
             if not timers or timers[0].when > self.grace_deadline:
                 return None
-            if self.steps >= self.max_steps:
+            if not self._steps_left():
                 self._stamp(F.StepLimitExceeded(self._step_limit_msg()), self.cur or self._first_alive(), None)
                 return None
             if self._all_timers_idle():
@@ -317,11 +558,9 @@ class Runtime:
                 # (its checkdead ignores goroutines asleep while timers are pending).
                 return None
             self._fire_next_timer()
-        if len(runnable) == 1:
-            timers = self.timers
-            if not timers or timers[0].when > self.grace_deadline or self.steps >= self.max_steps:
-                return runnable[0]
-        return self._decide(None)
+        if len(runnable) - 1 or self.timers:
+            return self._decide(None, self.strategy.pick)
+        return runnable[0]
 
     def _all_timers_idle(self) -> bool:
         for t in self.timers:
@@ -343,7 +582,10 @@ class Runtime:
         Timers due at the same time fire in the order they were armed."""
         self._seq += 1
         t = _TimerEntry(when if when > self.now else self.now, self._seq, fire, label, idle)
-        heapq.heappush(self.timers, t)
+        timers = self.timers
+        heapq.heappush(timers, t)
+        if len(timers) == 1:
+            self._rebind()
         return t
 
     def cancel_timer(self, t: _TimerEntry) -> bool:
@@ -355,14 +597,19 @@ class Runtime:
                 if i < len(timers):
                     timers[i] = last
                     heapq.heapify(timers)
+                if not timers:
+                    self._rebind()
                 return True
         return False
 
     def _fire_next_timer(self) -> None:
         t = heapq.heappop(self.timers)
+        if not self.timers:
+            self._rebind()
         if t.when > self.now:
             self.now = t.when
-        self.steps += 1
+        if self._left > 1:
+            self._left -= 1
         if self.trace is not None:
             self.trace.event(self, "timer", t.label, gid=0)
         t.fire()
@@ -386,12 +633,19 @@ class Runtime:
     def _step_limit(self) -> None:
         self.fail(F.StepLimitExceeded(self._step_limit_msg()), frames=F.frames_from_frame(sys._getframe(2)))
 
+    def _set_over(self) -> None:
+        if self._steps_final is None:
+            self._steps_final = self.steps
+        self.over = True
+        self._left = 1  # the next scheduling point goes to _limit_or_over
+
     def _abort(self, exc: BaseException) -> None:
         """An error of the runtime or the strategy (not of the program): end the run and
         re-raise ``exc`` from ``gosim.run``."""
         if self.internal is None:
             self.internal = exc
         self.over = True
+        self._set_over()
 
     def _stamp(self, failure: F.GoFailure, g: Goroutine | None, frames=None) -> None:
         # Once the run is over, teardown unwinds parked goroutines through their finally
@@ -419,6 +673,7 @@ class Runtime:
         failure.dumps = dumps
         self.failure = failure
         self.over = True
+        self._set_over()
         if self.trace is not None:
             self.trace.event(self, "failure", failure.kind, gid=failure.goroutine or 0)
 
@@ -432,6 +687,7 @@ class Runtime:
         if _rt is not None:
             raise RuntimeError("gosim: runs do not nest")
         _rt = self
+        self._rebind()
         self.root = greenlet.getcurrent()
         try:
             self.strategy.begin(self)
@@ -485,6 +741,7 @@ class Runtime:
         finally:
             self._teardown()
             _rt = None
+            CURRENT.gosched = _no_run
         if self.internal is not None:
             raise self.internal
 
@@ -496,6 +753,7 @@ class Runtime:
         # here, with every runtime operation refusing, keeps later runs clean.
         self.dead = True
         self.over = True
+        self._set_over()
         for g in self.goroutines:
             glet = g.glet
             if glet is not None and glet and not glet.dead:
@@ -506,3 +764,4 @@ class Runtime:
                 except BaseException:  # noqa: BLE001 - a finally block misbehaving during teardown
                     pass
             g.glet = None
+            g.switch = None

@@ -97,6 +97,9 @@ class ThreadedRuntime:
             self.big.acquire()
         self._check()
 
+    def gosched(self) -> None:
+        self.sched("gosched", None, True)
+
     def park(self, wait: str, obj: Any = None) -> Any:
         self._check()
         g = self.cur
@@ -185,6 +188,7 @@ class ThreadedRuntime:
         if _runtime._rt is not None:
             raise RuntimeError("gosim: runs do not nest")
         _runtime._rt = self
+        _runtime.CURRENT.gosched = self.gosched
         try:
             self.spawn(main, args, name="main")
             finished = self.main_done.wait(self.wall_timeout_s)
@@ -196,6 +200,7 @@ class ThreadedRuntime:
                 for t in self.timers:
                     t.cancel()
             _runtime._rt = None
+            _runtime.CURRENT.gosched = _runtime._no_run
         for g in self.goroutines:
             if g.thread is not None:
                 g.thread.join(0.5)
