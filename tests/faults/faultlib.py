@@ -216,3 +216,11 @@ def queued(st, queue: str) -> int:
 def drained(st) -> bool:
     """No task message waiting or in flight on either queue."""
     return queued(st, "fuzz") == 0 and queued(st, "collect") == 0 and st.r.hlen("unacked") == 0
+
+
+def hard_stop(worker) -> None:
+    """SIGKILL an idle test worker's whole session (no 3 s soft-shutdown wait); reaps it."""
+    if worker.proc is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(worker.proc.pid, signal.SIGKILL)
+    worker.stop(timeout=1)

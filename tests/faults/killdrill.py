@@ -54,7 +54,7 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
     """Kill the pool process of a running fuzz job ``kills`` times during one campaign."""
     rng = random.Random(seed)
     # enough fuzzing time for every kill to land mid-slice: each kill costs the partial slice
-    duration = duration or max(8.0, 3.0 * kills / jobs + 4.0)
+    duration = duration or max(10.0, 4.0 * kills / jobs + 6.0)
     t0 = time.monotonic()
     cid = faultlib.submit(st, "ff-crashy", jobs=jobs, duration=duration)
     res = DrillResult(cid)
@@ -80,10 +80,14 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
         except AssertionError:
             continue
         time.sleep(rng.uniform(0.3, 1.5))  # mid-slice, with crashes in flight
-        if not faultlib.alive(fuzzer):
-            continue  # that fuzzer run ended (crash restart or end of slice); pick again
+        now = st.job(cid, n)
+        k_now = int(now.get("slice", 0) or 0)
+        if now.get("state") != S.JOB_RUNNING or not faultlib.alive(pool) or \
+                per_message.get((n, k_now), 0) >= config.MAX_DELIVERIES - 1:
+            continue  # the slice ended meanwhile; pick again
+        # the fuzzer run now (libFuzzer restarts after every crash, so it may be a newer one)
+        fuzzer = next((f for f in faultlib.fuzzers(cid, n) if faultlib.ppid_of(f) == pool), fuzzer)
         reported_before |= set(st.r.smembers(S.P + f"campaign:{cid}:crashes"))
-        k_now = int(st.job(cid, n).get("slice", 0) or 0)
         if not faultlib.kill(pool):
             continue
         res.kills_tried += 1

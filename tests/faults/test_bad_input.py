@@ -46,13 +46,13 @@ def bad(fault_farm):
     with faultlib.publishing_to(fault_farm.url) as st:
         st.r.flushdb()
         c = {
-            "good": faultlib.submit(st, "ff-crashy", "fixed", duration=6),
+            "good": faultlib.submit(st, "ff-crashy", "fixed", duration=3),
             "crashy": faultlib.submit(st, "ff-crashy", duration=3),
             "unknown": faultlib.submit(st, "no-such-harness", harness_hash_="0" * 64),
             "syntax": faultlib.submit(st, "ff-syntax"),
             "nodep": faultlib.submit(st, "ff-nodep"),
-            "hang": faultlib.submit(st, "ff-hang", duration=6),
-            "hog": faultlib.submit(st, "ff-hog", duration=6),
+            "hang": faultlib.submit(st, "ff-hang", duration=5),
+            "hog": faultlib.submit(st, "ff-hog", duration=4),
         }
         # an oversized crash report (the engine never sends one; a buggy or hostile reporter might)
         big = b"C" * (MAX_INPUT_BYTES + 1)

@@ -21,7 +21,7 @@ def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
     cid = fst.create_campaign({"harness": "ff-crashy", "variant": "slow", "strategy": "bytes", "jobs": 0,
                                "duration_s": 1.0, "harness_hash": faultlib.harness_hash("ff-crashy"),
                                "version": "0"})
-    data = b"C" + bytes(range(256)) * 2  # 513 bytes, every run 0.2 s: minimizing takes a while
+    data = b"C" + bytes(range(128))  # 129 bytes, every run 0.2 s: minimizing takes a few seconds
     sha, new = fst.report_crash(cid, 0, "ff-crashy", "slow", data)  # what a fuzz job does on a crash
     assert new
     tasks.enqueue_intake(cid, "ff-crashy", "slow", sha)

@@ -45,42 +45,42 @@ def _stop(worker: Worker, sig: int, st, cid: str, jobs: int) -> dict:
     return {"exited_s": exited, "requeued_s": requeued, "left": left}
 
 
-def test_sigquit_and_remapped_sigterm_requeue_at_once_and_leave_no_fuzzer(fault_farm, fst):
-    # this test takes over the fault farm's fuzz queue: stop its fuzz worker for the duration
-    base = fault_farm.workers[0]
-    assert base.queues == ["fuzz"]
-    base.stop()
+def test_sigquit_and_remapped_sigterm_requeue_at_once_and_leave_no_fuzzer(fault_farm):
+    # a Redis database of its own (the fault farm's workers serve database 0): this test's
+    # workers are the only ones on its fuzz queue
+    url = fault_farm.url.rsplit("/", 1)[0] + "/1"
     jobs = 2
     # one slice per job, long enough that every stop lands inside it; with MAX_DELIVERIES=1 a
     # single redelivery counted as a death would fail the job
-    env = {"FUZZFARM_MAX_SLICE_S": "8", "FUZZFARM_MAX_DELIVERIES": "1"}
-    cid = faultlib.submit(fst, "ff-crashy", "fixed", jobs=jobs, duration=8)
-    runs = []
-    try:
-        for n, (sig, remap) in enumerate([(signal.SIGQUIT, {}), (signal.SIGTERM, {"REMAP_SIGTERM": "SIGQUIT"})]):
-            w = Worker(fault_farm.url, ["fuzz"], concurrency=jobs, env=faultlib.worker_env(**env, **remap),
-                       logfile=os.path.join(fault_farm.workdir, f"fleet-{n}.log")).start()
+    env = {"FUZZFARM_MAX_SLICE_S": "6", "FUZZFARM_MAX_DELIVERIES": "1"}
+    runs, workers = [], []
+    with faultlib.publishing_to(url) as st:
+        st.r.flushdb()
+        cid = faultlib.submit(st, "ff-crashy", "fixed", jobs=jobs, duration=6)
+        try:
+            for n, (sig, remap) in enumerate([(signal.SIGQUIT, {}), (signal.SIGTERM, {"REMAP_SIGTERM": "SIGQUIT"})]):
+                w = Worker(url, ["fuzz"], concurrency=jobs, env=faultlib.worker_env(**env, **remap),
+                           logfile=os.path.join(fault_farm.workdir, f"fleet-{n}.log")).start()
+                workers.append(w)
+                w.wait_ready()
+                # stop it while the same first slice of each job runs (each restart interrupts it again)
+                faultlib.wait_until(lambda: _running_with_fuzzers(st, cid, jobs), 60, "both jobs fuzzing")
+                time.sleep(0.3)
+                r = _stop(w, sig, st, cid, jobs)
+                runs.append(r)
+                assert r["left"] == [], f"processes outlived the worker: {r['left']}"
+                assert r["exited_s"] < config.celery_config(url)["worker_soft_shutdown_timeout"] + 8, r
+                assert r["requeued_s"] < 15, r
+                assert "not counted as deaths" in w.log_text()
+            # a new worker finishes the campaign; interruptions of one message are no poison pill
+            w = Worker(url, ["fuzz"], concurrency=jobs, env=faultlib.worker_env(**env),
+                       logfile=os.path.join(fault_farm.workdir, "fleet-final.log")).start()
+            workers.append(w)
             w.wait_ready()
-            # stop it while the same first slice of each job runs (each restart interrupts it again)
-            faultlib.wait_until(lambda: _running_with_fuzzers(fst, cid, jobs), 60, "both jobs fuzzing")
-            time.sleep(1.0)
-            r = _stop(w, sig, fst, cid, jobs)
-            runs.append(r)
-            assert r["left"] == [], f"processes outlived the worker: {r['left']}"
-            assert r["exited_s"] < config.celery_config(fault_farm.url)["worker_soft_shutdown_timeout"] + 8, r
-            assert r["requeued_s"] < 15, r
-        # a new worker finishes the campaign; interruptions of one message are no poison pill
-        new = Worker(fault_farm.url, ["fuzz"], concurrency=2, env=faultlib.worker_env(),  # the farm's usual
-                     logfile=os.path.join(fault_farm.workdir, "fleet-final.log")).start()
-        fault_farm.workers[0] = new
-        new.wait_ready()
-        faultlib.wait_until(lambda: faultlib.campaign_final(fst, cid), 90, "the campaign to finish")
-        assert faultlib.job_states(fst, cid) == [S.JOB_DONE] * jobs, [j.get("error") for j in fst.jobs(cid)]
-    finally:
-        if not fault_farm.workers[0].alive():
-            w = Worker(fault_farm.url, ["fuzz"], concurrency=2, env=faultlib.worker_env(),
-                       logfile=os.path.join(fault_farm.workdir, "fleet-restore.log")).start()
-            fault_farm.workers[0] = w
-            w.wait_ready()
-    print("fleet restarts:", [{k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()}
-                              for r in runs])
+            faultlib.wait_until(lambda: faultlib.campaign_final(st, cid), 90, "the campaign to finish")
+            assert faultlib.job_states(st, cid) == [S.JOB_DONE] * jobs, [j.get("error") for j in st.jobs(cid)]
+        finally:
+            for w in workers:
+                faultlib.hard_stop(w)  # idle by now (or already stopped)
+            st.r.flushdb()
+    print("fleet restarts:", [{k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()} for r in runs])

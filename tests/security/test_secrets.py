@@ -103,8 +103,8 @@ def test_cli_output_and_downloads(worked, secure_farm, tmp_path):
     st, cid = worked
     (bid,) = st.campaign_bucket_ids(cid)
     py = [sys.executable, "-m", "fuzzfarm.cli"]
-    for args in (["status"], ["status", cid, "--json"], ["status", cid], ["crashes", "--json"], ["crashes", cid],
-                 ["harnesses"], ["download", bid, "-o", str(tmp_path / "r")], ["replay", str(tmp_path / "r")]):
+    for args in (["status", cid], ["crashes", "--json"], ["download", bid, "-o", str(tmp_path / "r")],
+                 ["replay", str(tmp_path / "r")]):
         p = _run(py + args, secure_farm.url, tmp_path)
         assert p.returncode in (0, 1), (args, p.stderr[-1500:])
         _clean(p.stdout + p.stderr, f"`fuzzfarm {' '.join(args)}`")
@@ -128,7 +128,7 @@ def test_errors_with_a_wrong_password_hide_both(secure_farm, tmp_path):
         faultlib.wait_until(lambda: "ERROR" in (tmp_path / "wrong.log").read_text(errors="replace"), 30,
                             "the worker to log its connection error")
     finally:
-        w.stop(timeout=10)
+        w.stop(timeout=1)  # it only retries its connection: no need to wait for a cold shutdown
     text = (tmp_path / "wrong.log").read_text(errors="replace")
     assert "Wrong-Pw-77a1" not in text, text[-2000:]
     _clean(text, "the log of a worker with a wrong password")
