@@ -50,6 +50,7 @@ def _run_controller(ctx):
 
 
 def buggy():
+    """The scenario before the upstream fix (fails under some schedule; see KINDS)."""
     state = {"cancel": None}
     outer, cancel_outer = gosim.with_cancel(gosim.background())
 
@@ -69,6 +70,7 @@ def buggy():
 
 
 def fixed():
+    """The scenario after the upstream fix (never fails)."""
     outer, cancel_outer = gosim.with_cancel(gosim.background())
     ctx, cancel = gosim.with_cancel(outer)  # created before the elector starts
 

@@ -83,3 +83,5 @@ def _delete_fixed(np, wg):
 
 buggy = _scenario(_delete_buggy)
 fixed = _scenario(_delete_fixed)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

@@ -59,3 +59,5 @@ def _get(serialize: bool):
 
 buggy = _get(serialize=False)
 fixed = _get(serialize=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

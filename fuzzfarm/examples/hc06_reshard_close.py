@@ -98,3 +98,5 @@ def _queue_manager(wait_before_stopping_shards: bool):
 
 buggy = _queue_manager(wait_before_stopping_shards=False)
 fixed = _queue_manager(wait_before_stopping_shards=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

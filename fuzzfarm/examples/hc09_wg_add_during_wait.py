@@ -80,3 +80,5 @@ def _scenario(guarded: bool):
 
 buggy = _scenario(guarded=False)
 fixed = _scenario(guarded=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

@@ -89,3 +89,5 @@ def _gateway(latch: bool):
 
 buggy = _gateway(latch=False)
 fixed = _gateway(latch=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

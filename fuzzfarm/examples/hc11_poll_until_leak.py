@@ -87,3 +87,5 @@ def _caller(derive_child: bool):
 
 buggy = _caller(derive_child=False)
 fixed = _caller(derive_child=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

@@ -64,3 +64,5 @@ def _perform(drain_all: bool):
 
 buggy = _perform(drain_all=False)
 fixed = _perform(drain_all=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

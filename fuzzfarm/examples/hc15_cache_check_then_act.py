@@ -96,3 +96,5 @@ def _controller(expectations: bool):
 
 buggy = _controller(expectations=False)
 fixed = _controller(expectations=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

@@ -64,6 +64,7 @@ class StackFrame:
         return f"{self.func} ({self.file}:{self.line})"
 
     def to_json(self) -> dict:
+        """``{"func", "file", "line"}``."""
         return {"func": self.func, "file": self.file, "line": self.line}
 
 
@@ -105,6 +106,7 @@ class GoroutineDump:
     stack: list[StackFrame]
 
     def to_json(self) -> dict:
+        """The dump as JSON-able data (stack frames via ``StackFrame.to_json``)."""
         return {
             "gid": self.gid,
             "name": self.name,
@@ -115,6 +117,7 @@ class GoroutineDump:
         }
 
     def render(self) -> str:
+        """Go-like text: ``goroutine N [name] state on wait``, frames, ``created by``."""
         head = f"goroutine {self.gid} [{self.name}] {self.state}"
         if self.wait:
             head += f" on {self.wait}"
@@ -173,6 +176,7 @@ class GoFailure(Exception):
         return "\n\n".join([str(self)] + [d.render() for d in self.dumps])
 
     def to_json(self) -> dict:
+        """Everything deterministic about the failure as JSON-able data (no exception objects)."""
         return {
             "kind": self.kind,
             "exc_class": self.exc_class,
@@ -195,14 +199,20 @@ class GoroutinePanic(GoFailure):
 
 
 class ConcurrentMapWrites(GoFailure):
+    """``fatal error: concurrent map writes`` (Go runtime map, hashWriting entry/exit check)."""
+
     kind = "concurrent map writes"
 
 
 class ConcurrentMapReadWrite(GoFailure):
+    """``fatal error: concurrent map read and map write``."""
+
     kind = "concurrent map read and map write"
 
 
 class ConcurrentMapIterationWrite(GoFailure):
+    """``fatal error: concurrent map iteration and map write``."""
+
     kind = "concurrent map iteration and map write"
 
 
@@ -219,26 +229,36 @@ class GoroutineLeak(GoFailure):
 
 
 class NegativeWaitGroupCounter(GoFailure):
+    """``panic: sync: negative WaitGroup counter``."""
+
     kind = "negative WaitGroup counter"
     fatal = False
 
 
 class WaitGroupReuse(GoFailure):
+    """``panic: sync: WaitGroup is reused before previous Wait has returned``."""
+
     kind = "WaitGroup reused before previous Wait returned"
     fatal = False
 
 
 class CloseOfClosedChannel(GoFailure):
+    """``panic: close of closed channel``."""
+
     kind = "close of closed channel"
     fatal = False
 
 
 class CloseOfNilChannel(GoFailure):
+    """``panic: close of nil channel``."""
+
     kind = "close of nil channel"
     fatal = False
 
 
 class SendOnClosedChannel(GoFailure):
+    """``panic: send on closed channel``."""
+
     kind = "send on closed channel"
     fatal = False
 
@@ -300,6 +320,7 @@ def caller_frames() -> list[StackFrame]:
 
 
 def first_project_frame(frames: Iterable[StackFrame]) -> StackFrame | None:
+    """The first of ``frames`` (innermost project frame), or None."""
     for f in frames:
         return f
     return None

@@ -72,13 +72,16 @@ class ThreadedRuntime:
     # -- what primitives use
     @property
     def cur(self) -> _TGoroutine:
+        """The goroutine of the calling thread."""
         return self.local.g
 
     @property
     def now(self) -> float:
+        """Virtual seconds: wall seconds since the start divided by ``time_scale``."""
         return (time.monotonic() - self.t0) / self.time_scale
 
     def new_object_id(self) -> int:
+        """A per-run serial for labels (as ``Runtime.new_object_id``)."""
         self._objects += 1
         return self._objects
 
@@ -87,6 +90,7 @@ class ThreadedRuntime:
             raise _Abort()
 
     def sched(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
+        """A scheduling point: release the big lock (maybe sleep), take it back."""
         self._check()
         self.steps += 1
         self.big.release()
@@ -98,9 +102,11 @@ class ThreadedRuntime:
         self._check()
 
     def gosched(self) -> None:
+        """``runtime.Gosched()``: ``sched``."""
         self.sched("gosched", None, True)
 
     def park(self, wait: str, obj: Any = None) -> Any:
+        """Block the calling thread until ``ready``; returns the handed-over value."""
         self._check()
         g = self.cur
         g.state, g.wait = BLOCKED, wait
@@ -115,14 +121,17 @@ class ThreadedRuntime:
         return value
 
     def ready(self, g: _TGoroutine, value: Any = None) -> None:
+        """Wake a parked goroutine, handing it ``value``."""
         if g.state is BLOCKED:
             g.state, g.wait, g.value = RUNNABLE, None, value
             g.event.set()
 
     def choose_index(self, n: int, what: str) -> int:
+        """A data choice in [0, n) from the seeded (not input-driven) random source."""
         return self.rng.randrange(n) if n > 1 else 0
 
     def spawn(self, fn: Callable, args: tuple, name: str | None = None, depth: int = 2) -> _TGoroutine:
+        """Start ``fn(*args)`` on a new daemon thread."""
         g = _TGoroutine(len(self.goroutines) + 1, name or getattr(fn, "__qualname__", "fn"))
         self.goroutines.append(g)
 
@@ -145,6 +154,7 @@ class ThreadedRuntime:
         return g
 
     def add_timer(self, delay: float, fire: Callable[[], None], label: str, idle=None):
+        """A ``threading.Timer`` firing ``fire`` (under the big lock) after ``delay`` virtual seconds."""
         def locked_fire() -> None:
             with self.big:
                 if not self.dead and self.failure is None:
@@ -157,14 +167,17 @@ class ThreadedRuntime:
         return t
 
     def add_timer_at(self, when: float, fire: Callable[[], None], label: str, idle=None):
+        """``add_timer`` at virtual time ``when``."""
         return self.add_timer(when - self.now, fire, label)
 
     def cancel_timer(self, t) -> bool:
+        """Cancel a timer; True if it had not fired yet."""
         alive = t.is_alive()
         t.cancel()
         return alive
 
     def fail(self, failure: F.GoFailure, gid: int | None = None, frames=None):
+        """Record ``failure`` (the first one wins) and raise it in the calling thread."""
         self._record(failure, self.cur, F.frames_from_frame(sys._getframe(1)))
         raise failure
 

@@ -31,6 +31,7 @@ class Event:
     preempt: bool = False
 
     def to_json(self) -> list:
+        """``[step, decision, now, gid, kind, detail, site, preempt]``."""
         return [self.step, self.decision, self.now, self.gid, self.kind, self.detail, self.site, self.preempt]
 
 

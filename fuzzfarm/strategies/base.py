@@ -26,11 +26,17 @@ from typing import Protocol, Sequence
 
 
 class Strategy(Protocol):
-    def begin(self, rt) -> None: ...
+    """What the runtime asks (see the module docstring)."""
 
-    def pick(self, runnable: Sequence, current, timer: bool) -> int: ...
+    def begin(self, rt) -> None:
+        """A run starts on runtime ``rt``."""
 
-    def pick_index(self, n: int, what: str) -> int: ...
+    def pick(self, runnable: Sequence, current, timer: bool) -> int:
+        """Index into ``runnable`` of the goroutine to run, or ``len(runnable)`` to fire the
+        earliest timer (only when ``timer``)."""
+
+    def pick_index(self, n: int, what: str) -> int:
+        """A data choice in [0, n)."""
 
 
 def stay_index(runnable: Sequence, current) -> int:

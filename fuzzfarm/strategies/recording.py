@@ -17,21 +17,25 @@ class RecordingStrategy:
         self.recorded = bytearray()
 
     def begin(self, rt) -> None:
+        """Start a new recording, then the inner strategy's run."""
         self.recorded = bytearray()
         self.inner.begin(rt)
 
     def pick(self, runnable, current, timer: bool) -> int:
+        """The inner strategy's choice, recorded as one byte."""
         i = self.inner.pick(runnable, current, timer)
         self.recorded.append(i)
         return i
 
     def pick_yield(self, runnable, current, timer: bool) -> int:
+        """The inner strategy's yield choice (its ``pick`` if it has none), recorded."""
         inner = getattr(self.inner, "pick_yield", None) or self.inner.pick
         i = inner(runnable, current, timer)
         self.recorded.append(i)
         return i
 
     def pick_index(self, n: int, what: str) -> int:
+        """The inner strategy's data choice, recorded as one byte."""
         i = self.inner.pick_index(n, what)
         self.recorded.append(i)
         return i

@@ -88,3 +88,34 @@ def test_runs_are_identical_across_processes_with_different_hash_seeds():
     assert len({o["sha"] for o in outs}) == 1
     kinds = outs[0]["kinds"]
     assert len(set(kinds)) >= 3, kinds  # the programs exercise several failure kinds and clean runs
+
+
+class _NoFastPath:
+    """The same bytes strategy seen through its public picks only (no byte_stream): the
+    runtime's generic paths must decide exactly as its byte-stream fast path does."""
+
+    def __init__(self, data):
+        self.s = BytesStrategy(data)
+
+    def begin(self, rt):
+        self.s.begin(rt)
+
+    def pick(self, runnable, current, timer):
+        return self.s.pick(runnable, current, timer)
+
+    def pick_yield(self, runnable, current, timer):
+        return self.s.pick_yield(runnable, current, timer)
+
+    def pick_index(self, n, what):
+        return self.s.pick_index(n, what)
+
+
+@SETTINGS
+@given(prog=programs, data=st.binary(max_size=96))
+def test_fast_paths_decide_exactly_as_the_generic_and_traced_paths(prog, data):
+    fast = gosim.run(P.build(prog), strategy=BytesStrategy(data), max_steps=3000)
+    generic = gosim.run(P.build(prog), strategy=_NoFastPath(data), max_steps=3000)
+    traced = gosim.run(P.build(prog), strategy=BytesStrategy(data), trace=True, max_steps=3000)
+    logged = gosim.run(P.build(prog), strategy=BytesStrategy(data, log=True), max_steps=3000)
+    a, b, c, d = (dict(r.to_json(), trace=None) for r in (fast, generic, traced, logged))
+    assert a == b == c == d
