@@ -119,3 +119,27 @@ def test_fast_paths_decide_exactly_as_the_generic_and_traced_paths(prog, data):
     logged = gosim.run(P.build(prog), strategy=BytesStrategy(data, log=True), max_steps=3000)
     a, b, c, d = (dict(r.to_json(), trace=None) for r in (fast, generic, traced, logged))
     assert a == b == c == d
+
+
+def test_nothing_a_schedule_depends_on_reads_the_clock_random_ids_or_hashes():
+    """Banned in the runtime and strategies (threaded.py, the stress baseline, is the one
+    deliberate exception): wall clock, module-level random, id(), hash(), threads."""
+    import re
+
+    root = os.path.join(os.path.dirname(os.path.dirname(HERE)), "fuzzfarm")
+    banned = re.compile(r"\btime\.(time|monotonic|perf_counter|sleep)\b|\bthreading\b|(?<![\w.])id\(|"
+                        r"(?<![\w.])hash\(|\brandom\.(random|randint|randrange|choice|shuffle|sample|seed)\(|"
+                        r"^import time|^from time ")
+    offenders = []
+    for sub in ("gosim", "strategies", "examples"):
+        for fn in sorted(os.listdir(os.path.join(root, sub))):
+            if not fn.endswith(".py") or fn == "threaded.py":
+                continue
+            with open(os.path.join(root, sub, fn)) as fh:
+                for n, line in enumerate(fh, 1):
+                    code = line.split("#", 1)[0]
+                    if "``" in code or code.strip().startswith(("*", "\"\"\"")):
+                        continue  # prose in docstrings
+                    if banned.search(code):
+                        offenders.append(f"{sub}/{fn}:{n}: {line.strip()}")
+    assert offenders == []
