@@ -91,9 +91,9 @@ PROFILES = {
         min_inputs=1, min_budget_s=5),
     "full": Profile(
         name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=45,
-        bytes_max_runs=200_000, walk_max_s=10, walk_max_runs=100_000, fixed_s=10,
+        bytes_max_runs=200_000, walk_max_s=10, walk_max_runs=100_000, fixed_s=8,
         stress_seeds=(1, 2, 3), stress_tune_s=1.5,
-        throughput_s=10, scaling_s=20,
+        throughput_s=8, scaling_s=20,
         e2e_duration_s=60, e2e_timeout_s=240, e2e_jobs=2, e2e_minimize_budget_s=None, e2e_verify_runs=None,
         min_inputs=3, min_budget_s=30),
 }
@@ -158,9 +158,9 @@ class HarnessSpec:
         return tuple(v for v in self.variants if v != bug)
 
 
-def harnesses(only: Iterable[str] | None = None) -> tuple[list[HarnessSpec], list[str]]:
-    """Registered harnesses that load here, and a note per one that does not (or has no seed
-    bug predicate: it is measured for throughput only)."""
+def harnesses(only: Iterable[str] | None = None, *, seed_bug_notes: bool = False) -> tuple[list[HarnessSpec], list[str]]:
+    """Registered harnesses that load here, and a note per one that does not (and, with
+    ``seed_bug_notes``, per one without a seed-bug predicate: measured for throughput only)."""
     specs, notes = [], []
     wanted = set(only or [])
     for name, info in H.registry().items():
@@ -172,7 +172,7 @@ def harnesses(only: Iterable[str] | None = None) -> tuple[list[HarnessSpec], lis
             notes.append(f"harness {name!r} skipped: {e}")
             continue
         bug = SEED_BUGS.get(name)
-        if bug is None:
+        if bug is None and seed_bug_notes:
             notes.append(f"harness {name!r} has no seed-bug predicate in benchmarks/common.py: "
                          f"throughput only")
         specs.append(HarnessSpec(name, info.module, os.path.abspath(info.path), tuple(mod.VARIANTS), bug,
@@ -472,14 +472,14 @@ def ratio_text(num: float | None, num_cens: bool, den: float | None, den_cens: b
     """num / den where a censored value is a lower bound (> value)."""
     if num is None or den is None or den == 0 or (isinstance(num, float) and math.isnan(num)):
         return "-"
-    r = num / den
     if num_cens and den_cens:
         return "both not found"
+    r = fmt_num(num / den)
     if num_cens:
-        return f"> {r:.3g}"
+        return f"> {r}"
     if den_cens:
-        return f"< {r:.3g}"
-    return f"{r:.3g}"
+        return f"< {r}"
+    return r
 
 
 # ---- output ---------------------------------------------------------------------------------

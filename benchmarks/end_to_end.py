@@ -13,9 +13,10 @@ fresh process that must fail with the seed bug). Milestones, seconds from the su
 * verified: triage done (minimized, replayed in fresh processes, fix-checked) and reproducible;
 * downloaded and replayed by the CLI.
 
-The full profile uses the farm's default strategy (bytes) and triage budgets; ``--quick`` uses,
-when the suite measured it in the same run, the strategy that found the bug fastest in
-``time_to_bug`` and small triage budgets (labelled in the output).
+Strategies: the one that found the seed bug fastest in ``time_to_bug`` of the same suite run
+(standalone, or when none found it: ``bytes``), and in the full profile also the farm's
+default, ``bytes``. The full profile uses the farm's default triage budgets; ``--quick`` one
+job, a short campaign and small triage budgets (labelled in the output).
 """
 
 from __future__ import annotations
@@ -154,27 +155,30 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None
     for spec in specs:
         if spec.seed_bug is None:
             continue
-        strategy = "bytes"
-        how = "the farm's default"
-        if prof.quick:
-            fast = fastest_strategy(ttb, spec.name)
-            if fast:
-                strategy, how = fast, "fastest in time_to_bug of this run (quick)"
-        log(f"end to end: {spec.name} ({strategy})")
-        try:
-            rec = one(spec, prof, strategy, log)
-        except Exception as e:  # noqa: BLE001 - one harness failing must not hide the other
-            rec = {"harness": spec.name, "variant": spec.seed_bug.variant, "strategy": strategy, "jobs": prof.e2e_jobs,
-                   "marks": {}, "error": f"{type(e).__name__}: {e}"}
-        rec["strategy_choice"] = how
-        out.append(rec)
+        fast = fastest_strategy(ttb, spec.name)
+        plan = []
+        if fast:
+            plan.append((fast, "fastest in time_to_bug of this run"))
+        if not prof.quick and fast != "bytes":
+            plan.append(("bytes", "the farm's default strategy"))
+        if not plan:
+            plan.append(("bytes", "the farm's default strategy (time_to_bug found no faster one)"))
+        for strategy, how in plan:
+            log(f"end to end: {spec.name} ({strategy}: {how})")
+            try:
+                rec = one(spec, prof, strategy, log)
+            except Exception as e:  # noqa: BLE001 - one campaign failing must not hide the others
+                rec = {"harness": spec.name, "variant": spec.seed_bug.variant, "strategy": strategy,
+                       "jobs": prof.e2e_jobs, "marks": {}, "error": f"{type(e).__name__}: {e}"}
+            rec["strategy_choice"] = how
+            out.append(rec)
     return {"harnesses": out}
 
 
 def rows(data: dict) -> list[list[str]]:
     out = []
     for h in data["harnesses"]:
-        case = f"{h['harness']}/{h['variant']} {h['strategy']}, {h['jobs']} jobs"
+        case = f"{h['harness']}/{h['variant']} {h['strategy']}, {h['jobs']} job(s)"
         m = h["marks"]
         line = ", ".join(f"{label} {m[k]:g} s" for k, label in MILESTONES if k in m)
         out.append([case, "seconds from `fuzzfarm submit`", line or "-"])

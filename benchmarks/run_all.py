@@ -199,10 +199,11 @@ def headlines(sections: list[dict]) -> list[str]:
     for h in by.get("end_to_end", {}).get("data", {}).get("harnesses", []):
         m = h["marks"]
         if "verified" in m:
-            out.append(f"{h['harness']} end to end ({h['strategy']}): first downloadable reproducer "
-                       f"{m.get('downloadable', '-')} s after `fuzzfarm submit`, verified {m['verified']} s.")
+            out.append(f"{h['harness']} end to end (`{h['strategy']}`, {h['jobs']} job(s)): first downloadable "
+                       f"reproducer {m.get('downloadable', '-')} s after `fuzzfarm submit`, verified {m['verified']} s, "
+                       f"downloaded and replayed {m.get('replayed', '-')} s.")
         else:
-            out.append(f"{h['harness']} end to end: no verified reproducer ({h.get('error')}).")
+            out.append(f"{h['harness']} end to end (`{h['strategy']}`): no verified reproducer ({h.get('error')}).")
     rt = by.get("redis_traffic", {}).get("data", {}).get("campaigns", [])
     q = [c["workers_per_redis_quoted"] for c in rt if c.get("workers_per_redis_quoted")]
     if q:

@@ -151,8 +151,8 @@ def run(prof: C.Profile, only=None, log=None, ttb: dict | None = None) -> dict:
         notes.append("fuzzfarm side of the ratio: time_to_bug, run just before in this process")
     data = measure(prof, specs, ttb, log)
     settings = {"seeds": list(prof.stress_seeds), "wall_s_per_seed": f"{prof.walk_max_s:g} (= time_to_bug's per-seed budget for random / pct)",
-                "tuning": f"{len(CANDIDATES)} settings x {prof.stress_tune_s:g} s on seed {TUNING_SEED}",
-                "candidates": [{"jitter_s": j, "yield_p": y, "time_scale": s} for j, y, s in CANDIDATES]}
+                "tuning": f"{len(CANDIDATES)} settings (jitter_s x yield_p x time_scale, below) x "
+                          f"{prof.stress_tune_s:g} s on seed {TUNING_SEED}"}
     notes.append("ratio < 1: fuzzfarm finds the seed bug faster; fuzzfarm seconds exclude process start-up, "
                  "stress seconds include thread start-up (both are what each method spends per run)")
     return C.section("stress", "Stress baseline (real threads)", prof, settings, rows(data), data, notes, t0)

@@ -321,7 +321,7 @@ def run(prof: C.Profile, only=None, log=None) -> dict:
 
 def run_with_inputs(prof: C.Profile, only=None, log=None) -> tuple[dict, list[dict]]:
     t0 = time.monotonic()
-    specs, notes = C.harnesses(only)
+    specs, notes = C.harnesses(only, seed_bug_notes=True)
     data, inputs = measure(prof, specs, log)
     settings = {"bytes_seeds": list(prof.bytes_seeds), "bytes_budget_per_seed": f"{prof.bytes_max_s:g} s / "
                 f"{prof.bytes_max_runs} runs (-max_total_time / -runs)", "walk_seeds": list(prof.seeds),
