@@ -50,8 +50,11 @@ class DrillResult:
 
 
 def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: int = 1,
-        settle_timeout: float = 300.0, log=print) -> DrillResult:
-    """Kill the pool process of a running fuzz job ``kills`` times during one campaign."""
+        settle_timeout: float = 300.0, log=print, kill=None) -> DrillResult:
+    """Kill the pool process of a running fuzz job ``kills`` times during one campaign.
+
+    ``kill(pool_pid)``, when given, may kill differently (a whole worker): it returns the killed
+    worker's name, or None to have the pool process killed here."""
     rng = random.Random(seed)
     # enough fuzzing time for every kill to land mid-slice: each kill costs the partial slice
     duration = duration or max(10.0, 4.0 * kills / jobs + 6.0)
@@ -88,12 +91,20 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
         # the fuzzer run now (libFuzzer restarts after every crash, so it may be a newer one)
         fuzzer = next((f for f in faultlib.fuzzers(cid, n) if faultlib.ppid_of(f) == pool), fuzzer)
         reported_before |= set(st.r.smembers(S.P + f"campaign:{cid}:crashes"))
-        if not faultlib.kill(pool):
+        others = [o for o in st.jobs(cid) if o.get("state") == S.JOB_RUNNING and int(o["job"]) != n]
+        whole = kill(pool) if kill else None
+        if not whole and not faultlib.kill(pool):
             continue
         res.kills_tried += 1
         per_message[(n, k_now)] = per_message.get((n, k_now), 0) + 1
+        if whole:  # every job that worker ran died with it
+            for o in others:
+                if str(o.get("worker", "")).split("@")[0] == whole:
+                    key = (int(o["job"]), int(o.get("slice", 0) or 0))
+                    per_message[key] = per_message.get(key, 0) + 1
         victims.append((n, k_now, pool, fuzzer))
-        log(f"kill {res.kills_tried}/{kills}: job {n} slice {k_now}: pool process {pool} (fuzzer {fuzzer})")
+        log(f"kill {res.kills_tried}/{kills}: job {n} slice {k_now}: "
+            + (f"whole worker {whole}" if whole else f"pool process {pool}") + f" (fuzzer {fuzzer})")
         # G14: the fuzzer dies with the process that ran it
         try:
             faultlib.wait_until(lambda f=fuzzer: not faultlib.alive(f), 10, f"fuzzer {fuzzer} to die")
