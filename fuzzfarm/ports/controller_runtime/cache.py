@@ -100,12 +100,12 @@ class DelegatingByGVKCache:
     default_cache: Any
 
 
-def _maps_clone(m: Map | None) -> Map | None:
+def maps_clone(m: Map | None) -> Map | None:
     """``maps.Clone`` (a range over ``m``; nil stays nil)."""
     return None if m is None else m.clone(name=f"{m.label}.clone")
 
 
-def _keys(m: Map) -> list:
+def maps_keys(m: Map) -> list:
     """``maps.Keys`` (a range over ``m``)."""
     return list(m.keys())
 
@@ -170,8 +170,8 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
     pr3078 = linked_version() == V0_17_6_PR3078
     if pr3078:
         # PR #3078: work on private copies; the caller's maps are only read from here on.
-        opts.by_object = _maps_clone(opts.by_object)
-        opts.default_namespaces = _maps_clone(opts.default_namespaces)
+        opts.by_object = maps_clone(opts.by_object)
+        opts.default_namespaces = maps_clone(opts.default_namespaces)
 
     if opts.by_object is not None:
         for obj, by_object in opts.by_object.items():  # :422
@@ -183,9 +183,9 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
                 return opts, goerrors.new(f"type {obj!r} is not namespaced, but its ByObject.Namespaces setting is not nil")
 
             if is_namespaced and by_object.namespaces is None:
-                by_object.namespaces = _maps_clone(opts.default_namespaces)  # :432, reads DefaultNamespaces
+                by_object.namespaces = maps_clone(opts.default_namespaces)  # :432, reads DefaultNamespaces
             elif pr3078:
-                by_object.namespaces = _maps_clone(by_object.namespaces)
+                by_object.namespaces = maps_clone(by_object.namespaces)
 
             # Namespace-level configs first: they fall through to DefaultNamespaces settings.
             if by_object.namespaces is not None:
@@ -200,7 +200,7 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
                     cfg = default_config(cfg, option_defaults_to_config(opts))
                     if namespace == NAMESPACE_ALL:
                         cfg.field_selector = _and_selectors(
-                            namespace_all_selector(_keys(by_object.namespaces)), cfg.field_selector)
+                            namespace_all_selector(maps_keys(by_object.namespaces)), cfg.field_selector)
                     by_object.namespaces[namespace] = cfg  # :459 (the caller's map if it supplied one)
 
             # Default ByObject itself only if it is cluster-scoped or has no namespaces.
@@ -223,7 +223,7 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
             cfg = default_config(cfg, option_defaults_to_config(opts))
             if namespace == NAMESPACE_ALL:
                 cfg.field_selector = _and_selectors(
-                    namespace_all_selector(_keys(opts.default_namespaces)), cfg.field_selector)
+                    namespace_all_selector(maps_keys(opts.default_namespaces)), cfg.field_selector)
             opts.default_namespaces[namespace] = cfg  # :488 - written even when unchanged
 
     if opts.sync_period is None:
