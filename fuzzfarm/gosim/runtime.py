@@ -170,6 +170,7 @@ class Runtime:
         self.grace_deadline = _INF
         self.dead = False
         self.over = False
+        self._firing = False
         self._seq = 0
         self._objects = 0
         # Picks are looked up per decision (BytesStrategy swaps its picks when its bytes run
@@ -535,7 +536,7 @@ class Runtime:
                 if i != len(runnable) or not timer:
                     self._bad_choice(i)
                 self._record(TIMER)
-                self._fire_next_timer()
+                self._fire_next_timer(True)
                 continue
             except TypeError:
                 self._bad_choice(i)
@@ -602,7 +603,7 @@ class Runtime:
                 return True
         return False
 
-    def _fire_next_timer(self) -> None:
+    def _fire_next_timer(self, early: bool = False) -> None:
         t = heapq.heappop(self.timers)
         if not self.timers:
             self._rebind()
@@ -610,9 +611,15 @@ class Runtime:
             self.now = t.when
         if self._left > 1:
             self._left -= 1
-        if self.trace is not None:
-            self.trace.event(self, "timer", t.label, gid=0)
-        t.fire()
+        if self.trace is None:
+            t.fire()
+            return
+        self.trace.event(self, "timer (early)" if early else "timer", t.label, gid=0)
+        self._firing = True  # what the timer does (wake, spawn, close) is the scheduler's act
+        try:
+            t.fire()
+        finally:
+            self._firing = False
 
     # ------------------------------------------------------------------ failures
     def fail(self, failure: F.GoFailure, gid: int | None = None, frames=None):

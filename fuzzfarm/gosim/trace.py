@@ -57,7 +57,7 @@ class Trace:
         """Append one event at the runtime's current step, decision index and virtual time.
         ``gid`` defaults to the running goroutine (0 when the scheduler itself acts)."""
         if gid is None:
-            gid = rt.cur.gid if rt.cur is not None else 0
+            gid = rt.cur.gid if rt.cur is not None and not getattr(rt, "_firing", False) else 0
         # The scheduler's own events (gid 0) and anything done from the root greenlet have no
         # project site: the root's stack is whoever called gosim.run, which varies.
         site = "" if gid == 0 or getcurrent() is rt.root else _site()

@@ -142,3 +142,16 @@ def test_report_json_roundtrip():
     js = rep.to_json()
     assert json.loads(json.dumps(js)) == js
     assert js["decisions"] == rep.decisions and js["failure"]["kind"] == rep.failure.kind
+
+
+def test_timer_firings_are_the_schedulers_and_early_ones_are_marked():
+    def main():
+        gosim.go(lambda: gosim.sleep(5))
+        gosim.gosched()
+        gosim.sleep(1)
+
+X
+    kinds = [(e.kind, e.gid, e.site) for e in rep.trace.events if e.kind.startswith("timer") or e.kind == "wake"]
+    assert kinds[0] == ("timer (early)", 0, "")
+    assert all(gid == 0 and site == "" for _, gid, site in kinds)
+    assert ("timer", 0, "") in kinds
