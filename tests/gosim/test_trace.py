@@ -150,7 +150,8 @@ def test_timer_firings_are_the_schedulers_and_early_ones_are_marked():
         gosim.gosched()
         gosim.sleep(1)
 
-X
+    # G2 runs first and sleeps; at main's gosched the options are [G1, timer]: fire it early
+    rep = ok(run_bytes(main, b"\x01\x01", trace=True))
     kinds = [(e.kind, e.gid, e.site) for e in rep.trace.events if e.kind.startswith("timer") or e.kind == "wake"]
     assert kinds[0] == ("timer (early)", 0, "")
     assert all(gid == 0 and site == "" for _, gid, site in kinds)
