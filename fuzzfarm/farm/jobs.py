@@ -64,8 +64,11 @@ def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
 
 
 def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, str, str], None],
-              enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None) -> str:
-    """Run one slice; returns what happened ("skipped", "failed", "next", "done")."""
+              enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None, owner: str = "") -> str:
+    """Run one slice; returns what happened ("skipped", "failed", "next", "done").
+
+    ``owner``: the task id of the message; a redelivery of the same message has the same id.
+    Only one message runs a given slice at a time (a claim in Redis held by its id)."""
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     harness, variant = spec["harness"], spec["variant"]
     job = st.job(cid, n)
@@ -73,7 +76,21 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         log.warning("job %s/%s: no such campaign job in Redis; dropping the message", cid, n)
         return "skipped"
     if job.get("state") in S.JOB_FINAL or int(job.get("slice", 0) or 0) > k:
+        if (job.get("state") == S.JOB_RUNNING and int(job.get("slice", 0) or 0) == k + 1
+                and job.get("slice_started") == k):
+            # This slice recorded its end, but its process may have died before it enqueued the
+            # next slice (nothing else would, and the job would never end). Enqueue it again; if
+            # the first one exists after all, the slice claim lets only one of them run.
+            log.warning("job %s/%s slice %s: redelivered after it finished; enqueueing slice %s again", cid, n, k,
+                        k + 1)
+            left = float(spec["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
+            enqueue_next({**spec, "slice": k + 1}, max(1.0, min(left, config.MAX_SLICE_S)))
+            return "skipped"
         log.info("job %s/%s slice %s: duplicate delivery, already %s", cid, n, k, job.get("state"))
+        return "skipped"
+    claim = f"slice:{cid}:{n}:{k}"
+    if owner and not st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60):
+        log.info("job %s/%s slice %s: another message runs this slice; dropping this duplicate", cid, n, k)
         return "skipped"
     try:
         check_harness(harness, spec["harness_hash"])
@@ -137,8 +154,12 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if float(spec["duration_s"]) - elapsed_base >= 1.0:
         st.update_job(cid, n, slice=k + 1, **fields)
         enqueue_next({**spec, "slice": k + 1}, min(float(spec["duration_s"]) - elapsed_base, config.MAX_SLICE_S))
+        if owner:
+            st.release_lease(claim, owner)
         return "next"
     st.update_job(cid, n, state=S.JOB_DONE, finished=time.time(), **fields)
+    if owner:
+        st.release_lease(claim, owner)
     return "done"
 
 

@@ -131,7 +131,7 @@ def fuzz_job(self, spec: dict) -> str:
         return "failed"
     try:
         return jobs.run_slice(st, spec, enqueue_intake=enqueue_intake, enqueue_next=enqueue_fuzz,
-                              worker=self.request.hostname or "")
+                              worker=self.request.hostname or "", owner=self.request.id or "")
     except SoftTimeLimitExceeded:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]),
                       f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")

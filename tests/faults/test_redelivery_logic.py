@@ -73,3 +73,38 @@ def test_duplicate_of_a_finished_slice_changes_no_count(store, camp):
                               enqueue_next=lambda *a: None, engine=_engine(b"CRASH2", execs=99)) == "skipped"
     assert (store.job(cid, 0), store.campaign_summary(cid)) == before
     assert len(queued) == 1 and before[1]["execs"] == 1234 and before[1]["crashes"] == 1
+
+
+def test_killed_between_recording_the_slice_end_and_enqueueing_the_next(store, camp):
+    cid, spec = camp
+    spec = {**spec, "duration_s": 3 * 600.0}
+
+    def dies(*a):
+        raise Killed()
+
+    with pytest.raises(Killed):
+        jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=dies, engine=_engine(None),
+                       owner="t1")
+    assert store.job(cid, 0)["slice"] == 1  # slice 0 recorded its end, slice 1 was never enqueued
+    nxt = []
+    # the redelivered message of slice 0 (same task id) puts slice 1 on the queue
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, d: nxt.append(s),
+                          engine=_engine(None), owner="t1") == "skipped"
+    assert [s["slice"] for s in nxt] == [1]
+    # once slice 1 has started, another copy of slice 0 enqueues nothing
+    assert jobs.run_slice(store, nxt[0], enqueue_intake=lambda *a: None, enqueue_next=lambda s, d: nxt.append(s),
+                          engine=_engine(None), owner="t2") == "next"
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, d: nxt.append(s),
+                          engine=_engine(None), owner="t1") == "skipped"
+    assert [s["slice"] for s in nxt] == [1, 2]
+
+
+def test_two_messages_for_one_slice_run_it_once(store, camp):
+    cid, spec = camp
+    assert store.acquire_lease(f"slice:{cid}:0:0", "first-message", 60)  # running now elsewhere
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None), owner="second-message") == "skipped"
+    assert store.job(cid, 0)["state"] == "queued"
+    # the holder's own redelivery (same task id) takes its claim back and runs
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None), owner="first-message") == "done"
