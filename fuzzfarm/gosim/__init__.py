@@ -19,10 +19,11 @@ from .context import (CANCELED, DEADLINE_EXCEEDED, Context, GoError, background,
                       with_deadline, with_timeout, with_value)
 from .failures import (ALL_FAILURES, CloseOfClosedChannel, CloseOfNilChannel, ConcurrentMapIterationWrite,
                        ConcurrentMapReadWrite, ConcurrentMapWrites, Deadlock, GoFailure, GoroutineLeak,
-                       GoroutinePanic, NegativeWaitGroupCounter, SchedulingError, SendOnClosedChannel,
+                       GoroutineDump, GoroutinePanic, NegativeWaitGroupCounter, SchedulingError, SendOnClosedChannel,
                        StackFrame, StepLimitExceeded, UnlockOfUnlockedMutex, WaitGroupReuse)
 from .gomap import Map
 from .runtime import TIMER, current_runtime
 from .sync import Mutex, Once, RWMutex, WaitGroup
+from .trace import Event, Trace
 
 __all__ = [n for n in dir() if not n.startswith("_")]
