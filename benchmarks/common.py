@@ -158,7 +158,8 @@ class HarnessSpec:
         return tuple(v for v in self.variants if v != bug)
 
 
-def harnesses(only: Iterable[str] | None = None, *, seed_bug_notes: bool = False) -> tuple[list[HarnessSpec], list[str]]:
+def harnesses(only: Iterable[str] | None = None, *,
+              seed_bug_notes: bool = False) -> tuple[list[HarnessSpec], list[str]]:
     """Registered harnesses that load here, and a note per one that does not (and, with
     ``seed_bug_notes``, per one without a seed-bug predicate: measured for throughput only)."""
     specs, notes = [], []
@@ -189,7 +190,8 @@ def child_env(extra: dict | None = None) -> dict:
 
 
 def run_streaming(argv: list[str], *, env: dict, cwd: str, timeout: float,
-                  on_line: Callable[[float, str], bool | None] | None = None) -> tuple[int | None, list[tuple[float, str]]]:
+                  on_line: Callable[[float, str], bool | None] | None = None
+                  ) -> tuple[int | None, list[tuple[float, str]]]:
     """Run ``argv`` (own session, dies with us: PDEATHSIG), timestamping every output line
     (stdout and stderr merged) with ``time.monotonic()``. ``on_line(t, line)`` returning True
     stops the process early. Returns (exit code or None when killed, [(t, line), ...])."""
@@ -401,7 +403,8 @@ def machine() -> dict:
     rb = redis_server_binary()
     if rb:
         try:
-            m = re.search(r"v=(\S+)", subprocess.run([rb, "--version"], capture_output=True, text=True, timeout=5).stdout)
+            version = subprocess.run([rb, "--version"], capture_output=True, text=True, timeout=5).stdout
+            m = re.search(r"v=(\S+)", version)
             redis_v = m.group(1) if m else "?"
         except (OSError, subprocess.SubprocessError):
             pass
@@ -547,6 +550,7 @@ def standalone(mod_name: str, doc: str, run: Callable[..., dict], argv: list[str
     prof = profile(a.quick)
     res = run(prof, only=a.harness)
     print_sections([res], as_json=a.json, title=f"fuzzfarm benchmark: {mod_name}" + (" (QUICK)" if a.quick else ""),
-                   extra={"machine": machine(), "command": " ".join([os.path.basename(PY), "-m", f"benchmarks.{mod_name}",
-                                                                     *(argv if argv is not None else sys.argv[1:])])})
+                   extra={"machine": machine(),
+                          "command": " ".join(["python", "-m", f"benchmarks.{mod_name}",
+                                               *(argv if argv is not None else sys.argv[1:])])})
     return 0

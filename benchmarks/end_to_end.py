@@ -142,7 +142,8 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
                     if res.get("verdict") == "fails as recorded" and bug.matches_outcome(outcome):
                         marks["replayed"] = round(time.monotonic() - t0, 2)
                     else:
-                        rec["error"] = f"the downloaded reproducer replayed as {res.get('verdict')!r} ({outcome.get('kind')})"
+                        rec["error"] = (f"the downloaded reproducer replayed as {res.get('verdict')!r} "
+                                        f"({outcome.get('kind')})")
             finally:
                 shutil.rmtree(out_dir, ignore_errors=True)
     rec["submit_cli_s"] = round(submit_s, 2)

@@ -87,8 +87,8 @@ def redis_capacity(port: int, n: int = 20000) -> dict:
     if rb is None:
         return {"available": False, "why": "redis-benchmark is not installed"}
     try:
-        p = subprocess.run([rb, "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "10", "-t", "set,get,hset,lpush",
-                            "--csv"], capture_output=True, text=True, timeout=120)
+        p = subprocess.run([rb, "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "10",
+                            "-t", "set,get,hset,lpush", "--csv"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError) as e:
         return {"available": False, "why": str(e)}
     rps = {}

@@ -83,7 +83,8 @@ def rows(data: dict) -> list[list[str]]:
         case = f"{b['harness']}/{b['variant']} {b['label']}"
         ok = sum(1 for r in m if r["same_signature"])
         out.append([case, f"size before -> after (median of {len(m)})",
-                    f"{C.fmt_num(_med([r['size_before'] for r in m]))} -> {C.fmt_num(_med([r['size_after'] for r in m]))} bytes"])
+                    f"{C.fmt_num(_med([r['size_before'] for r in m]))} -> "
+                    f"{C.fmt_num(_med([r['size_after'] for r in m]))} bytes"])
         out.append([case, "preemptions before -> after",
                     f"{C.fmt_num(_med([r['preemptions_before'] for r in m]))} -> "
                     f"{C.fmt_num(_med([r['preemptions_after'] for r in m]))}"])

@@ -71,7 +71,8 @@ def rows(data: dict) -> list[list[str]]:
         est = c["workers_per_redis"]
         parts = []
         if "by_cpu" in est:
-            parts.append(f"{C.fmt_num(est['by_cpu'])} by Redis CPU ({1000 * c['redis_cpu_per_worker']:.2g} ms/s per worker)")
+            parts.append(f"{C.fmt_num(est['by_cpu'])} by Redis CPU "
+                         f"({1000 * c['redis_cpu_per_worker']:.2g} ms/s per worker)")
         if "by_commands" in est:
             parts.append(f"{C.fmt_num(est['by_commands'])} by commands")
         out.append([c["campaign"], "workers per Redis (at 50% of a core)", "; ".join(parts) or "-"])

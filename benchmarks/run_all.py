@@ -38,8 +38,9 @@ def _log(msg: str) -> None:
 def _failed(name: str, prof: C.Profile, t0: float, exc: BaseException) -> dict:
     tb = traceback.format_exception(exc)
     _log(f"{name} FAILED: {type(exc).__name__}: {exc}")
-    return C.section(name, name, prof, {}, [["-", "error", f"{type(exc).__name__}: {str(exc)[:300]}"]],
-                     {"error": f"{type(exc).__name__}: {exc}", "traceback": "".join(tb)[-4000:]}, [], t0) | {"failed": True}
+    res = C.section(name, name, prof, {}, [["-", "error", f"{type(exc).__name__}: {str(exc)[:300]}"]],
+                    {"error": f"{type(exc).__name__}: {exc}", "traceback": "".join(tb)[-4000:]}, [], t0)
+    return {**res, "failed": True}
 
 
 def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[list[dict], dict]:
@@ -129,7 +130,8 @@ def _extra_stress(d: dict) -> list[str]:
     rows = []
     for h in d.get("harnesses", []):
         for t in h["tuning"]:
-            rows.append([h["harness"], f"jitter_s={t['jitter_s']:g} yield_p={t['yield_p']:g} time_scale={t['time_scale']:g}",
+            rows.append([h["harness"],
+                         f"jitter_s={t['jitter_s']:g} yield_p={t['yield_p']:g} time_scale={t['time_scale']:g}",
                          str(t["runs"]), str(t["manifestations"]),
                          f"{t['manifestations'] / max(1e-9, t['seconds']):.3g}"])
     return ["Tuning (seed 1000; the best manifestations/s is used for the measurement):", "",
@@ -141,7 +143,8 @@ def _extra_min(d: dict) -> list[str]:
     for b in d.get("buckets", []):
         for r in b["minimized"]:
             rows.append([f"{b['harness']}/{b['variant']} {b['label']}", f"{r['strategy']} seed {r['seed']}",
-                         f"{r['size_before']} → {r['size_after']}", f"{r['preemptions_before']} → {r['preemptions_after']}",
+                         f"{r['size_before']} → {r['size_after']}",
+                         f"{r['preemptions_before']} → {r['preemptions_after']}",
                          str(r["runs"]), f"{r['seconds']:.3g}", r["stopped"]])
     return [_md_table(["bucket", "input from", "bytes", "preemptions", "runs", "seconds", "stopped because"], rows)]
 
@@ -189,7 +192,8 @@ def headlines(sections: list[dict]) -> list[str]:
             ratio = st["ratios"].get(best["strategy"], {}).get("ratio", "-")
             line += (f"; the real-thread stress test: first manifestation after a median "
                      f"{C.fmt_censored(st['first_median_s'], st['first_median_censored'], ' s')}, "
-                     f"1 in {C.fmt_num(st['runs'] / max(1, st['manifestations']))} runs; ratio fuzzfarm / stress {ratio}")
+                     f"1 in {C.fmt_num(st['runs'] / max(1, st['manifestations']))} runs; "
+                     f"ratio fuzzfarm / stress {ratio}")
         out.append(line + ".")
     sc = by.get("farm_scaling", {}).get("data", {})
     for f in sc.get("farms", []):
@@ -200,7 +204,8 @@ def headlines(sections: list[dict]) -> list[str]:
         m = h["marks"]
         if "verified" in m:
             out.append(f"{h['harness']} end to end (`{h['strategy']}`, {h['jobs']} job(s)): first downloadable "
-                       f"reproducer {m.get('downloadable', '-')} s after `fuzzfarm submit`, verified {m['verified']} s, "
+                       f"reproducer {m.get('downloadable', '-')} s after `fuzzfarm submit`, "
+                       f"verified {m['verified']} s, "
                        f"downloaded and replayed {m.get('replayed', '-')} s.")
         else:
             out.append(f"{h['harness']} end to end (`{h['strategy']}`): no verified reproducer ({h.get('error')}).")
@@ -261,7 +266,8 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
     for s in sections:
         parts += [f"### {s['title']} (`benchmarks/{s['section']}.py`, {s['wall_s']:g} s)", ""]
         if s.get("failed"):
-            parts += ["**This benchmark failed in this run:**", "", "```", s["data"].get("traceback", "")[-2000:], "```", ""]
+            parts += ["**This benchmark failed in this run:**", "", "```", s["data"].get("traceback", "")[-2000:],
+                      "```", ""]
             continue
         if s.get("settings"):
             parts += ["Settings: " + "; ".join(f"{k}: {json.dumps(v) if not isinstance(v, str) else v}"

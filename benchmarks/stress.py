@@ -132,10 +132,12 @@ def rows(data: dict) -> list[list[str]]:
         out.append([case, "setting (tuned)", f"switchinterval 1e-6 s, jitter_s={s['jitter_s']:g}, "
                     f"yield_p={s['yield_p']:g}, time_scale={s['time_scale']:g}, hang after {s['wall_timeout_s']:g} s"])
         out.append([case, "runs, manifestations", f"{C.fmt_num(r['runs'])} runs in {C.fmt_num(r['seconds'])} s, "
-                    f"{C.fmt_num(r['manifestations'])} seed-bug crashes (1 per {C.fmt_num(r['runs'] / max(1, r['manifestations']))} runs)"])
+                    f"{C.fmt_num(r['manifestations'])} seed-bug crashes "
+                    f"(1 per {C.fmt_num(r['runs'] / max(1, r['manifestations']))} runs)"])
         out.append([case, "seconds to first: median / max",
                     f"{C.fmt_censored(r['first_median_s'], r['first_median_censored'], ' s')} / "
-                    f"{C.fmt_censored(r['first_max_s'], r['first_max_censored'], ' s')}  ({r['found_seeds']}/{r['of']} seeds)"])
+                    f"{C.fmt_censored(r['first_max_s'], r['first_max_censored'], ' s')}  "
+                    f"({r['found_seeds']}/{r['of']} seeds)"])
         if r["ratios"]:
             out.append([case, "time-to-bug ratio fuzzfarm / stress",
                         ", ".join(f"{k} {v['ratio']}" for k, v in r["ratios"].items())])
@@ -150,7 +152,8 @@ def run(prof: C.Profile, only=None, log=None, ttb: dict | None = None) -> dict:
         ttb = time_to_bug.run(prof, only, log)["data"]
         notes.append("fuzzfarm side of the ratio: time_to_bug, run just before in this process")
     data = measure(prof, specs, ttb, log)
-    settings = {"seeds": list(prof.stress_seeds), "wall_s_per_seed": f"{prof.walk_max_s:g} (= time_to_bug's per-seed budget for random / pct)",
+    settings = {"seeds": list(prof.stress_seeds),
+                "wall_s_per_seed": f"{prof.walk_max_s:g} (= time_to_bug's per-seed budget for random / pct)",
                 "tuning": f"{len(CANDIDATES)} settings (jitter_s x yield_p x time_scale, below) x "
                           f"{prof.stress_tune_s:g} s on seed {TUNING_SEED}"}
     notes.append("ratio < 1: fuzzfarm finds the seed bug faster; fuzzfarm seconds exclude process start-up, "

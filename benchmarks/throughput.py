@@ -141,7 +141,8 @@ def _bench_rows(rb: dict) -> list[list[str]]:
             rates = {k: v for k, v in obj.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                      and any(w in k for w in ("per_s", "/s", "ratio", "rate"))}
             if rates:
-                label = " ".join(str(obj.get(k)) for k in ("name", "scenario", "mode", "goroutines") if obj.get(k) is not None)
+                label = " ".join(str(obj.get(k)) for k in ("name", "scenario", "mode", "goroutines")
+                                 if obj.get(k) is not None)
                 out.append(["runtime microbench", (label or path or "result"),
                             ", ".join(f"{k} {C.fmt_num(float(v))}" for k, v in rates.items())])
             for k, v in obj.items():
@@ -194,9 +195,10 @@ def rows(data: dict) -> list[list[str]]:
         ath = [r for r in known if r.get("mode") == "atheris"]
         for r in data["harnesses"]:
             if ath:
+                mine = r["atheris"]["decisions_per_s"]
                 out.append([f"{r['harness']}/{r['variant']} atheris", "decisions/s vs runtime microbench (atheris)",
-                            ", ".join(f"x{r['atheris']['decisions_per_s'] / max(1e-9, b['runtime_decisions_per_s']):.2f} "
-                                      f"of {b.get('scenario')}" for b in ath)])
+                            ", ".join(f"x{mine / max(1e-9, b['runtime_decisions_per_s']):.2f} of {b.get('scenario')}"
+                                      for b in ath)])
     return out + _bench_rows(rb)
 
 

@@ -183,7 +183,8 @@ def _child(spec: dict) -> int:
             except RunTimeout:
                 o = {"failed": False}
             elapsed += time.perf_counter() - t0
-            same = o.get("failed") and o.get("kind") == f.kind and list(o.get("crash_state") or []) == list(f.crash_state)
+            same = (o.get("failed") and o.get("kind") == f.kind
+                    and list(o.get("crash_state") or []) == list(f.crash_state))
             if bug is not None and bug.matches_failure(f):
                 if same:
                     found, replayed = repro, True
@@ -298,7 +299,8 @@ def rows(data: dict) -> list[list[str]]:
                 f"{C.fmt_censored(r['runs_max'], r['runs_max_censored'])}")
         secs = (f"{C.fmt_censored(r['seconds_median'], r['seconds_median_censored'], ' s')} / "
                 f"{C.fmt_censored(r['seconds_max'], r['seconds_max_censored'], ' s')}")
-        unrep = f"; {r['unreplayable']} seed-bug crash(es) whose reproducer did not replay, skipped" if r.get("unreplayable") else ""
+        unrep = (f"; {r['unreplayable']} seed-bug crash(es) whose reproducer did not replay, skipped"
+                 if r.get("unreplayable") else "")
         out.append([case, "seed bug: runs median / max", f"{runs}  ({r['found']}/{r['of']} seeds found{unrep})"])
         out.append([case, "seed bug: seconds median / max", secs])
     for r in data["fixed"]:
