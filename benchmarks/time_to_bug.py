@@ -31,6 +31,7 @@ import math
 import os
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -262,6 +263,8 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> tuple[dict
                     "seconds_max": secs_m[2], "seconds_max_censored": secs_m[3],
                     "replayed": sum(1 for r in found if r.get("replayed") in (True, None)),
                     "unreplayable": sum(int(r.get("unreplayable") or 0) for r in per_seed),
+                    "startup_s_median": (statistics.median(r["startup_s"] for r in per_seed)
+                                         if strategy == "bytes" and per_seed else None),
                     "per_seed": per_seed})
             for variant in spec.fixed_variants:
                 for strategy in STRATEGIES:
@@ -302,6 +305,8 @@ def rows(data: dict) -> list[list[str]]:
         unrep = (f"; {r['unreplayable']} seed-bug crash(es) whose reproducer did not replay, skipped"
                  if r.get("unreplayable") else "")
         out.append([case, "seed bug: runs median / max", f"{runs}  ({r['found']}/{r['of']} seeds found{unrep})"])
+        if r.get("startup_s_median") is not None:
+            secs += f"  (+ {C.fmt_num(r['startup_s_median'])} s Python/atheris start-up per process, not included)"
         out.append([case, "seed bug: seconds median / max", secs])
     for r in data["fixed"]:
         case = f"{r['harness']}/{r['variant']} {r['strategy']}"
