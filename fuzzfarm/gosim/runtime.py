@@ -493,10 +493,6 @@ class Runtime:
             self.trace.event(self, "choose", f"{what} {i}/{n}")
         return i
 
-    def _timer_available(self) -> bool:
-        timers = self.timers
-        return bool(timers) and timers[0].when <= self.grace_deadline
-
     def _decide(self, cur: Goroutine | None, pick) -> Goroutine:
         """Ask the strategy which goroutine runs next (``runnable`` has >= 2 entries or a
         timer is pending) and record the decision."""
@@ -745,6 +741,10 @@ class Runtime:
                     names = ", ".join(f"G{g.gid} {g.name} ({g.wait or g.state})" for g in leaked)
                     self._stamp(F.GoroutineLeak(f"{len(leaked)} goroutine(s) still alive after main returned: {names}"),
                                 leaked[0])
+        except GreenletExit:
+            # a strategy error while the root picked the next goroutine (after an exit)
+            if self.internal is None:
+                raise
         finally:
             self._teardown()
             _rt = None

@@ -196,3 +196,34 @@ def test_waitgroup_go_runs_fn_in_a_new_goroutine():
 
     ok(run_prefer(main))
     assert out[-1] == "done" and sorted(out[:-1]) == [0, 1, 2]
+
+
+def test_a_replay_diverging_at_a_decision_taken_after_a_goroutine_exit_raises_scheduling_error():
+    def main():
+        gosim.go(lambda: None)
+        gosim.go(lambda: None)
+        gosim.gosched()
+
+    # G2 runs at the first go and exits: the root then picks among [G1] only; at the second go
+    # G3 runs and exits; the next pick is made from the root and finds G9 not runnable
+    good = gosim.run(main, strategy=ReplayStrategy([2, 3], allow_incomplete=True)).decisions
+    assert good == [2, 3]
+    with pytest.raises(SchedulingError):
+        gosim.run(main, strategy=ReplayStrategy([2, 9]))
+
+    class FailAtTheRoot(Prefer):
+        def begin(self, rt):
+            self.rt = rt
+
+        def pick(self, runnable, current, timer):
+            if self.rt.cur is None:  # a decision taken by the root greenlet after an exit
+                raise SchedulingError("boom from the root")
+            return super().pick(runnable, current, timer)
+
+    def main2():
+        for _ in range(3):
+            gosim.go(lambda: None)
+        gosim.sleep(1)  # G2 runs and exits; the root then picks between G3 and G4
+
+    with pytest.raises(SchedulingError, match="boom from the root"):
+        gosim.run(main2, strategy=FailAtTheRoot(1))
