@@ -148,11 +148,14 @@ def test_walk_jobs_find_the_bug_and_their_crashes_replay_as_bytes(toy, tmp_path,
 
 
 def test_walk_is_deterministic_for_a_seed(toy, tmp_path):
+    # The walk is time-bounded, so a loaded machine may stop either run earlier: compare the
+    # crashes both runs got to, in order (same seed -> same walk -> same inputs).
     first = []
     for i in range(2):
-        _, crashes, *_ = _job(toy, tmp_path / str(i), strategy="random", duration_s=1.5, seed=42)
+        _, crashes, *_ = _job(toy, tmp_path / str(i), strategy="random", duration_s=3, seed=42)
         first.append([c.data for c in crashes[:2]])
-    assert first[0] and first[0] == first[1]
+    n = min(len(first[0]), len(first[1]))
+    assert n >= 1 and first[0][:n] == first[1][:n]
 
 
 def test_merge_corpus_keeps_a_smaller_covering_subset(toy, tmp_path):
