@@ -213,7 +213,6 @@ class Observed:
     err: object = None
     callbacks: list = dataclasses.field(default_factory=list)
     servers: dict = dataclasses.field(default_factory=dict)
-    options: object = None
 
     def hung(self) -> list[int]:
         return [gid for s in self.servers.values() for gid in s.hung]
