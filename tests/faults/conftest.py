@@ -28,6 +28,8 @@ def fault_farm(tmp_path_factory):
              worker_env=faultlib.worker_env())
     f.start()
     yield f
+    for w in f.workers:  # idle by now; SIGQUIT stops are tested in test_fleet_restart.py
+        faultlib.hard_stop(w)
     f.stop()
     for w in f.workers:
         assert not w.alive(), f"worker {w.name} outlived the farm"

@@ -30,7 +30,7 @@ def _cli(url: str, *args: str) -> tuple[subprocess.CompletedProcess, float]:
 
 
 def test_redis_restart_mid_campaign(fault_farm, fst):
-    cid = faultlib.submit(fst, "ff-crashy", jobs=2, duration=12)
+    cid = faultlib.submit(fst, "ff-crashy", jobs=2, duration=10)
     # mid-campaign: a bucket with its artifact, a corpus, jobs still fuzzing
     faultlib.wait_until(lambda: any(fst.artifact(b) for b in fst.campaign_bucket_ids(cid))
                         and fst.corpus_size("ff-crashy") > 0, 60, "a first bucket with an artifact and a corpus")
@@ -54,15 +54,13 @@ def test_redis_restart_mid_campaign(fault_farm, fst):
     assert after["artifacts"] == before["artifacts"]
     assert before["corpus"] <= after["corpus"]
     assert before["crashes"] <= after["crashes"]
-    # the workers reconnect and the campaign finishes, every crash triaged
+    # the workers reconnect and the campaign finishes, every crash triaged: also those found
+    # after the restart (both queues are served again)
     faultlib.wait_until(lambda: faultlib.campaign_settled(fst, cid), 180, "the campaign to finish after the restart")
     s = fst.campaign_summary(cid)
     assert faultlib.job_states(fst, cid) == [S.JOB_DONE] * 2, s["errors"]
     assert s["intaken"] == s["crashes"] and s["buckets"] == 1
-    # both queues are served after the restart: a new campaign runs fuzz + collect end to end
-    cid2 = faultlib.submit(fst, "ff-crashy", jobs=1, duration=3)
-    faultlib.wait_until(lambda: faultlib.campaign_settled(fst, cid2), 120, "a campaign submitted after the restart")
-    assert fst.campaign_summary(cid2)["buckets"] == 1
+    assert s["crashes"] > len(before["crashes"]), "no crash was found after the restart"
     assert all(w.alive() for w in fault_farm.workers)
     for w in fault_farm.workers:
         assert w.log_text().count("Connected to redis") >= 2, f"{w.name} did not reconnect"

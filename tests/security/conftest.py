@@ -69,6 +69,8 @@ def secure_farm(secure_redis, tmp_path_factory):
     f.start()
     f.mode = mode
     yield f
+    for w in f.workers:  # idle by now; SIGQUIT stops are tested in test_fleet_restart.py
+        faultlib.hard_stop(w)
     f.stop()
     for w in f.workers:
         assert not w.alive()

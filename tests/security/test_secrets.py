@@ -17,10 +17,17 @@ import sys
 import pytest
 
 import faultlib
-from conftest import PASSWORD
 from fuzzfarm import store as S
 from fuzzfarm.farm import redis_url
 from fuzzfarm.farm.embedded import Worker
+
+PASSWORD = "Sec-Pw-6f2c1e9a-never-shown"  # tests/security/conftest.py starts Redis with it
+
+
+@pytest.fixture(autouse=True)
+def _same_password(secure_redis):
+    assert secure_redis[0].password == PASSWORD
+
 
 def _clean(text: str, where: str, *, env_name: bool = False) -> None:
     """No password in ``text``; with ``env_name`` not even the variable that holds the URL (a
