@@ -1,5 +1,5 @@
-"""The long drills as tests, behind ``-m slow`` (the default run excludes them; ``pytest -m slow
-tests/faults/test_drills_slow.py`` or ``FUZZFARM_DRILLS=1 scripts/test -m slow``). They run the
+"""The long drills as tests, behind ``-m slow`` (the default run excludes them): ``scripts/test -m slow
+tests/faults/test_drills_slow.py``. They run the
 same code as ``scripts/drill_kill_worker`` and ``scripts/drill_redis_restart``, each on a private
 farm, and fail on any broken promise."""
 
