@@ -265,6 +265,8 @@ def test_compose_services_commands_env():
         assert "redis" in (svc.get("depends_on") or []), f"{where}: depends_on redis"
         assert env.get("REMAP_SIGTERM") == "SIGQUIT" or svc.get("stop_signal") == "SIGQUIT", \
             f"{where}: stop with SIGQUIT so running jobs are requeued at once (G16)"
+        assert svc.get("restart") in ("always", "unless-stopped", "on-failure"), \
+            f"{where}: workers must be restarted when they exit (see docs/RELIABILITY.md)"
     assert roles == {"worker": ["fuzz"], "collector": ["collect"]}, roles
     # `--scale worker=N` needs no fixed container name and no published host port
     assert "container_name" not in svcs["worker"] and "ports" not in svcs["worker"]
@@ -327,6 +329,7 @@ def test_k8s_manifests():
         assert ref["name"] == secret["metadata"]["name"] and ref["key"] in sdata, \
             f"k8s {name}: {redis_url.ENV} must come from the Secret"
         assert env.get("REMAP_SIGTERM", {}).get("value") == "SIGQUIT"
+        assert tmpl["spec"].get("restartPolicy", "Always") == "Always", f"k8s {name}: workers must be restarted"
         limit = (c.get("resources") or {}).get("limits", {}).get("memory")
         if limit and "fuzz" in roles[name]:
             # every pool process may run one fuzzer up to -rss_limit_mb: the pod must hold them all
@@ -390,6 +393,7 @@ def test_systemd_units(unit, queue):
         f"{where}: REMAP_SIGTERM=SIGQUIT makes pool processes and fuzzers ignore the group's SIGQUIT"
     assert float(svc["TimeoutStopSec"][0]) > config.celery_config("redis://x:1/0")["worker_soft_shutdown_timeout"]
     assert svc["User"] == ["fuzzfarm"]
+    assert svc["Restart"][0] in ("always", "on-failure"), f"{where}: workers must be restarted when they exit"
     assert u["Install"]["WantedBy"] == ["multi-user.target"]
 
 
