@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -98,6 +99,7 @@ def kill_drill(args) -> int:
         farm.stop()
         left = faultlib.fuzzers()
         farm.cleanup()
+        shutil.rmtree(workdir, ignore_errors=True)
     print(f"\nworker-kill drill ({args.mode}, {len(replaced)} whole workers replaced):")
     print("  " + res.figures())
     for n in res.notes:
@@ -175,6 +177,7 @@ def redis_drill(args) -> int:
     finally:
         farm.stop()
         farm.cleanup()
+        shutil.rmtree(workdir, ignore_errors=True)
     print(f"\nRedis-restart drill: restarts survived / tried: {survived} / {args.restarts}; jobs {states}; "
           f"crashes {s['crashes']} (lost {lost_crashes}); duplicates {dups}; buckets {s['buckets']}; "
           f"worker processes that died and were restarted by the supervisor: {len(restarted)}; "
