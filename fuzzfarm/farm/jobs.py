@@ -14,6 +14,7 @@ slice is one task message, and the last thing a slice does is enqueue the next o
 from __future__ import annotations
 
 import dataclasses
+import glob
 import hashlib
 import logging
 import os
@@ -127,6 +128,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         st.job_stats(cid, n, _as_dict(stats))
 
     corpus = st.corpus(harness)
+    # A work directory of this job still here belongs to a slice whose process was killed (the
+    # slices of a job never run at the same time): remove it.
+    for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(f"fuzzfarm-{cid}-{n}-") + "*")):
+        shutil.rmtree(stale, ignore_errors=True)
     workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
     try:
         result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=spec.get("strategy", "bytes"),

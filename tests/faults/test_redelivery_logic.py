@@ -108,3 +108,17 @@ def test_two_messages_for_one_slice_run_it_once(store, camp):
     # the holder's own redelivery (same task id) takes its claim back and runs
     assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
                           engine=_engine(None), owner="first-message") == "done"
+
+
+def test_a_killed_slice_leaves_no_work_directory_behind(store, camp, tmp_path, monkeypatch):
+    import tempfile
+    cid, spec = camp
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / f"fuzzfarm-{cid}-0-killedrun"
+    (stale / "corpus").mkdir(parents=True)
+    other_job = tmp_path / f"fuzzfarm-{cid}-1-running"
+    other_job.mkdir()
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None)) == "done"
+    assert not stale.exists() and other_job.exists()
+    assert [p.name for p in tmp_path.iterdir()] == [other_job.name]
