@@ -7,7 +7,7 @@ runtime, next to the practical limit measured in the same run.
 Rows: a 2-goroutine and a 16-goroutine scenario (every goroutine calls ``gosched()`` k times
 under ``BytesStrategy`` fed with seeded random bytes), each uninstrumented and under atheris
 instrumentation (the runtime and the scenario imported inside ``atheris.instrument_imports()``,
-as a harness does). The limit is a minimal scheduler written only for this benchmark -- a list
+as a harness does, and measured inside ``atheris.Fuzz`` as a fuzz target runs). The limit is a minimal scheduler written only for this benchmark -- a list
 of runnable greenlets, the next one picked from the same input bytes, a switch, nothing else --
 doing the same number of switches in the same mode. Each mode is measured in its own
 subprocess (instrumentation cannot be undone in a process). ``ratio`` = runtime decisions/s
@@ -39,9 +39,9 @@ MODES = ("uninstrumented", "atheris")
 
 
 def _child(mode: str, seconds: float) -> int:
-    """Measure every scenario in this process, in ``mode``; print one JSON list."""
-    import random
-
+    """Measure every scenario in this process, in ``mode``; print one JSON list. In atheris
+    mode the measurement runs inside ``atheris.Fuzz`` (one input), where the coverage
+    callbacks work as in a real fuzzing run."""
     sys.path.insert(0, HERE)
     if mode == "atheris":
         import atheris
@@ -50,8 +50,24 @@ def _child(mode: str, seconds: float) -> int:
             import fuzzfarm.gosim  # noqa: F401
             import fuzzfarm.strategies  # noqa: F401
             import _runtime_bench_targets as T
-    else:
-        import _runtime_bench_targets as T
+
+        def one_input(_data: bytes) -> None:
+            # measured inside libFuzzer's callback, as a fuzz target runs; then leave at once
+            # (atheris.Fuzz never returns: ENVIRONMENT.md G7)
+            _measure_rows(T, mode, seconds)
+            os._exit(0)
+
+        atheris.Setup([sys.argv[0], "-runs=1"], one_input)
+        atheris.Fuzz()
+        return 1
+    import _runtime_bench_targets as T
+
+    _measure_rows(T, mode, seconds)
+    return 0
+
+
+def _measure_rows(T, mode: str, seconds: float) -> None:
+    import random
 
     rows = []
     data = random.Random(1).randbytes(4096)
@@ -91,7 +107,6 @@ def _child(mode: str, seconds: float) -> int:
         })
     sys.stdout.write(json.dumps(rows) + "\n")
     sys.stdout.flush()
-    return 0
 
 
 def measure(seconds: float) -> dict:

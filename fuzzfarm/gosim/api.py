@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from .runtime import CURRENT as _CURRENT
+from .runtime import gosched  # noqa: F401  (defined next to the scheduler: see its docstring)
 from .failures import GoFailure
 from .runtime import Runtime, current_runtime
 from .trace import Trace
@@ -20,14 +20,6 @@ def go(fn: Callable, *args: Any, name: str | None = None) -> int:
     g = rt.spawn(fn, args, name=name)
     rt.sched()
     return g.gid
-
-
-def gosched() -> None:
-    """Go's ``runtime.Gosched()``: a scheduling point that yields. Strategies may keep the
-    caller running; the bytes strategy's default (input exhausted) hands over to the next
-    goroutine in id order after a few yields in a row, so spin loops on ``gosched`` make
-    progress as in Go. Raises RuntimeError outside a run."""
-    _CURRENT.gosched()  # the running Runtime's bound gosched (raises outside a run)
 
 
 def goroutine_id() -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import sys
 from typing import Any, Callable
 
@@ -62,6 +63,45 @@ def _no_run() -> None:
 
 CURRENT = _Current()
 CURRENT.gosched = _no_run
+
+# The current run while its gosched is the byte-stream fast path (else None): ``gosched``
+# below then runs that path inline, saving a Python frame per call.
+_FAST: "Runtime | None" = None
+
+
+def gosched() -> None:
+    """Go's ``runtime.Gosched()``: a scheduling point that yields. Strategies may keep the
+    caller running; the bytes strategy's default (input exhausted) hands over to the next
+    goroutine in id order after a few yields in a row, so spin loops on ``gosched`` make
+    progress as in Go. Raises RuntimeError outside a run, StepLimitExceeded past the step
+    limit. (Exported as ``gosim.gosched``.)
+
+    The body is ``Runtime._gosched_bytes`` inlined for the common fuzzing case (bytes
+    strategy, no timer pending, no trace); any other state goes through the run's bound
+    ``gosched``. The equivalence is tested (``tests/gosim/test_determinism.py``)."""
+    rt = _FAST
+    if rt is None:
+        return CURRENT.gosched()
+    stage = 0
+    try:
+        next(rt._ticks)
+        stage = 1
+        runnable = rt.runnable
+        n = len(runnable)
+        if n - 1:
+            nxt = runnable[rt._bnext() % n]
+            rt._record(nxt.gid)
+            cur = rt.cur
+            if nxt is cur:
+                return
+            rt.preemptions += 1
+            rt.cur = nxt
+            nxt.switch()
+        return
+    except StopIteration:
+        if not stage:
+            rt._limit_or_over()
+        rt._bytes_exhausted(rt._ystrat.pick_yield)
 
 
 class _Stuck:
@@ -150,9 +190,11 @@ class Runtime:
         self.check_leaks = check_leaks
         self.leak_grace = leak_grace
         self.now = 0.0
-        # Countdown of the steps left (see "scheduling points" below); ``steps`` derives from
-        # it, frozen in ``_steps_final`` once the run is over.
-        self._left = max_steps + 1
+        # The step budget: ``next(self._ticks)`` raises StopIteration once it is spent, and
+        # at once when the run is over (it is swapped for an empty iterator). ``steps`` derives
+        # from what is left, frozen in ``_steps_final`` once the run is over.
+        self._ticks = itertools.repeat(None, max_steps)
+        self._beyond = 0  # 1 once a scheduling point went past the limit
         self._steps_final: int | None = None
         self.preemptions = 0
         self._park_switches = 0  # switches after a block; ``switches`` adds the preemptions
@@ -193,10 +235,10 @@ class Runtime:
         """Scheduling steps so far (scheduling points, parks and timer firings)."""
         if self._steps_final is not None:
             return self._steps_final
-        return self.max_steps + 1 - self._left
+        return self.max_steps - self._ticks.__length_hint__() + self._beyond
 
     def _steps_left(self) -> int:
-        return self._left - 1 if self._steps_final is None else 0
+        return self._ticks.__length_hint__()
 
     # ------------------------------------------------------------------ ids
     def new_object_id(self) -> int:
@@ -251,9 +293,9 @@ class Runtime:
     # a traced call: no comparison operators, one ``if`` per question, early returns instead
     # of join points, at most one try statement. ``sched`` and ``gosched`` below are the
     # general versions; each instance binds the specialised one for its state (see
-    # ``_rebind``): traced, timers pending, byte stream, plain strategy. The countdown
-    # ``_left`` is both the step budget and the "is the run over?" check: once the run is
-    # over it is set to 1, so the next scheduling point lands in ``_limit_or_over``.
+    # ``_rebind``): traced, timers pending, byte stream, plain strategy. ``next(self._ticks)``
+    # is both the step budget and the "is the run over?" check, with no branch: it raises
+    # StopIteration (handled by the one try statement) when the budget is spent or the run over.
     def sched(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         """A scheduling point in the running goroutine, which stays runnable.
 
@@ -286,16 +328,18 @@ class Runtime:
         self.sched = s
         self.gosched = g
         if _rt is self:
+            global _FAST
             CURRENT.gosched = g
+            _FAST = self if s == self._sched_bytes else None
 
     def _sched_plain(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         """``sched`` with no timer pending, any strategy."""
         if yielding:
             return self.gosched()
-        self._left -= 1
-        if not self._left:
-            self._limit_or_over()
+        stage = 0
         try:
+            next(self._ticks)
+            stage = 1
             runnable = self.runnable
             if len(runnable) - 1:
                 cur = self.cur
@@ -309,15 +353,19 @@ class Runtime:
                 # is over, teardown resumes parked goroutines with throw(), never switch().
                 nxt.switch()
             return
+        except StopIteration as exc:
+            if not stage:
+                self._limit_or_over()
+            self._strategy_error(exc)
         except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
             self._strategy_error(exc)
 
     def _gosched_plain(self) -> None:
         """``gosched`` with no timer pending, any strategy."""
-        self._left -= 1
-        if not self._left:
-            self._limit_or_over()
+        stage = 0
         try:
+            next(self._ticks)
+            stage = 1
             runnable = self.runnable
             if len(runnable) - 1:
                 cur = self.cur
@@ -329,6 +377,10 @@ class Runtime:
                 self.cur = nxt
                 nxt.switch()
             return
+        except StopIteration as exc:
+            if not stage:
+                self._limit_or_over()
+            self._strategy_error(exc)
         except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
             self._strategy_error(exc)
 
@@ -336,10 +388,10 @@ class Runtime:
         """``sched`` with no timer pending, reading the decision byte from the byte stream."""
         if yielding:
             return self.gosched()
-        self._left -= 1
-        if not self._left:
-            self._limit_or_over()
+        stage = 0
         try:
+            next(self._ticks)
+            stage = 1
             runnable = self.runnable
             n = len(runnable)
             if n - 1:
@@ -353,14 +405,16 @@ class Runtime:
                 nxt.switch()
             return
         except StopIteration:
+            if not stage:
+                self._limit_or_over()
             self._bytes_exhausted(self.strategy.pick)
 
     def _gosched_bytes(self) -> None:
         """``gosched`` with no timer pending, reading the decision byte from the byte stream."""
-        self._left -= 1
-        if not self._left:
-            self._limit_or_over()
+        stage = 0
         try:
+            next(self._ticks)
+            stage = 1
             runnable = self.runnable
             n = len(runnable)
             if n - 1:
@@ -374,12 +428,15 @@ class Runtime:
                 nxt.switch()
             return
         except StopIteration:
+            if not stage:
+                self._limit_or_over()
             self._bytes_exhausted(self._ystrat.pick_yield)
 
     def _sched_timers(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         """``sched`` while timers are pending (the strategy may fire the earliest early)."""
-        self._left -= 1
-        if not self._left:
+        try:
+            next(self._ticks)
+        except StopIteration:
             self._limit_or_over()
         self._switch_to(self._decide_with_timers(self.cur, self._ystrat.pick_yield if yielding
                                                  else self.strategy.pick))
@@ -411,8 +468,9 @@ class Runtime:
 
     def _sched_traced(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
         """``sched`` of a run with ``trace=True``: records the event and preemptions."""
-        self._left -= 1
-        if not self._left:
+        try:
+            next(self._ticks)
+        except StopIteration:
             self._limit_or_over()
         if ev is not None:
             self.trace.event(self, ev, obj)
@@ -432,8 +490,8 @@ class Runtime:
     def _limit_or_over(self) -> None:
         """The countdown hit zero: the run is over (GreenletExit) or the step limit is passed."""
         if self.over:
-            self._left = 1
             raise GreenletExit()
+        self._beyond = 1
         self._step_limit()
 
     def _strategy_error(self, exc: Exception) -> None:
@@ -453,8 +511,9 @@ class Runtime:
         Raises StepLimitExceeded past ``max_steps``, GreenletExit once the run is over.
         """
         g = self.cur
-        self._left -= 1
-        if not self._left:
+        try:
+            next(self._ticks)
+        except StopIteration:
             self._limit_or_over()
         g.state = BLOCKED
         g.wait = wait
@@ -517,7 +576,7 @@ class Runtime:
         runnable = self.runnable
         while True:
             timers = self.timers
-            timer = bool(timers) and bool(self._left - 1) and (
+            timer = bool(timers) and bool(self._ticks.__length_hint__()) and (
                 self.grace_deadline is _INF or timers[0].when <= self.grace_deadline)
             if not timer and not len(runnable) - 1:
                 return runnable[0]
@@ -605,8 +664,7 @@ class Runtime:
             self._rebind()
         if t.when > self.now:
             self.now = t.when
-        if self._left > 1:
-            self._left -= 1
+        next(self._ticks, None)
         if self.trace is None:
             t.fire()
             return
@@ -640,7 +698,7 @@ class Runtime:
         if self._steps_final is None:
             self._steps_final = self.steps
         self.over = True
-        self._left = 1  # the next scheduling point goes to _limit_or_over
+        self._ticks = iter(())  # the next scheduling point goes to _limit_or_over
 
     def _abort(self, exc: BaseException) -> None:
         """An error of the runtime or the strategy (not of the program): end the run and
@@ -686,7 +744,7 @@ class Runtime:
         or a failure happens (then ``self.failure`` is set). Raises RuntimeError when runs
         nest, and re-raises an error of the strategy (e.g. ``SchedulingError``) or of the
         runtime itself after tearing the run down."""
-        global _rt
+        global _rt, _FAST
         if _rt is not None:
             raise RuntimeError("gosim: runs do not nest")
         _rt = self
@@ -749,6 +807,7 @@ class Runtime:
             self._teardown()
             _rt = None
             CURRENT.gosched = _no_run
+            _FAST = None
         if self.internal is not None:
             raise self.internal
 
