@@ -305,6 +305,22 @@ def first_project_frame_of(frame: FrameType | None) -> StackFrame | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _site_text(code, lineno: int) -> str:
+    return str(_frame_of(code, lineno))
+
+
+def project_site(frame: FrameType | None) -> str | None:
+    """``func (file:line)`` of the innermost project frame of a live frame chain, or None
+    (cached per code object and line: ``go`` statements call it for every goroutine)."""
+    while frame is not None:
+        code = frame.f_code
+        if is_project_file(code.co_filename):
+            return _site_text(code, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 

@@ -26,6 +26,7 @@ Go counterparts: ``runtime.schedule``/``gopark``/``goready`` (here ``sched``/``p
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import itertools
 import sys
@@ -109,6 +110,15 @@ class _Stuck:
 
 
 _STUCK = _Stuck()
+
+
+@functools.lru_cache(maxsize=1024)
+def _qualname(q: str) -> str:
+    return q.replace("<locals>.", "")
+
+
+def _name_of(fn: Callable) -> str:
+    return _qualname(getattr(fn, "__qualname__", "fn"))
 
 
 def _gid(g: "Goroutine") -> int:
@@ -251,12 +261,8 @@ class Runtime:
         """Create a goroutine running ``fn(*args)`` (Go: ``newproc``); it is runnable and the
         caller keeps going. Not a scheduling point by itself (``go`` adds one). ``depth`` is
         unused (kept for compatibility): the creation site is the innermost project frame."""
-        created_by = None
-        if self.goroutines:
-            site = F.first_project_frame_of(sys._getframe(1))
-            created_by = str(site) if site is not None else None
         g = Goroutine(len(self.goroutines) + 1,
-                      name or getattr(fn, "__qualname__", "fn").replace("<locals>.", ""), created_by)
+                      name or _name_of(fn), F.project_site(sys._getframe(1)) if self.goroutines else None)
         g.glet = greenlet(lambda: self._body(g, fn, args), self.root)
         g.switch = g.glet.switch
         self.goroutines.append(g)
