@@ -28,14 +28,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 
+import faultlib  # noqa: E402  (imports no fuzzfarm module)
+
 # Shorter limits so that a job of a dead worker comes back within ~35 s (the visibility timeout
 # must exceed every task's hard limit: 4 s slices + 16 s margin, collector tasks 30 s). Set
 # before fuzzfarm.farm.config is imported, here and in every worker.
-DRILL_ENV = {"FUZZFARM_MAX_SLICE_S": "4", "FUZZFARM_FUZZ_MARGIN_S": "16", "FUZZFARM_COLLECT_TIME_LIMIT_S": "30",
-             "FUZZFARM_VISIBILITY_TIMEOUT": "32"}
+DRILL_ENV = {k: faultlib.WORKER_ENV[k] for k in ("FUZZFARM_MAX_SLICE_S", "FUZZFARM_FUZZ_MARGIN_S",
+                                                  "FUZZFARM_COLLECT_TIME_LIMIT_S", "FUZZFARM_VISIBILITY_TIMEOUT")}
 os.environ.update(DRILL_ENV)
 
-import faultlib  # noqa: E402
 import killdrill  # noqa: E402
 from fuzzfarm import store as S  # noqa: E402
 from fuzzfarm.farm.embedded import Farm, Worker  # noqa: E402

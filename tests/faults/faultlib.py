@@ -25,6 +25,12 @@ WORKER_ENV = {
     "FUZZFARM_MAX_SLICE_S": "4",
     "FUZZFARM_MINIMIZE_BUDGET_S": "10",
     "FUZZFARM_VERIFY_RUNS": "3",
+    # a short visibility timeout (it must exceed every task's hard limit: slices of up to 8 s +
+    # 16 s, collector tasks 30 s), so a message stranded in Redis's unacked set comes back in
+    # ~35 s, not 14 min (e.g. one a worker had just fetched when Redis went down)
+    "FUZZFARM_FUZZ_MARGIN_S": "16",
+    "FUZZFARM_COLLECT_TIME_LIMIT_S": "30",
+    "FUZZFARM_VISIBILITY_TIMEOUT": "32",
 }
 
 
