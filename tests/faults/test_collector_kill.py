@@ -9,8 +9,8 @@ from fuzzfarm import store as S
 from fuzzfarm.farm import tasks
 
 
-def _minimizer():
-    for pid in faultlib.processes("fuzzfarm.collector.minimize", "ff-crashy"):
+def _minimizer(signature: str = ""):
+    for pid in faultlib.processes("fuzzfarm.collector.minimize", "ff-crashy", f"--expect={signature}"):
         pool = faultlib.ppid_of(pid)
         if "celery" in faultlib.cmdline(pool):
             return pool, pid
@@ -25,9 +25,17 @@ def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
     sha, new = fst.report_crash(cid, 0, "ff-crashy", "slow", data)  # what a fuzz job does on a crash
     assert new
     tasks.enqueue_intake(cid, "ff-crashy", "slow", sha)
-    pool, child = faultlib.wait_until(_minimizer, 60, "the minimizer to run")
-    bid = fst.campaign_bucket_ids(cid)[0]
-    assert fst.bucket(bid)["state"] == S.B_MINIMIZING
+    # The farm is shared with other fault tests: wait for *this* campaign's bucket to be
+    # minimizing and pick the minimizer working on its signature.
+    def minimizing():
+        ids = fst.campaign_bucket_ids(cid)
+        if not ids or fst.bucket(ids[0])["state"] != S.B_MINIMIZING:
+            return None
+        found = _minimizer(fst.bucket(ids[0])["signature"])
+        return (ids[0], *found) if found else None
+
+    bid, pool, child = faultlib.wait_until(minimizing, 60, "the minimizer to run")
+    sig = fst.bucket(bid)["signature"]
     faultlib.kill(pool)
     faultlib.wait_until(lambda: not faultlib.alive(child), 10, "the minimizer to die with its worker process")
     # the bucket, its input and its first (unminimized) artifact are kept
@@ -35,7 +43,7 @@ def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
     assert b["state"] in (S.B_NEW, S.B_MINIMIZING) and int(b["count"]) == 1
     assert fst.artifact(bid) is not None
     # minimization restarts in a new pool process and the triage completes
-    faultlib.wait_until(lambda: (_minimizer() or (0,))[0] not in (0, pool), 60, "minimization to restart")
+    faultlib.wait_until(lambda: (_minimizer(sig) or (0,))[0] not in (0, pool), 60, "minimization to restart")
     faultlib.wait_until(lambda: fst.bucket(bid)["state"] in S.BUCKET_FINAL, 120, "the bucket's triage to finish")
     b = fst.bucket(bid)
     assert b["state"] == S.B_DONE, b.get("error")
