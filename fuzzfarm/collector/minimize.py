@@ -40,7 +40,7 @@ class MinimizeResult:
     preemptions_before: int
     preemptions_after: int
     runs: int
-    signature: str  # of ``data``; equals the expected signature
+    signature: str | None  # of ``data`` in a fresh process: the expected one unless the input itself did not reproduce
     stopped: str = ""  # why it stopped (ExitReason text, or what went wrong)
     rejected_other: int = 0  # candidates refused because they failed with another signature
     elapsed_s: float = 0.0
@@ -69,8 +69,8 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
     target = resolve(harness)
     start = time.monotonic()
 
-    def unchanged(why: str, preemptions: int = 0, runs: int = 0) -> MinimizeResult:
-        return MinimizeResult(data, len(data), len(data), preemptions, preemptions, runs, expected_signature,
+    def unchanged(why: str, preemptions: int = 0, runs: int = 0, sig: str | None = expected_signature) -> MinimizeResult:
+        return MinimizeResult(data, len(data), len(data), preemptions, preemptions, runs, sig,
                               stopped=why, elapsed_s=round(time.monotonic() - start, 3))
 
     if expected_signature in (artifact_signature("timeout", target.name), artifact_signature("oom", target.name)):
@@ -101,7 +101,7 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
     if check["signature"] != expected_signature:
         if best == data:
             return unchanged(info["stopped"] + "; the input does not reproduce in a fresh process",
-                             check["preemptions"], info.get("runs", 0))
+                             check["preemptions"], info.get("runs", 0), check["signature"])
         best = data
         info["stopped"] += "; the result did not re-check in a fresh process, kept the original"
         check = replay(target, variant, best, timeout_s=max(timeout_s, 10))

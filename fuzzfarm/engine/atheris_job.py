@@ -60,7 +60,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     for d in (corpus_dir, art_dir, log_dir, tmp_dir):
         os.makedirs(d, exist_ok=True)
     initial = write_inputs(corpus_dir, corpus)
-    job = JobState(on_crash, on_stats, corpus_size=len(initial))
+    job = JobState(on_crash, on_stats, corpus_size=len(initial), interval_s=stats_interval_s)
     artifacts = ArtifactDir(art_dir)
     restarts = -1
     init_crashes = 0
@@ -105,8 +105,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
 
         rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"fuzz-{restarts}.log"),
                              artifacts=artifacts, deadline=deadline + grace, on_line=on_line,
-                             on_artifact=on_artifact, on_tick=lambda run=run: job.tick(run.execs),
-                             tick_s=stats_interval_s)
+                             on_artifact=on_artifact, on_poll=lambda run=run: job.tick(run.execs))
         job.run_ended(run.final_execs if run.final_execs is not None else run.execs)
         if rc is None:  # overran the budget by more than the grace: killed
             break

@@ -89,10 +89,10 @@ class ArtifactDir:
 def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts: ArtifactDir,
               deadline: float, on_line: Callable[[str], None],
               on_artifact: Callable[[str, str, bytes, LogTail], None],
-              on_tick: Callable[[], None], tick_s: float, poll_s: float = 0.1) -> tuple[int | None, LogTail]:
+              on_poll: Callable[[], None], poll_s: float = 0.1) -> tuple[int | None, LogTail]:
     """Run ``argv`` (output to ``log_path``) until it exits or ``deadline`` (monotonic) passes,
     feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
-    complete, and calling ``on_tick`` every ``tick_s``. Returns ``(exit status or None when it
+    complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit). Returns ``(exit status or None when it
     was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
     time limit), the process group is killed before this returns or raises."""
     tail = LogTail(log_path)
@@ -100,7 +100,6 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
         proc = process.spawn(argv, env=env, cwd=cwd, stdout=logf)
     killed = False
     try:
-        next_tick = time.monotonic() + tick_s
         while True:
             rc = proc.poll()
             exited = rc is not None
@@ -114,13 +113,10 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
                 present = artifacts.scan()
             for name, kind, data in artifacts.take(present, exited):
                 on_artifact(name, kind, data, tail)
-            now = time.monotonic()
-            if now >= next_tick:
-                on_tick()
-                next_tick = now + tick_s
+            on_poll()
             if exited:
                 return (None if killed else rc), tail
-            if now >= deadline and not killed:
+            if time.monotonic() >= deadline and not killed:
                 process.kill_group(proc)
                 killed = True
                 continue
@@ -137,10 +133,15 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
 
 class JobState:
     """What a job has reported so far, across fuzzer restarts: crashes (each distinct input
-    once), stats with exec/s computed as execs / elapsed (G6)."""
+    once), stats with exec/s computed as execs / elapsed (G6), sent about every ``interval_s``
+    seconds of the *job*: the cadence survives fuzzer restarts, so a job whose fuzzer restarts
+    after every crash (each run shorter than the interval) still streams its stats."""
 
-    def __init__(self, on_crash: Callable, on_stats: Callable | None, corpus_size: int = 0):
+    def __init__(self, on_crash: Callable, on_stats: Callable | None, corpus_size: int = 0,
+                 interval_s: float = 1.0):
         self.start = time.monotonic()
+        self.interval_s = interval_s
+        self.next_tick = self.start + interval_s
         self.on_crash = on_crash
         self.on_stats = on_stats
         self.stats = JobStats(corpus_size=corpus_size)
@@ -163,6 +164,11 @@ class JobState:
         return JobStats(**s.to_json())
 
     def tick(self, current_execs: int = 0) -> None:
+        """Send a stats snapshot if ``interval_s`` has passed since the last one."""
+        now = time.monotonic()
+        if now < self.next_tick:
+            return
+        self.next_tick = now + self.interval_s
         snap = self.snapshot(current_execs)
         if self.on_stats is not None:
             self.on_stats(snap)

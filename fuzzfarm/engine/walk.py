@@ -161,7 +161,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     art_dir, log_dir = os.path.join(workdir, "artifacts"), os.path.join(workdir, "logs")
     os.makedirs(art_dir, exist_ok=True)
     os.makedirs(log_dir, exist_ok=True)
-    job = JobState(on_crash, on_stats)
+    job = JobState(on_crash, on_stats, interval_s=stats_interval_s)
     artifacts = ArtifactDir(art_dir, atomic=True)
     env = process.child_env({"FUZZFARM_VARIANT": variant}, pythonpath=target.pythonpath)
     restarts, error = -1, None
@@ -187,8 +187,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
 
         rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),
                              artifacts=artifacts, deadline=deadline + 2 * timeout_s + 5, on_line=on_line,
-                             on_artifact=on_artifact, on_tick=lambda execs=execs: job.tick(execs[0]),
-                             tick_s=stats_interval_s)
+                             on_artifact=on_artifact, on_poll=lambda execs=execs: job.tick(execs[0]))
         job.run_ended(execs[0])
         if rc in (RC_TIMEOUT, RC_OOM):
             continue

@@ -71,3 +71,25 @@ def test_run_seeds_are_distinct_and_never_zero():
     seeds = {run_seed(s, r) for s in range(20) for r in range(20)}
     assert len(seeds) == 400 and 0 not in seeds
     assert run_seed(0, 0) == 1
+
+
+def test_stats_cadence_is_the_jobs_and_survives_fuzzer_restarts(monkeypatch):
+    """A fuzzer that restarts after every crash runs for less than the stats interval each
+    time; the job must still stream stats about every interval (a per-process cadence sent
+    nothing until the end)."""
+    from fuzzfarm.engine import supervise as S
+
+    clock = [100.0]
+    monkeypatch.setattr(S.time, "monotonic", lambda: clock[0])
+    sent = []
+    job = S.JobState(lambda c: None, sent.append, interval_s=1.0)
+    for run in range(6):  # six fuzzer runs of 0.6 s each, polled every 0.1 s
+        for step in range(6):
+            clock[0] += 0.1
+            job.tick(current_execs=10 * step)
+        job.run_ended(60)
+    # 3.6 s of job: a snapshot at about 1, 2 and 3 s, execs counted across runs
+    assert len(sent) == 3
+    assert [s.execs for s in sent] == sorted(s.execs for s in sent) and sent[-1].execs > 60
+    job.tick()
+    assert len(sent) == 3  # not due yet
