@@ -11,6 +11,9 @@ A harness is a module (installed with fuzzfarm, registered under the entry-point
 * ``TestOneInput(data: bytes)``: the atheris entry point; raises the failure.
 
 and, for standalone use, ends with ``if __name__ == "__main__": atheris_main(TestOneInput)``.
+A harness reads its scenario from the end of the input with :class:`ScenarioReader` and hands
+the front to :func:`execute_scenario` as the schedule, so that a run driven by another strategy
+can be written back as a bytes reproducer (:meth:`Execution.as_bytes_input`).
 Workers resolve harnesses by registered name only; a submit never carries code or a path.
 """
 
@@ -27,11 +30,14 @@ from importlib import metadata
 from types import ModuleType
 from typing import Callable
 
+from .scenario_reader import ScenarioReader  # noqa: F401 - part of the harness contract
+
 ENTRY_POINT_GROUP = "fuzzfarm.harnesses"
 VARIANT_ENV = "FUZZFARM_VARIANT"
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 # Code whose change changes what an input does: hashed into the harness's source hash.
 _BEHAVIOUR_TREES = ("gosim", "strategies", "ports")
+_BEHAVIOUR_FILES = ("scenario_reader.py", "harness.py")
 
 
 class HarnessError(Exception):
@@ -52,6 +58,7 @@ class Execution:
     scenario: str
     schedule_start: int = 0
     schedule_end: int = 0
+    scenario_short: int = 0  # zero bytes the scenario read past the input (ScenarioReader.short)
 
     @property
     def failure(self):
@@ -60,11 +67,13 @@ class Execution:
     def as_bytes_input(self, data: bytes) -> bytes:
         """The input that replays this execution under the bytes strategy: ``data`` with its
         schedule region replaced by the recorded decisions (for ``random``/``pct`` runs, see
-        :func:`schedule_from`); ``data`` itself for bytes-driven runs."""
+        :func:`schedule_from`); ``data`` itself for bytes-driven runs. The zeros a short
+        scenario read go between the schedule and the scenario bytes (``fuzzfarm.scenario_reader``)
+        so the scenario decodes the same."""
         rec = getattr(self.schedule, "recorded", None)
         if rec is None:
             return data
-        return data[:self.schedule_start] + bytes(rec) + data[self.schedule_end:]
+        return data[:self.schedule_start] + bytes(rec) + bytes(self.scenario_short) + data[self.schedule_end:]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +117,7 @@ class HarnessInfo:
         """
         h = hashlib.sha256()
         files = [(f"harness/{os.path.basename(self.path)}", self.path)]
+        files += [(fn, os.path.join(_PKG_DIR, fn)) for fn in _BEHAVIOUR_FILES]
         for tree in _BEHAVIOUR_TREES:
             root = os.path.join(_PKG_DIR, tree)
             for dirpath, dirnames, filenames in os.walk(root):
@@ -170,11 +180,12 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> 
 
 def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int, scenario: str, *,
                      trace: bool = False, log_schedule: bool = False, schedule_end: int | None = None,
-                     **run_kw) -> Execution:
+                     scenario_short: int = 0, **run_kw) -> Execution:
     """Run ``main`` under the bytes strategy reading ``data[schedule_start:schedule_end]``.
 
-    The usual tail of a harness's ``execute``: the harness decodes events from its input, then
-    hands the rest of the bytes to the schedule. ``run_kw`` goes to ``gosim.run`` (max_steps,
+    The usual tail of a harness's ``execute``: the harness decodes events from its input (with
+    :class:`ScenarioReader`: pass its ``schedule_end`` and ``short``), then hands the rest of the
+    bytes to the schedule. ``run_kw`` goes to ``gosim.run`` (max_steps,
     check_leaks, leak_grace). Imports the runtime lazily (see the package docstring).
     """
     from fuzzfarm import gosim
@@ -186,13 +197,13 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
         from fuzzfarm.gosim.threaded import run_threaded
 
         report = run_threaded(main, **_threads)
-        return Execution(report, BytesStrategy(b""), scenario, schedule_start, end)
+        return Execution(report, BytesStrategy(b""), scenario, schedule_start, end, scenario_short)
     if _override is not None:
         strat = RecordingStrategy(_override)
     else:
         strat = BytesStrategy(data, schedule_start, end, log=log_schedule)
     report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
-    return Execution(report, strat, scenario, schedule_start, end)
+    return Execution(report, strat, scenario, schedule_start, end, scenario_short)
 
 
 _override = None

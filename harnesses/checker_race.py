@@ -7,7 +7,8 @@ key (S1, ``CheckerMap.delete_and_stop``), a Delete followed by a re-Add (S2, ``C
 the reported stack) or ``dispose`` (S3, ``CheckerMap.dispose``) can stop a checker whose cancel
 is still nil. The port lives in ``fuzzfarm.ports.clusterloader2``.
 
-Input layout (atheris ``FuzzedDataProvider``; ints come from the END of the input):
+Input layout (``fuzzfarm.harness.ScenarioReader``: ints come from the END of the input, as
+atheris ``FuzzedDataProvider`` reads them):
 
 1. scenario: number of object keys (1-3), how many exist in the informer's initial LIST (each
    with replicas and a pods-ready delay), the operation timeout, main's plan (dispose right
@@ -56,7 +57,7 @@ with atheris.instrument_imports():
     from fuzzfarm import gosim
     from fuzzfarm.ports.clusterloader2 import ScriptBuilder, WaitForControlledPods
 
-from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
+from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, variant_from_env
 
 NAME = "checker"
 VARIANTS = ("buggy", "fixed")
@@ -77,32 +78,32 @@ MAX_STEPS = 20_000
 TOLERATE_ENV = "FUZZFARM_TOLERATE"
 
 
-def _replicas_ready(fdp):
-    return fdp.ConsumeIntInRange(0, 3), READY_AFTER[fdp.ConsumeIntInRange(0, len(READY_AFTER) - 1)]
+def _replicas_ready(rd: ScenarioReader):
+    return rd.int_in_range(0, 3), rd.pick(READY_AFTER)
 
 
 def decode(data: bytes):
-    """``(scenario dict, schedule_end)``: the scenario read from the end of ``data``; the
-    schedule is ``data[0:schedule_end]``."""
-    fdp = atheris.FuzzedDataProvider(data)
-    n_keys = fdp.ConsumeIntInRange(1, 3)
+    """``(scenario dict, reader)``: the scenario read from the end of ``data``; the schedule is
+    ``data[:reader.schedule_end]``."""
+    rd = ScenarioReader(data)
+    n_keys = rd.int_in_range(1, 3)
     names = [f"obj{i}" for i in range(n_keys)]
     sb = ScriptBuilder()
-    for name in names[:fdp.ConsumeIntInRange(0, n_keys)]:
-        replicas, ready = _replicas_ready(fdp)
+    for name in names[:rd.int_in_range(0, n_keys)]:
+        replicas, ready = _replicas_ready(rd)
         sb.create(name, replicas, ready_after=ready, initial=True)
     scenario = {
-        "operation_timeout": OPERATION_TIMEOUTS[fdp.ConsumeIntInRange(0, len(OPERATION_TIMEOUTS) - 1)],
-        "plan": MAIN_PLANS[fdp.ConsumeIntInRange(0, len(MAIN_PLANS) - 1)],
-        "sleep": MAIN_SLEEPS[fdp.ConsumeIntInRange(0, len(MAIN_SLEEPS) - 1)],
-        "sync_timeout": SYNC_TIMEOUTS[fdp.ConsumeIntInRange(0, len(SYNC_TIMEOUTS) - 1)],
+        "operation_timeout": rd.pick(OPERATION_TIMEOUTS),
+        "plan": rd.pick(MAIN_PLANS),
+        "sleep": rd.pick(MAIN_SLEEPS),
+        "sync_timeout": rd.pick(SYNC_TIMEOUTS),
     }
     at = 0.0
-    for _ in range(fdp.ConsumeIntInRange(1, MAX_EVENTS)):
-        op = OPS[fdp.ConsumeIntInRange(0, len(OPS) - 1)]
-        name = names[fdp.ConsumeIntInRange(0, n_keys - 1)]
-        at += GAPS[fdp.ConsumeIntInRange(0, len(GAPS) - 1)]
-        replicas, ready = _replicas_ready(fdp)
+    for _ in range(rd.int_in_range(1, MAX_EVENTS)):
+        op = rd.pick(OPS)
+        name = rd.pick(names)
+        at += rd.pick(GAPS)
+        replicas, ready = _replicas_ready(rd)
         if not sb.exists(name):
             sb.create(name, replicas, at=at, ready_after=ready)
         elif op in ("add", "update-spec"):
@@ -114,7 +115,7 @@ def decode(data: bytes):
         else:
             sb.re_add(name, replicas, at=at, ready_after=ready, delete_ready_after=ready)
     scenario["script"] = sb
-    return scenario, fdp.remaining_bytes()
+    return scenario, rd
 
 
 def describe(sc: dict) -> str:
@@ -130,7 +131,7 @@ def describe(sc: dict) -> str:
 
 def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
     """Decode ``data`` and run it under the deterministic runtime (``fuzzfarm.harness``)."""
-    sc, schedule_end = decode(data)
+    sc, rd = decode(data)
     plan = sc["plan"]
 
     def main() -> None:
@@ -143,7 +144,8 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
         w.dispose()
 
     return execute_scenario(main, data, 0, describe(sc), trace=trace, log_schedule=log_schedule,
-                            schedule_end=schedule_end, max_steps=MAX_STEPS, check_leaks=True)
+                            schedule_end=rd.schedule_end, scenario_short=rd.short, max_steps=MAX_STEPS,
+                            check_leaks=True)
 
 
 def signature(failure) -> str:

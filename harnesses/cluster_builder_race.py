@@ -10,8 +10,9 @@ Variants (``FUZZFARM_VARIANT``):
 * ``fixed`` - prow 50dd168d0bd6 (PR #299): fresh options and map per ``cluster.New``.
 * ``library-fixed`` - the buggy prow on controller-runtime v0.17.6 plus PR #3078's map clones.
 
-Input layout. The scenario is decoded with ``atheris.FuzzedDataProvider`` integers, which
-atheris 3.0 takes from the **end** of the input; whatever prefix is left drives the schedule
+Input layout. The scenario is decoded with ``fuzzfarm.harness.ScenarioReader`` integers, taken
+from the **end** of the input as atheris's ``FuzzedDataProvider`` takes them; whatever prefix
+is left drives the schedule
 (one byte per scheduling decision, ``fuzzfarm.strategies.BytesStrategy``; when it runs out,
 the running goroutine keeps running). Decoded, in order:
 
@@ -83,7 +84,7 @@ with atheris.instrument_imports():
     from fuzzfarm.ports.controller_runtime import apiutil, cache, cluster, rest
     from fuzzfarm.ports.prow import kubernetes_cluster_clients as kcc
 
-from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env  # noqa: E402
+from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, variant_from_env  # noqa: E402
 
 NAME = "cluster-builder"
 VARIANTS = ("buggy", "fixed", "library-fixed")
@@ -150,25 +151,25 @@ class Scenario:
                 f"caller opts={self.caller_opts}; main runs {self.observe:g}s after BuildClusters returns")
 
 
-def decode(data: bytes) -> tuple[Scenario, int]:
-    """The scenario and where the schedule ends (``data[:end]`` is the schedule).
+def decode(data: bytes) -> tuple[Scenario, ScenarioReader]:
+    """The scenario and its reader (``data[:reader.schedule_end]`` is the schedule).
 
     Packed tight, so that even short inputs keep bytes for the schedule: one header byte
     (contexts - 1: 3 bits, dry-run: 1, caller opts: 2, observe window: 2), one byte for the
     context names (rotation: 3 bits; top two bits set: the last context repeats the first's
     name), then one byte per context (health: 3 bits, verb: 3 bits mod 5, recovery: 2).
     """
-    fdp = atheris.FuzzedDataProvider(data)
-    h = fdp.ConsumeIntInRange(0, 255)
+    rd = ScenarioReader(data)
+    h = rd.int_in_range(0, 255)
     n = 1 + (h & 7)
     dry_run = bool(h >> 3 & 1)
     caller_opts = CALLER_OPTS[h >> 4 & 3]
     observe = OBSERVE[h >> 6 & 3]
-    names = fdp.ConsumeIntInRange(0, 255)
+    names = rd.int_in_range(0, 255)
     clusters = []
     seen = set()
     for i in range(n):
-        b = fdp.ConsumeIntInRange(0, 255)
+        b = rd.int_in_range(0, 255)
         # Distinct names (a rotation), except that with both top bits set the last context
         # repeats the first one's name; a kubeconfig holds each context once: the first wins.
         name = CONTEXT_NAMES[(i + names) % len(CONTEXT_NAMES)]
@@ -181,7 +182,7 @@ def decode(data: bytes) -> tuple[Scenario, int]:
             continue
         seen.add(name)
         clusters.append(ClusterSpec(name, health, verb, recover_at))
-    return Scenario(tuple(clusters), dry_run, caller_opts, observe), fdp.remaining_bytes()
+    return Scenario(tuple(clusters), dry_run, caller_opts, observe), rd
 
 
 def caller_option(kind: str):
@@ -286,10 +287,11 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     hz = hazards_enabled(hazards)
-    sc, end = decode(data)
+    sc, rd = decode(data)
     out = observed if observed is not None else Observed()
     ex = execute_scenario(scenario_main(sc, variant, out), data, 0, sc.describe(variant), trace=trace,
-                          log_schedule=log_schedule, schedule_end=end, max_steps=MAX_STEPS,
+                          log_schedule=log_schedule, schedule_end=rd.schedule_end, scenario_short=rd.short,
+                          max_steps=MAX_STEPS,
                           # H3: the retry goroutine lives as long as the process (see docstring)
                           check_leaks=hz)
     f = ex.report.failure

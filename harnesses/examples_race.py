@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Harness ``examples``: the ten EXAMPLES.md Go concurrency bugs as one fuzz target.
 
-Input layout: byte 0 picks the case (``fuzzfarm.examples.CASE_NAMES[byte % 10]``); every
-byte after it drives the runtime's bytes strategy (which goroutine runs at each scheduling
+Input layout, as in every fuzzfarm harness (``fuzzfarm.harness.ScenarioReader``): the LAST byte
+picks the case (``fuzzfarm.examples.CASE_NAMES[byte % 10]``; no byte: the first case); every
+byte before it drives the runtime's bytes strategy (which goroutine runs at each scheduling
 point, whether a timer fires early, select cases, map iteration starts). With
 ``FUZZFARM_EXAMPLE=hc06`` (a case id or module name) the case is pinned and the whole input
 is the schedule: that is how each case is fuzzed on its own.
@@ -25,11 +26,11 @@ with atheris.instrument_imports():
 
     _CASES = _examples.all_cases()
 
-from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
+from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, variant_from_env
 
 NAME = "examples"
 VARIANTS = ("buggy", "fixed")
-DESCRIPTION = "EXAMPLES.md: ten real Go concurrency bugs (HC-01..HC-15), case from byte 0, schedule from the rest"
+DESCRIPTION = "EXAMPLES.md: ten real Go concurrency bugs (HC-01..HC-15), case from the last byte, schedule from the rest"
 EXAMPLE_ENV = "FUZZFARM_EXAMPLE"
 
 
@@ -48,20 +49,20 @@ _PIN = _pinned()
 
 
 def decode(data: bytes):
-    """(case module, offset where the schedule starts)."""
+    """``(case module, reader)``: the schedule is ``data[:reader.schedule_end]``."""
+    rd = ScenarioReader(data)
     if _PIN is not None:
-        return _PIN, 0
-    if not data:
-        return _CASES[0], 0
-    return _CASES[data[0] % len(_CASES)], 1
+        return _PIN, rd
+    return rd.pick(_CASES), rd
 
 
 def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
     """Run the case ``data`` selects, in ``variant``, under the schedule in the rest of ``data``."""
-    case, start = decode(data)
+    case, rd = decode(data)
     main = _examples.main_of(case, variant)
-    return execute_scenario(main, data, start, f"{case.ID} {case.TITLE} ({variant})", trace=trace,
-                            log_schedule=log_schedule, **case.RUN_KW)
+    return execute_scenario(main, data, 0, f"{case.ID} {case.TITLE} ({variant})", trace=trace,
+                            log_schedule=log_schedule, schedule_end=rd.schedule_end, scenario_short=rd.short,
+                            **case.RUN_KW)
 
 
 _VARIANT = None

@@ -78,8 +78,8 @@ def fuzz(tmp_path: Path, variant: str, seed: int, runs: int, *, tolerate: str | 
 
 # ---------------------------------------------------------------------------- decoding
 def test_empty_input_decodes_to_one_add_and_an_immediate_dispose():
-    sc, end = H.decode(b"")
-    assert end == 0
+    sc, rd = H.decode(b"")
+    assert rd.schedule_end == 0 and rd.short > 0  # every field read as zero
     assert sc["plan"] == "dispose" and sc["operation_timeout"] == 60.0
     assert sc["script"].describe() == ["t=0s Add test/obj0(uid=1, rv=1, replicas=0, template=1)"]
     assert outcome_sig(b"", "buggy") is None
@@ -89,8 +89,8 @@ def test_scenario_comes_from_the_end_and_the_schedule_from_the_front():
     data = encode(n_keys=2, initial=[(1, 4)], timeout=2, plan="sleep+gather+dispose", sleep=1, sync=1,
                   events=[("update-status", 0, 1, 0, 0), ("delete-tombstone", 0, 2, 0, 1), ("add", 1, 3, 3, 2)],
                   schedule=b"\x07\x09")
-    sc, end = H.decode(data)
-    assert end == 2  # data[0:2] is the schedule
+    sc, rd = H.decode(data)
+    assert rd.schedule_end == 2 and rd.short == 0  # data[0:2] is the schedule
     assert (sc["operation_timeout"], sc["plan"], sc["sleep"], sc["sync_timeout"]) == (120.0, "sleep+gather+dispose", 10.0, 15.0)
     assert sc["script"].describe() == [
         "initial test/obj0(uid=1, rv=1, replicas=1, template=1)",

@@ -70,8 +70,8 @@ def fuzz(tmp_path: Path, variant: str, seed: int, runs: int, *, timeout=1800, **
 
 # ---------------------------------------------------------------------------- decoding
 def test_empty_input_is_one_healthy_context_and_no_failure():
-    sc, end = H.decode(b"")
-    assert end == 0
+    sc, rd = H.decode(b"")
+    assert rd.schedule_end == 0 and rd.short > 0  # every field read as zero
     assert sc == H.Scenario((H.ClusterSpec("build01", "ok", "delete", None),), False, "none", 0.0)
     for variant in H.VARIANTS:
         assert H.execute(b"", variant).failure is None
@@ -80,8 +80,8 @@ def test_empty_input_is_one_healthy_context_and_no_failure():
 def test_scenario_from_the_end_schedule_from_the_front():
     data = encode([("ok", "delete", None), ("unreachable", "list", 6.0), ("denied", "patch", 11.0), ("hang", "watch", None)],
                   dry_run=True, opts="by-object-namespaces", observe=16.0, names=3, schedule=b"\x07\x09\x01")
-    sc, end = H.decode(data)
-    assert end == 3
+    sc, rd = H.decode(data)
+    assert rd.schedule_end == 3 and rd.short == 0
     assert sc.dry_run and sc.caller_opts == "by-object-namespaces" and sc.observe == 16.0
     assert [c.describe() for c in sc.clusters] == ["vsphere02:ok", "arm01:unreachable until 6s",
                                                    "app.ci:denied(patch) until 11s", "hive:hang(watch)"]
