@@ -134,24 +134,25 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
     return test
 
 
-def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes):
+def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False):
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
     from fuzzfarm.harness import schedule_from
 
     try:
         with wall_limit(timeout_s), schedule_from(strategy):
-            return mod.execute(data, variant).as_bytes_input(data)
+            return mod.execute(data, variant, trace=trace).as_bytes_input(data)
     except (RunTimeout, MemoryError, Exception):  # noqa: BLE001 - a bad candidate is just rejected
         return data
 
 
 def _bounded(mod, variant: str, timeout_s: float):
-    """``bounded(data, overrides)`` for the shrinker (see ``strategies.guided.BoundedStrategy``)."""
+    """``bounded(data, overrides)`` for the shrinker (see ``strategies.guided.BoundedStrategy``);
+    traced, so that each decision point says which event came just before it."""
     from fuzzfarm.strategies.guided import BoundedStrategy
 
     def bounded(data: bytes, overrides):
         strategy = BoundedStrategy(overrides)
-        return _run_with(mod, variant, timeout_s, strategy, data), strategy.points
+        return _run_with(mod, variant, timeout_s, strategy, data, trace=True), strategy.points
 
     return bounded
 
@@ -167,6 +168,29 @@ def _guide(mod, variant: str, timeout_s: float):
         return _run_with(mod, variant, timeout_s, strategy, data), strategy.preemptions_at
 
     return guide
+
+
+def _switches(mod, variant: str, timeout_s: float):
+    """``switches(data, decisions)`` for the shrinker: the run's anchored context switches."""
+    from fuzzfarm.strategies.anchored import AnchorRecorder
+    from fuzzfarm.strategies.guided import GuidedStrategy
+
+    def switches(data: bytes, decisions):
+        recorder = AnchorRecorder(GuidedStrategy(decisions))
+        _run_with(mod, variant, timeout_s, recorder, data)
+        return recorder.switches
+
+    return switches
+
+
+def _anchored(mod, variant: str, timeout_s: float):
+    """``anchored(data, switches)`` for the shrinker: the bytes input making exactly those switches."""
+    from fuzzfarm.strategies.anchored import AnchoredStrategy
+
+    def anchored(data: bytes, switches):
+        return _run_with(mod, variant, timeout_s, AnchoredStrategy(switches), data)
+
+    return anchored
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     best_path = os.path.join(a.out, "best")
     shrinker = Shrinker(_prober(mod, a.harness, a.variant, a.timeout), data, a.expect, max_runs=a.max_runs,
                         budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d),
-                        guide=_guide(mod, a.variant, a.timeout), bounded=_bounded(mod, a.variant, a.timeout))
+                        guide=_guide(mod, a.variant, a.timeout), bounded=_bounded(mod, a.variant, a.timeout),
+                        switches=_switches(mod, a.variant, a.timeout), anchored=_anchored(mod, a.variant, a.timeout))
     reason = shrinker.run()
     result = {
         "stopped": reason.describe(max_runs=a.max_runs, budget_s=a.budget),

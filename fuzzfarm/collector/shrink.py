@@ -15,10 +15,12 @@ ENVIRONMENT.md G3) and is strictly smaller by the current sort key:
 Passes (deterministic, each one sweep, never looping to a fixed point itself; the index is
 kept when the target changes): ``delete_chunks`` (ddmin-style, halving chunk sizes),
 ``zero_chunks``, ``lower_bytes`` (towards 0: 0, 1, 2, 3, b/2, b-1), and in the schedule phase
-``cut_schedule`` (drop unread bytes and the tail after the last preemption) and
-``drop_preemptions`` (rewrite each preemption into "stay" via the strategy's
-``preemption_edits``, all at once first, then one at a time). See :meth:`Shrinker.run` for
-the order of the phases.
+``drop_switches`` (ddmin over the context switches anchored to goroutine progress),
+``bounded_search`` (CHESS preemption bounding, bounds 1 and 2), ``cut_schedule`` (drop unread
+bytes and the tail after the last preemption), ``drop_preemptions_guided`` (refuse one
+preemption, follow the rest by goroutine identity) and ``drop_preemptions`` (rewrite each
+preemption into "stay" via the strategy's ``preemption_edits``, all at once first, then one at
+a time). See :meth:`Shrinker.run` for the order of the phases.
 """
 
 from __future__ import annotations
@@ -64,8 +66,15 @@ class Shrinker:
                  max_runs: int = 20_000, budget_s: float | None = None,
                  on_improve: Callable[[bytes, Probe], None] | None = None,
                  guide: "Callable[[bytes, tuple, int | None], tuple[bytes, list[int]]] | None" = None,
-                 bounded: "Callable[[bytes, dict], tuple[bytes, list]] | None" = None):
+                 bounded: "Callable[[bytes, dict], tuple[bytes, list]] | None" = None,
+                 switches: "Callable[[bytes, tuple], list] | None" = None,
+                 anchored: "Callable[[bytes, list], bytes] | None" = None):
         self.test = test
+        # switches(data, decisions) -> the context switches of the run following ``decisions``,
+        # anchored to goroutine progress; anchored(data, switches) -> bytes input of ``data``'s
+        # events under exactly those switches (see ``strategies.anchored``)
+        self.switches = switches
+        self.anchored = anchored
         # guide(data, decisions, drop) -> (bytes input following ``decisions`` by goroutine
         # identity with preemption ``drop`` refused, preemption decision indices of that run)
         self.guide = guide
@@ -90,16 +99,20 @@ class Shrinker:
         self.initial_probe: Probe | None = None
         self.stopped: ExitReason | None = None
 
-    # -- the one place that runs the test, with the budgets
-    def probe(self, data: bytes) -> Probe:
-        p = self.cache.get(data)
-        if p is not None:
-            return p
+    # -- the budgets, spent by every run of the program
+    def _spend(self) -> None:
         if self.runs >= self.max_runs:
             raise StopShrinking(ExitReason.max_runs)
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise StopShrinking(ExitReason.wall)
         self.runs += 1
+
+    # -- the one place that runs the test
+    def probe(self, data: bytes) -> Probe:
+        p = self.cache.get(data)
+        if p is not None:
+            return p
+        self._spend()
         p = self.cache[data] = self.test(data)
         return p
 
@@ -187,39 +200,86 @@ class Shrinker:
                 i += 1
 
     def _guided(self, drop):
-        if self.runs >= self.max_runs:
-            raise StopShrinking(ExitReason.max_runs)
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise StopShrinking(ExitReason.wall)
-        self.runs += 1
+        self._spend()
         return self.guide(self.best, self.best_probe.decisions, drop)
 
+    def drop_switches(self) -> None:
+        """Delta debugging over the best run's context switches, each anchored to the progress
+        of the goroutine it interrupts (``strategies.anchored``): remove chunks of switches,
+        halving the chunk size down to one; the switches left stay where they were, so a
+        random walk's twenty preemptions come down to the few the failure needs."""
+        if self.switches is None or self.anchored is None or not self.best_probe.decisions:
+            return
+        if self.best_probe.preemptions == 0:
+            return
+        self._spend()
+        switches = self.switches(self.best, self.best_probe.decisions)
+        k = max(1, len(switches) // 2)
+        while k:
+            i = 0
+            while i < len(switches):
+                candidate = switches[:i] + switches[i + k:]
+                self._spend()
+                if self.consider(self.anchored(self.best, candidate)):
+                    switches = candidate
+                else:
+                    i += k
+            k //= 2
+
     def bounded_search(self) -> None:
-        """Look for a schedule with at most one preemption or timer firing (CHESS-style
-        preemption bounding), enumerating one deviation from the no-preemption schedule at
-        every decision point of that schedule. Runs once per shrink (it does not depend on
-        the current best's schedule, only on its events)."""
+        """Look for a schedule with at most one, then at most two preemptions or timer firings
+        (CHESS-style iterative preemption bounding): one deviation from the no-preemption
+        schedule at each of its decision points, then a second deviation at each decision point
+        after the first in that run. Decisions right after a shared-state event (map access,
+        lock, channel, WaitGroup ...) are tried first: a race is two goroutines' accesses
+        interleaved, and a switch after a purely local step rarely changes what they see.
+        Bound 2 is what the prow seed bug's ``concurrent map writes`` needs (T1: G2 stops in the
+        loop body, G3 stops inside its write). Runs once per shrink (it depends only on the
+        best input's events, not its schedule)."""
         if self.bounded is None or self._bounded_done or self.best_probe.preemptions <= 1:
             return
         self._bounded_done = True
         candidate, points = self._bounded({})
         if self.consider(candidate):
             return
-        for at, cur, gids, timer in points[:self.BOUND_POINTS]:
-            options = [g for g in gids if g != cur] + ([0] if timer else [])
-            for choice in options:
-                candidate, _ = self._bounded({at: choice})
-                if self.consider(candidate) and self.best_probe.preemptions <= 1:
+        firsts = []
+        for at, choice in self._deviations(points, after=-1)[:self.BOUND_POINTS]:
+            candidate, later = self._bounded({at: choice})
+            if self.consider(candidate) and self.best_probe.preemptions <= 1:
+                return
+            firsts.append((at, choice, later))
+        if self.best_probe.preemptions <= 2:
+            return
+        tried = 0
+        for at, choice, later in firsts:
+            for at2, choice2 in self._deviations(later, after=at):
+                if tried >= self.BOUND2_RUNS:
+                    return
+                tried += 1
+                candidate, _ = self._bounded({at: choice, at2: choice2})
+                if self.consider(candidate) and self.best_probe.preemptions <= 2:
                     return
 
     BOUND_POINTS = 200
+    BOUND2_RUNS = 4000
+    # events after which a preemption is tried first: accesses to state other goroutines share
+    LOCAL_EVENTS = frozenset({None, "net", "sleep", "gosched", "go", "exit", "wake", "block"})
+
+    @classmethod
+    def _deviations(cls, points, after: int) -> list[tuple[int, int]]:
+        """``(decision index, choice)`` for every way to deviate from ``points`` (another
+        runnable goroutine, or 0: fire a timer) after decision ``after``, shared-state points
+        first, each group in schedule order."""
+        shared, local = [], []
+        for at, cur, gids, timer, event in points:
+            if at <= after:
+                continue
+            options = [(at, g) for g in gids if g != cur] + ([(at, 0)] if timer else [])
+            (local if event in cls.LOCAL_EVENTS else shared).extend(options)
+        return shared + local
 
     def _bounded(self, overrides):
-        if self.runs >= self.max_runs:
-            raise StopShrinking(ExitReason.max_runs)
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise StopShrinking(ExitReason.wall)
-        self.runs += 1
+        self._spend()
         return self.bounded(self.best, overrides)
 
     def drop_preemptions_guided(self) -> None:
@@ -253,7 +313,7 @@ class Shrinker:
            none to spare, so its preemptions cannot be rewritten away);
         the smaller of 2 and 3 by the schedule key wins.
         """
-        schedule_passes = [self.bounded_search, self.cut_schedule, self.drop_preemptions_guided, self.drop_preemptions,
+        schedule_passes = [self.drop_switches, self.bounded_search, self.cut_schedule, self.drop_preemptions_guided, self.drop_preemptions,
                            self.delete_chunks, self.zero_chunks, self.lower_bytes]
         try:
             self.initial_probe = self.best_probe = self.probe(self.best)

@@ -66,24 +66,35 @@ class BoundedStrategy:
     """Preemption-bounded search (Musuvathi & Qadeer, CHESS): keep the current goroutine
     running at every decision except those in ``overrides`` ({decision index: gid, or 0 to fire
     the earliest timer}); when the current goroutine blocked, run the lowest-id runnable one.
-    With ``overrides`` empty this is the bytes strategy's default schedule; one override is a
-    schedule with at most one preemption. After a run, ``points`` lists every decision as
-    ``(index, current gid or None, runnable gids, timer pending)`` for enumerating overrides."""
+    With ``overrides`` empty this is the bytes strategy's default schedule; ``k`` overrides make a
+    schedule with at most ``k`` preemptions. After a run, ``points`` lists every decision as
+    ``(index, current gid or None, runnable gids, timer pending, event)`` for enumerating
+    overrides; ``event`` is the kind of the trace event the current goroutine performed just
+    before the decision (``"map.write"``, ``"lock"``, ...) when the run is traced, else None."""
 
     def __init__(self, overrides: dict[int, int] | None = None):
         self.overrides = dict(overrides or {})
         self.i = 0
-        self.points: list[tuple[int, int | None, tuple[int, ...], bool]] = []
+        self.points: list[tuple[int, int | None, tuple[int, ...], bool, str | None]] = []
+        self._trace = None
 
     def begin(self, rt) -> None:
         self.i = 0
         self.points = []
+        self._trace = getattr(rt, "trace", None)
+
+    def _event_before(self, at: int, current) -> str | None:
+        events = self._trace.events if self._trace is not None else None
+        if not events or current is None:
+            return None
+        e = events[-1]
+        return e.kind if e.decision == at and e.gid == current.gid else None
 
     def pick(self, runnable, current, timer: bool) -> int:
         at = self.i
         self.i += 1
         self.points.append((at, current.gid if current is not None else None,
-                            tuple(g.gid for g in runnable), timer))
+                            tuple(g.gid for g in runnable), timer, self._event_before(at, current)))
         want = self.overrides.get(at)
         if want == TIMER_CHOICE and timer:
             return len(runnable)

@@ -61,3 +61,29 @@ def test_minimize_reaches_few_preemptions_on_the_prow_seed_bug():
     assert m.preemptions_before >= 4
     # T3 needs one preemption: G1 inside its write, G2 takes an iteration step.
     assert m.preemptions_after <= 1, (m.preemptions_before, m.preemptions_after, m.stopped)
+
+
+def test_minimize_takes_concurrent_map_writes_to_the_two_preemptions_t1_needs():
+    """``concurrent map writes`` needs two preemptions (T1: G2 stops in the loop body after its
+    iteration check, G3 stops inside its write): out of reach for bound 1, found by bound 2."""
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map writes")
+    out = classify(outcome("cluster-builder", "buggy", data))
+    m = minimize("cluster-builder", "buggy", data, expected_signature=out["signature"], budget_s=60)
+    assert m.signature == out["signature"] and m.preemptions_before >= 4
+    assert m.preemptions_after == 2, (m.preemptions_before, m.preemptions_after, m.stopped, m.runs)
+    again = classify(outcome("cluster-builder", "buggy", m.data))
+    assert again["signature"] == out["signature"] and again["preemptions"] == 2
+
+
+def test_bounded_points_name_the_event_before_each_decision():
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map writes")
+    strategy = BoundedStrategy()
+    with H.schedule_from(strategy):
+        mod.execute(data, "buggy", trace=True)
+    events = {p[4] for p in strategy.points}
+    assert {"map.write", "map.iter", "stmt"} <= events
+    with H.schedule_from(untraced := BoundedStrategy()):
+        mod.execute(data, "buggy")
+    assert {p[4] for p in untraced.points} == {None}
