@@ -129,20 +129,26 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
         out = classify(out)
         return Probe(out["signature"], out.get("preemptions", 0),
                      tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0),
-                     tuple(out.get("decisions", ())))
+                     tuple(out.get("decisions", ())), out.get("scenario", ""))
 
     return test
 
 
-def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False):
+def _run(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False):
+    """``(bytes input of the run of data's events under strategy, whether it failed)``."""
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
     from fuzzfarm.harness import schedule_from
 
     try:
         with wall_limit(timeout_s), schedule_from(strategy):
-            return mod.execute(data, variant, trace=trace).as_bytes_input(data)
+            ex = mod.execute(data, variant, trace=trace)
+        return ex.as_bytes_input(data), ex.failure is not None
     except (RunTimeout, MemoryError, Exception):  # noqa: BLE001 - a bad candidate is just rejected
-        return data
+        return data, False
+
+
+def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False) -> bytes:
+    return _run(mod, variant, timeout_s, strategy, data, trace)[0]
 
 
 def _bounded(mod, variant: str, timeout_s: float):
@@ -152,7 +158,8 @@ def _bounded(mod, variant: str, timeout_s: float):
 
     def bounded(data: bytes, overrides):
         strategy = BoundedStrategy(overrides)
-        return _run_with(mod, variant, timeout_s, strategy, data, trace=True), strategy.points
+        candidate, failed = _run(mod, variant, timeout_s, strategy, data, trace=True)
+        return candidate, strategy.points, failed
 
     return bounded
 

@@ -40,6 +40,7 @@ class Probe:
     edits: tuple[tuple[int, int], ...] = ()  # (offset, byte) turning a preemption into "stay"
     consumed: int = 0  # offset after the last schedule byte read
     decisions: tuple[int, ...] = ()  # the recorded schedule (gosim RunReport.decisions)
+    scenario: str = ""  # what the events decoded to (the harness's description)
 
 
 class ExitReason(enum.Enum):
@@ -79,9 +80,9 @@ class Shrinker:
         # identity with preemption ``drop`` refused, preemption decision indices of that run)
         self.guide = guide
         # bounded(data, overrides) -> (bytes input of ``data``'s events under the
-        # no-preemption schedule with ``overrides``, that run's decision points)
+        # no-preemption schedule with ``overrides``, that run's decision points, whether it failed)
         self.bounded = bounded
-        self._bounded_done = False
+        self._bounded_searched: set[str] = set()  # scenarios bounded_search has covered
         self.expected = expected
         self.max_runs = max_runs
         self.budget_s = budget_s
@@ -234,31 +235,36 @@ class Shrinker:
         lock, channel, WaitGroup ...) are tried first: a race is two goroutines' accesses
         interleaved, and a switch after a purely local step rarely changes what they see.
         Bound 2 is what the prow seed bug's ``concurrent map writes`` needs (T1: G2 stops in the
-        loop body, G3 stops inside its write). Runs once per shrink (it depends only on the
-        best input's events, not its schedule)."""
-        if self.bounded is None or self._bounded_done or self.best_probe.preemptions <= 1:
+        loop body, G3 stops inside its write). Runs once per scenario (it depends only on the
+        best input's events, not its schedule): again when the byte passes change the events."""
+        scenario = self.best_probe.scenario
+        if self.bounded is None or scenario in self._bounded_searched or self.best_probe.preemptions <= 1:
             return
-        self._bounded_done = True
-        candidate, points = self._bounded({})
-        if self.consider(candidate):
+        self._bounded_searched.add(scenario)
+        candidate, points, failed = self._bounded({})
+        if failed and self.consider(candidate):
             return
         firsts = []
+        running = {p[0]: p[1] for p in points}
         for at, choice in self._deviations(points, after=-1)[:self.BOUND_POINTS]:
-            candidate, later = self._bounded({at: choice})
-            if self.consider(candidate) and self.best_probe.preemptions <= 1:
+            candidate, later, failed = self._bounded({at: choice})
+            if failed and self.consider(candidate) and self.best_probe.preemptions <= 1:
                 return
             firsts.append((at, choice, later))
         if self.best_probe.preemptions <= 2:
             return
-        tried = 0
-        for at, choice, later in firsts:
-            for at2, choice2 in self._deviations(later, after=at):
-                if tried >= self.BOUND2_RUNS:
-                    return
-                tried += 1
-                candidate, _ = self._bounded({at: choice, at2: choice2})
-                if self.consider(candidate) and self.best_probe.preemptions <= 2:
-                    return
+        # Second deviations that switch back to the goroutine the first one interrupted come
+        # first (T1's shape: G2 stops, G3 runs into the window, G3 stops, G2 walks into it).
+        pairs = [(choice2 != running.get(at), order, at, choice, at2, choice2)
+                 for order, (at, choice, later) in enumerate(firsts)
+                 for at2, choice2 in self._deviations(later, after=at)]
+        pairs.sort(key=lambda p: p[:2])  # stable: shared-state points first within each group
+        for tried, (_, _, at, choice, at2, choice2) in enumerate(pairs):
+            if tried >= self.BOUND2_RUNS:
+                return
+            candidate, _, failed = self._bounded({at: choice, at2: choice2})
+            if failed and self.consider(candidate) and self.best_probe.preemptions <= 2:
+                return
 
     BOUND_POINTS = 200
     BOUND2_RUNS = 4000
