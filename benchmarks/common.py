@@ -150,7 +150,7 @@ class HarnessSpec:
     variants: tuple[str, ...]
     seed_bug: SeedBug | None
     may_fail_fixed: tuple[str, ...]     # the harness's FIXED_MAY_FAIL (tolerated on fixed variants)
-    tolerate_env: str | None            # the harness's FUZZFARM_TOLERATE-like env var, if any
+    tolerate_env: str | None            # FUZZFARM_TOLERATE (fuzzfarm.harness.raise_unless_tolerated)
 
     @property
     def fixed_variants(self) -> tuple[str, ...]:
@@ -178,7 +178,7 @@ def harnesses(only: Iterable[str] | None = None, *,
                          f"throughput only")
         specs.append(HarnessSpec(name, info.module, os.path.abspath(info.path), tuple(mod.VARIANTS), bug,
                                  tuple(sorted(getattr(mod, "FIXED_MAY_FAIL", ()) or ())),
-                                 getattr(mod, "TOLERATE_ENV", None)))
+                                 H.TOLERATE_ENV))
     return specs, notes
 
 

@@ -165,6 +165,32 @@ def variant_from_env(variants: tuple[str, ...]) -> str:
     return v
 
 
+TOLERATE_ENV = "FUZZFARM_TOLERATE"
+
+
+def failure_signature(failure) -> str:
+    """``kind at f1 <- f2 <- f3``: a failure's kind and crash state, as ``FUZZFARM_TOLERATE``
+    names it."""
+    return f"{failure.kind} at {' <- '.join(failure.crash_state)}"
+
+
+def raise_unless_tolerated(failure) -> None:
+    """``TestOneInput``'s ending: raise ``failure`` (so libFuzzer records a crash) unless
+    ``FUZZFARM_TOLERATE`` (``;``-separated kinds or ``kind at f1 <- f2 <- f3`` signatures)
+    names it; a tolerated failure is one ``fuzzfarm: tolerated SIGNATURE`` line on stderr, so a
+    long campaign runs past known findings (an upstream hazard the fixed variant keeps) and
+    still stops at anything else."""
+    if failure is None:
+        return
+    tolerate = os.environ.get(TOLERATE_ENV)
+    if tolerate:
+        names = {t.strip() for t in tolerate.split(";")}
+        if failure.kind in names or failure_signature(failure) in names:
+            sys.stderr.write(f"fuzzfarm: tolerated {failure_signature(failure)}\n")
+            return
+    raise failure
+
+
 def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> None:
     """Standalone atheris entry: ``python harnesses/x.py [libFuzzer flags] [corpus dirs]``.
 

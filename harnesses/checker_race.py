@@ -48,16 +48,14 @@ kind, or a kind and its crash state as ``kind at f1 <- f2 <- f3``; e.g. on ``fix
 WaitForControlledPods.delete_object_locked"`` to look for S2/S3 past S1.
 """
 
-import os
-import sys
-
 import atheris
 
 with atheris.instrument_imports():
     from fuzzfarm import gosim
     from fuzzfarm.ports.clusterloader2 import ScriptBuilder, WaitForControlledPods
 
-from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, variant_from_env
+from fuzzfarm.harness import (ScenarioReader, atheris_main, execute_scenario, failure_signature,
+                              raise_unless_tolerated, variant_from_env)
 
 NAME = "checker"
 VARIANTS = ("buggy", "fixed")
@@ -75,7 +73,6 @@ GAPS = (0.0, 1.0, 5.0, 20.0)
 READY_AFTER = (0.0, 3.0, 12.0, 40.0, None)  # None: the pods never settle
 MAX_EVENTS = 8
 MAX_STEPS = 20_000
-TOLERATE_ENV = "FUZZFARM_TOLERATE"
 
 
 def _replicas_ready(rd: ScenarioReader):
@@ -148,20 +145,11 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
                             check_leaks=True)
 
 
-def signature(failure) -> str:
-    """``kind at f1 <- f2 <- f3``: the failure kind and its crash state."""
-    return f"{failure.kind} at {' <- '.join(failure.crash_state)}"
+signature = failure_signature
 
 
 def TestOneInput(data: bytes) -> None:
-    failure = execute(data, variant_from_env(VARIANTS)).report.failure
-    if failure is None:
-        return
-    tolerated = {t.strip() for t in os.environ.get(TOLERATE_ENV, "").split(";")}
-    if failure.kind in tolerated or signature(failure) in tolerated:
-        sys.stderr.write(f"fuzzfarm: tolerated {signature(failure)}\n")
-        return
-    raise failure
+    raise_unless_tolerated(execute(data, variant_from_env(VARIANTS)).report.failure)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 
 import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets instrumented
 import heapq  # noqa: F401
@@ -84,7 +83,8 @@ with atheris.instrument_imports():
     from fuzzfarm.ports.controller_runtime import apiutil, cache, cluster, rest
     from fuzzfarm.ports.prow import kubernetes_cluster_clients as kcc
 
-from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, variant_from_env  # noqa: E402
+from fuzzfarm.harness import (ScenarioReader, atheris_main, execute_scenario, failure_signature,  # noqa: E402
+                              raise_unless_tolerated, variant_from_env)
 
 NAME = "cluster-builder"
 VARIANTS = ("buggy", "fixed", "library-fixed")
@@ -92,7 +92,6 @@ DESCRIPTION = ("prow BuildClusters -> controller-runtime cache.defaultOpts: conc
                "shared DefaultNamespaces map (prow #288; fix prow #299, controller-runtime #3078)")
 
 HAZARDS_ENV = "FUZZFARM_HAZARDS"
-TOLERATE_ENV = "FUZZFARM_TOLERATE"
 
 CONTEXT_NAMES = ("build01", "build02", "build11", "vsphere02", "arm01", "app.ci", "hive", "default")
 # prow-controller-manager's requiredTestPodVerbs (cmd/prow-controller-manager/main.go).
@@ -304,22 +303,11 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
     return ex
 
 
-def signature(failure) -> str:
-    """``kind at f1 <- f2 <- f3``: the failure kind and its crash state."""
-    return f"{failure.kind} at {' <- '.join(failure.crash_state)}"
+signature = failure_signature
 
 
 def TestOneInput(data: bytes) -> None:
-    failure = execute(data, variant_from_env(VARIANTS)).report.failure
-    if failure is None:
-        return
-    tolerate = os.environ.get(TOLERATE_ENV)
-    if tolerate:
-        tolerated = {t.strip() for t in tolerate.split(";")}
-        if failure.kind in tolerated or signature(failure) in tolerated:
-            sys.stderr.write(f"fuzzfarm: tolerated {signature(failure)}\n")
-            return
-    raise failure
+    raise_unless_tolerated(execute(data, variant_from_env(VARIANTS)).report.failure)
 
 
 if __name__ == "__main__":
