@@ -319,8 +319,8 @@ class Shrinker:
            none to spare, so its preemptions cannot be rewritten away);
         the smaller of 2 and 3 by the schedule key wins.
         """
-        schedule_passes = [self.drop_switches, self.bounded_search, self.cut_schedule, self.drop_preemptions_guided, self.drop_preemptions,
-                           self.delete_chunks, self.zero_chunks, self.lower_bytes]
+        schedule_passes = [self.drop_switches, self.bounded_search, self.cut_schedule, self.drop_preemptions_guided,
+                           self.drop_preemptions, self.delete_chunks, self.zero_chunks, self.lower_bytes]
         try:
             self.initial_probe = self.best_probe = self.probe(self.best)
             if self.best_probe.signature != self.expected:
