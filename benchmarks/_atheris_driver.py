@@ -51,7 +51,9 @@ def main() -> None:
             nxt[0] = now + 0.25
             flush(time.monotonic())
 
-    atheris.Setup([sys.argv[0]] + sys.argv[4:], test_one_input)
+    from fuzzfarm.harness import libfuzzer_args  # after the harness: it instrumented fuzzfarm first
+
+    atheris.Setup([sys.argv[0]] + libfuzzer_args(sys.argv[4:]), test_one_input)
     atheris.Fuzz()
 
 
