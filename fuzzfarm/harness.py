@@ -166,6 +166,8 @@ def variant_from_env(variants: tuple[str, ...]) -> str:
 
 
 TOLERATE_ENV = "FUZZFARM_TOLERATE"
+FAILING_LINE = "fuzzfarm: failing "  # + signature, on stderr just before a failure is raised
+TOLERATED_LINE = "fuzzfarm: tolerated "  # + signature, on stderr instead of raising it
 
 
 def failure_signature(failure) -> str:
@@ -179,15 +181,19 @@ def raise_unless_tolerated(failure) -> None:
     ``FUZZFARM_TOLERATE`` (``;``-separated kinds or ``kind at f1 <- f2 <- f3`` signatures)
     names it; a tolerated failure is one ``fuzzfarm: tolerated SIGNATURE`` line on stderr, so a
     long campaign runs past known findings (an upstream hazard the fixed variant keeps) and
-    still stops at anything else."""
+    still stops at anything else. A raised one is announced as ``fuzzfarm: failing SIGNATURE``
+    (the farm's fuzz job tolerates it after restarting the fuzzer)."""
     if failure is None:
         return
+    sig = failure_signature(failure)
     tolerate = os.environ.get(TOLERATE_ENV)
     if tolerate:
         names = {t.strip() for t in tolerate.split(";")}
-        if failure.kind in names or failure_signature(failure) in names:
-            sys.stderr.write(f"fuzzfarm: tolerated {failure_signature(failure)}\n")
+        if failure.kind in names or sig in names:
+            sys.stderr.write(f"{TOLERATED_LINE}{sig}\n")
             return
+    sys.stderr.write(f"{FAILING_LINE}{sig}\n")
+    sys.stderr.flush()
     raise failure
 
 

@@ -7,7 +7,11 @@ ENVIRONMENT.md G7), started as ``python /abs/harness.py -flags... CORPUS_DIR``; 
 default is explicit: ``-timeout`` (default 1200 s, G23), ``-rss_limit_mb``, ``-artifact_prefix``
 into a directory made beforehand (G9), ``-max_total_time`` = the remaining budget (0 would mean
 forever). libFuzzer stops at the first crash, so the job restarts it on the grown corpus with
-the next seed; each crash is reported as soon as its artifact file is complete.
+the next seed; each crash is reported as soon as its artifact file is complete. A restarted
+fuzzer tolerates the failures this job already crashed on (the harness announces each one as
+``fuzzfarm: failing SIGNATURE``; ``FUZZFARM_TOLERATE``, see ``fuzzfarm.harness``), so the budget
+goes to looking for other bugs instead of restarting on the same one: the seed bugs are found in
+tens of runs, and a restart costs as much as hundreds of runs.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import signal
 import sys
 import time
 from typing import Callable
+
+from fuzzfarm.harness import FAILING_LINE, TOLERATE_ENV
 
 from . import process
 from .corpus import read_inputs, sha1, write_inputs
@@ -66,13 +72,17 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     init_crashes = 0
     error = None
     warned = False
-    env = process.child_env({"FUZZFARM_VARIANT": variant, "TMPDIR": tmp_dir}, pythonpath=target.pythonpath)
+    known: list[str] = []  # signatures this job's fuzzer crashed on: tolerated after a restart
     # libFuzzer's own timeout fires at about 2x -timeout (G23); give it time before we kill.
     grace = 2 * timeout_s + 5
 
     while deadline - time.monotonic() >= MIN_RUN_S:
         restarts += 1
         run = _Run()
+        extra = {"FUZZFARM_VARIANT": variant, "TMPDIR": tmp_dir}
+        if known:
+            extra[TOLERATE_ENV] = ";".join(known)
+        env = process.child_env(extra, pythonpath=target.pythonpath)
         remaining = deadline - time.monotonic()
         argv = [sys.executable, target.path, f"-max_total_time={max(1, int(remaining))}",
                 f"-seed={run_seed(seed, restarts)}", f"-timeout={timeout_s}", f"-rss_limit_mb={rss_limit_mb}",
@@ -88,6 +98,11 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
                 stats.cov = st.cov if st.cov is not None else stats.cov
                 stats.ft = st.ft if st.ft is not None else stats.ft
                 stats.corpus_size = st.corp if st.corp is not None else stats.corpus_size
+                return
+            if line.startswith(FAILING_LINE):
+                sig = line[len(FAILING_LINE):].strip()
+                if sig and sig not in known:
+                    known.append(sig)
                 return
             fin = parse_final_execs(line)
             if fin is not None:
