@@ -301,7 +301,7 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
 # ---- crashes / download / replay --------------------------------------------------------------
 BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
-                 "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind",
+                 "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error")
 
@@ -333,7 +333,8 @@ def print_buckets(st, campaign: str | None = None, console: Console = out) -> No
                if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
         rep = f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
         t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(r.get("crash_state") or []),
-                  r.get("state") or "", str(r.get("count")), size, pre, rep, _yn(r.get("fixed")))
+                  r.get("state") or "", str(r.get("count")), size, pre, rep,
+                  "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")))
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""))
         return

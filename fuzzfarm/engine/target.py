@@ -32,22 +32,32 @@ class Target:
         """Extra argv for ``python -m fuzzfarm.runone`` / collector / walk children."""
         return [] if self.registered else [f"--module={self.module}"]
 
-    def declared_variants(self) -> tuple[str, ...] | None:
-        """``VARIANTS`` read from the harness source without importing it (a worker never
-        imports harness code), or None when it is not a literal."""
+    def declared(self, name: str):
+        """The literal value of the module-level assignment ``name = ...`` in the harness source,
+        read without importing it (a worker never imports harness code); ``frozenset(...)``,
+        ``set(...)`` and ``tuple(...)`` around a literal are unwrapped. None when the source
+        cannot be read, has no such assignment, or it is not a literal."""
         try:
             with open(self.path, encoding="utf-8") as f:
                 tree = ast.parse(f.read())
         except (OSError, SyntaxError, ValueError):
             return None
         for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VARIANTS" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                value = node.value
+                if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                        and value.func.id in ("frozenset", "set", "tuple") and len(value.args) == 1):
+                    value = value.args[0]
                 try:
-                    value = ast.literal_eval(node.value)
+                    return ast.literal_eval(value)
                 except ValueError:
                     return None
-                return tuple(value) if isinstance(value, (tuple, list)) else None
         return None
+
+    def declared_variants(self) -> tuple[str, ...] | None:
+        """``VARIANTS`` from the harness source (see :meth:`declared`), or None."""
+        value = self.declared("VARIANTS")
+        return tuple(value) if isinstance(value, (tuple, list)) else None
 
     def check_variant(self, variant: str) -> str | None:
         """An error sentence when ``variant`` is not declared by the harness, else None."""

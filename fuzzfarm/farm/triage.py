@@ -158,6 +158,15 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
     return True
 
 
+def kept_by_fix(harness: str, kind: str) -> bool:
+    """Whether the harness declares ``kind`` as reachable by its fixed variant too
+    (``FIXED_MAY_FAIL``: an upstream hazard the fix does not touch). A reproducer of such a
+    failure that passes on ``fixed`` only shows that its schedule does not carry over."""
+    from fuzzfarm.engine.target import resolve
+    kinds = resolve(harness).declared("FIXED_MAY_FAIL") or ()
+    return kind in kinds
+
+
 def fix_variant(harness: str, variant: str) -> str | None:
     """The variant a reproducer is fix-checked against: ``fixed`` when the harness has it
     (read from the harness source; the worker does not import harness code)."""
@@ -179,8 +188,13 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         if original != minimized:
             checks.append(col.fix_check(b["harness"], fv, original, expected_signature=b["signature"]))
         bad = [c for c in checks if not c.get("fixed")]
-        st.update_bucket(bid, fix_variant=fv, fixed=not bad,
-                         fix_kind=(bad[0].get("crash_type") or bad[0].get("kind") or "") if bad else "")
+        if bad:
+            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_kind=bad[0].get("crash_type") or bad[0].get("kind") or "")
+        elif kept_by_fix(b["harness"], b["kind"]):
+            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_keeps=True,
+                             fix_kind=f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL)")
+        else:
+            st.update_bucket(bid, fix_variant=fv, fixed=True, fix_kind="")
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     out = outcome(b["harness"], b["variant"], minimized, trace=True)

@@ -21,6 +21,9 @@ def _outcome_of(data: bytes) -> dict:
     if data[:1] == b"Y":
         return {"failed": True, "kind": "concurrent map writes", "exc_class": "ConcurrentMapWrites", "message": "m",
                 "crash_state": ["default_opts", "new", "new"], "preemptions": 1, "trace": "t", "dump": "d"}
+    if data[:1] == b"W":  # upstream hazard P3(b), which checker's fixed variant keeps
+        return {"failed": True, "kind": "WaitGroup reused before previous Wait returned", "exc_class": "WaitGroupReuse",
+                "message": "m", "crash_state": ["wait", "gather", "main"], "preemptions": 0, "trace": "t", "dump": "d"}
     return {"failed": False, "preemptions": 0, "trace": "t"}
 
 
@@ -284,3 +287,27 @@ def test_fuzzer_that_never_ran_fails_the_job(store, checker_hash):
     assert jobs.run_slice(store, _spec(store, cid, checker_hash), enqueue_intake=lambda *a: None,
                           enqueue_next=lambda *a: None, engine=FakeEngine(error="atheris died", execs=0)) == "failed"
     assert "atheris died" in store.job(cid, 0)["error"]
+
+
+def test_a_hazard_the_fixed_variant_keeps_is_not_called_fixed(store, col):
+    """checker declares P3(b) in FIXED_MAY_FAIL: its reproducer passing on ``fixed`` only means
+    the schedule does not carry over, so the bucket must not say the fix holds."""
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"W-reuse", queued)
+    _triage_all(store, bid)
+    b = store.bucket(bid)
+    assert b["state"] == S.B_DONE and b["fixed"] is False and b["fix_keeps"] is True, b
+    assert "kept by the fix" in b["fix_kind"]
+    assert triage.kept_by_fix("checker", "WaitGroup reused before previous Wait returned")
+    assert not triage.kept_by_fix("checker", "goroutine panic")
+    assert not triage.kept_by_fix("cluster-builder", "WaitGroup reused before previous Wait returned")
+
+
+def test_declared_reads_literals_from_the_harness_source_without_importing_it():
+    from fuzzfarm.engine.target import resolve
+
+    t = resolve("checker")
+    assert t.declared_variants() == ("buggy", "fixed")
+    assert t.declared("FIXED_MAY_FAIL") == {"WaitGroup reused before previous Wait returned"}
+    assert t.declared("NO_SUCH_NAME") is None
+    assert resolve("cluster-builder").declared("FIXED_MAY_FAIL") is None
