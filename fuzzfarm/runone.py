@@ -78,8 +78,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]\n")
         return 2
     name, variant, path = args
-    with open(path, "rb") as fh:
-        data = fh.read()
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        sys.stderr.write(f"fuzzfarm: cannot read the input {path!r}: {e.strerror}\n")
+        return 2
     try:
         res = outcome(name, variant, data, trace="--trace" in argv, module=module)
     except H.HarnessError as e:

@@ -143,11 +143,11 @@ class Store:
             self.r.ping()
         except redis.AuthenticationError as e:
             raise StoreError(f"Redis at {redis_url.mask(self.url)} refused the password ({e}); "
-                             f"fix the password in --redis / ${redis_url.ENV}") from None
+                             f"fix the password in `fuzzfarm --redis URL ...` or ${redis_url.ENV}") from None
         except redis.RedisError as e:
             msg = redis_url.mask_text(str(e), self.url)
             raise StoreError(f"cannot reach Redis at {redis_url.mask(self.url)} ({msg}); start redis-server "
-                             f"or point --redis / ${redis_url.ENV} at a running one") from None
+                             f"or point `fuzzfarm --redis URL ...` or ${redis_url.ENV} at a running one") from None
 
     # ---- campaigns and jobs --------------------------------------------------------------
     def create_campaign(self, spec: dict) -> str:

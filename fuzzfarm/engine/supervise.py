@@ -54,13 +54,16 @@ class ArtifactDir:
         self.path = path
         self.atomic = atomic
         self.seen: set[str] = set()
-        self.announced: set[str] = set()
+        self.announced: dict[str, int] = {}  # name -> order in which the log named it
+        self._named = 0
 
     def announce(self, path: str) -> None:
         """The log said the file was (re)written: take it again even if seen (a restart that
-        hits an input found before rewrites the same ``crash-<sha1>``)."""
+        hits an input found before rewrites the same ``crash-<sha1>``). Files the log named
+        are taken in the order it named them: the order they were found, not their names'."""
         name = os.path.basename(path)
-        self.announced.add(name)
+        self._named += 1
+        self.announced[name] = self._named
         self.seen.discard(name)
 
     def scan(self) -> list[str]:
@@ -74,7 +77,8 @@ class ArtifactDir:
     def take(self, names: list[str], exited: bool) -> list[tuple[str, str, bytes]]:
         """``(file name, kind, data)`` of each new complete artifact among ``names``."""
         out = []
-        for name in names:
+        last = float("inf")
+        for name in sorted(names, key=lambda n: (self.announced.get(n, last), n)):
             if name in self.seen or not (self.atomic or exited or name in self.announced):
                 continue
             full = os.path.join(self.path, name)

@@ -177,9 +177,12 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
         def on_line(line: str, execs=execs) -> None:
             if line.startswith("{"):
                 try:
-                    execs[0] = int(json.loads(line).get("execs", execs[0]))
+                    obj = json.loads(line)
+                    execs[0] = int(obj.get("execs", execs[0]))
                 except (ValueError, AttributeError):
-                    pass
+                    return
+                if isinstance(obj.get("artifact"), str) and obj["artifact"].startswith("crash-"):
+                    artifacts.announce(obj["artifact"])  # report in the walk's order
 
         def on_artifact(name, kind, data, tail) -> None:
             said = [ln for ln in tail.recent if name in ln]

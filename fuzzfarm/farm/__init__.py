@@ -11,19 +11,41 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery
+import sys
+
+from celery import Celery, signals
 from kombu import Queue
 
 from . import config, redis_url
 
+# A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
+# it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one
+# line, by a worker at start-up (below).
+try:
+    _env_url, URL_ERROR = redis_url.from_env(), None
+except redis_url.RedisURLError as e:
+    _env_url, URL_ERROR = redis_url.DEFAULT_URL, e
+
 app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks"])
 app.conf.task_queues = [Queue(q) for q in config.QUEUES]
-app.conf.update(config.celery_config(redis_url.from_env()))
+app.conf.update(config.celery_config(_env_url))
+
+
+@signals.celeryd_init.connect
+def _refuse_a_bad_url(**_) -> None:
+    """A worker started with a malformed $FUZZFARM_REDIS_URL stops with that error instead of
+    quietly serving the default Redis."""
+    if URL_ERROR is not None and redis_url.ENV in os.environ:
+        sys.stderr.write(f"fuzzfarm worker: {URL_ERROR}\n")
+        sys.stderr.flush()
+        os._exit(2)
 
 
 def configure(url: str) -> None:
     """Use the Redis at ``url`` from now on (this process and the processes it starts)."""
+    global URL_ERROR
     redis_url.validate(url)
+    URL_ERROR = None
     os.environ[redis_url.ENV] = url
     app.conf.update(config.celery_config(url))
     # Publishing connections are pooled on first use; drop them (as Celery does after a fork)
