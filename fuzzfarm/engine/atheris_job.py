@@ -79,6 +79,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     while deadline - time.monotonic() >= MIN_RUN_S:
         restarts += 1
         run = _Run()
+        known_before = len(known)
         extra = {"FUZZFARM_VARIANT": variant, "TMPDIR": tmp_dir}
         if known:
             extra[TOLERATE_ENV] = ";".join(known)
@@ -128,6 +129,8 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
             if run.inited:
                 init_crashes = 0
                 continue
+            if len(known) > known_before:
+                continue  # a new failure, tolerated from now on: the next run gets past it
             # It crashed on a corpus input (or the empty input) before fuzzing: drop the input
             # so the next run gets past it; if it keeps happening, stop.
             for data in run.crash_inputs:

@@ -185,3 +185,25 @@ def test_a_restarted_fuzzer_tolerates_what_the_job_already_found(tmp_path):
         assert "fuzzfarm: tolerated goroutine panic at ObjectChecker.stop" in "".join(p.read_text() for p in logs[1:])
     # most of the budget went to fuzzing, not to restarting on the same bug
     assert res.stats.execs > 50 * max(1, res.restarts), (res.stats, res.restarts)
+
+
+def test_a_corpus_full_of_known_bugs_does_not_stop_the_job(tmp_path):
+    """Inputs that fail with different bugs already in the corpus (a campaign corpus keeps what
+    a tolerant fuzzer added): each one crashes a run before fuzzing starts, but each teaches the
+    job a new signature to tolerate, so the job goes on fuzzing instead of giving up after two
+    crashes before fuzzing."""
+    from fuzzfarm.harness import get
+
+    mod = get("checker").load()
+    seeds, sigs = [], set()
+    res = run_fuzz_job(harness="checker", variant="buggy", seed=3, duration_s=12, corpus=[],
+                       workdir=str(tmp_path / "find"), on_crash=lambda c: seeds.append(c.data), timeout_s=10)
+    for d in seeds:
+        f = mod.execute(d, "buggy").failure
+        sigs.add((f.kind, tuple(f.crash_state)))
+    assert len(sigs) >= 2, sigs  # at least two different bugs to put in the corpus
+    crashes = []
+    res = run_fuzz_job(harness="checker", variant="buggy", seed=4, duration_s=10, corpus=seeds,
+                       workdir=str(tmp_path / "job"), on_crash=crashes.append, timeout_s=10)
+    assert res.error is None
+    assert res.stats.execs > 200, res.stats  # it fuzzed, it did not stop at the corpus
