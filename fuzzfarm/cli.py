@@ -401,6 +401,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     """Re-run a downloaded reproducer here. Exit 1 when it fails as recorded, 0 when it does not fail,
     3 when it fails differently."""
     from fuzzfarm import collector
+    from fuzzfarm.engine.target import resolve
     art = collector.load_artifact(path)
     repro = art.repro
     harness, rec_variant = repro.get("harness"), repro.get("variant")
@@ -428,7 +429,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]
     kind = (repro.get("crash_type") or "").split(" (")[0]
-    if verdict == "not failing" and v != rec_variant and kind in _kept_kinds(harness):
+    if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind):
         warnings.append(f"the harness declares that {v!r} still reaches {kind!r} (an upstream hazard the fix "
                         f"keeps): this schedule not failing on {v!r} does not mean the fix holds")
         err.print(f"fuzzfarm: warning: {warnings[-1]}", markup=False)
@@ -442,12 +443,6 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input)", markup=False)
     raise typer.Exit(code)
-
-
-def _kept_kinds(harness: str) -> tuple:
-    """Failure kinds the harness's fixed variant is known to reach (its ``FIXED_MAY_FAIL``)."""
-    from fuzzfarm.engine.target import resolve
-    return tuple(resolve(harness).declared("FIXED_MAY_FAIL") or ())
 
 
 # ---- demo ----------------------------------------------------------------------------------

@@ -96,8 +96,8 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
               on_poll: Callable[[], None], poll_s: float = 0.1) -> tuple[int | None, LogTail]:
     """Run ``argv`` (output to ``log_path``) until it exits or ``deadline`` (monotonic) passes,
     feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
-    complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit). Returns ``(exit status or None when it
-    was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
+    complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit).
+    Returns ``(exit status or None when it was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
     time limit), the process group is killed before this returns or raises."""
     tail = LogTail(log_path)
     with open(log_path, "ab") as logf:

@@ -59,6 +59,12 @@ class Target:
         value = self.declared("VARIANTS")
         return tuple(value) if isinstance(value, (tuple, list)) else None
 
+    def kept_by_fix(self, kind: str) -> bool:
+        """Whether the harness declares failure ``kind`` reachable by its fixed variant too
+        (``FIXED_MAY_FAIL``: an upstream hazard the fix does not touch): a reproducer of it
+        that passes on ``fixed`` only shows that its schedule does not carry over."""
+        return kind in (self.declared("FIXED_MAY_FAIL") or ())
+
     def check_variant(self, variant: str) -> str | None:
         """An error sentence when ``variant`` is not declared by the harness, else None."""
         variants = self.declared_variants()

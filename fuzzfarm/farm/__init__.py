@@ -10,7 +10,6 @@ The Redis URL comes from ``$FUZZFARM_REDIS_URL`` (see :mod:`fuzzfarm.farm.redis_
 from __future__ import annotations
 
 import os
-
 import sys
 
 from celery import Celery, signals

@@ -159,12 +159,9 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
 
 
 def kept_by_fix(harness: str, kind: str) -> bool:
-    """Whether the harness declares ``kind`` as reachable by its fixed variant too
-    (``FIXED_MAY_FAIL``: an upstream hazard the fix does not touch). A reproducer of such a
-    failure that passes on ``fixed`` only shows that its schedule does not carry over."""
+    """``Target.kept_by_fix`` of the harness named ``harness``."""
     from fuzzfarm.engine.target import resolve
-    kinds = resolve(harness).declared("FIXED_MAY_FAIL") or ()
-    return kind in kinds
+    return resolve(harness).kept_by_fix(kind)
 
 
 def fix_variant(harness: str, variant: str) -> str | None:
