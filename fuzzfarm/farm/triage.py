@@ -185,11 +185,12 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         if original != minimized:
             checks.append(col.fix_check(b["harness"], fv, original, expected_signature=b["signature"]))
         bad = [c for c in checks if not c.get("fixed")]
-        if bad:
-            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_kind=bad[0].get("crash_type") or bad[0].get("kind") or "")
-        elif kept_by_fix(b["harness"], b["kind"]):
+        if kept_by_fix(b["harness"], b["kind"]):  # whether or not these schedules carry over
+            also = "; a reproducer fails on the fixed variant too" if bad else ""
             st.update_bucket(bid, fix_variant=fv, fixed=False, fix_keeps=True,
-                             fix_kind=f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL)")
+                             fix_kind=f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL){also}")
+        elif bad:
+            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_kind=bad[0].get("crash_type") or bad[0].get("kind") or "")
         else:
             st.update_bucket(bid, fix_variant=fv, fixed=True, fix_kind="")
     else:

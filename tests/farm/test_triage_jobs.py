@@ -303,6 +303,21 @@ def test_a_hazard_the_fixed_variant_keeps_is_not_called_fixed(store, col):
     assert not triage.kept_by_fix("cluster-builder", "WaitGroup reused before previous Wait returned")
 
 
+def test_a_kept_hazard_that_also_fails_on_fixed_is_kept_not_merely_unfixed(store, col, monkeypatch):
+    """The demo's P3(b) bucket: its original input fails on ``fixed`` with the same hazard. The
+    bucket must still say "kept by the fix", not a bare fixed=False."""
+    p3b = "WaitGroup reused before previous Wait returned"
+    monkeypatch.setattr(col, "fix_check", lambda harness, fv, data, *, expected_signature=None: {
+        "variant": fv, "failed": True, "kind": p3b, "crash_type": p3b, "signature": expected_signature,
+        "fixed": False})
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"W-reuse-again", queued)
+    _triage_all(store, bid)
+    b = store.bucket(bid)
+    assert b["fixed"] is False and b["fix_keeps"] is True, b
+    assert "kept by the fix" in b["fix_kind"] and "fails on the fixed variant too" in b["fix_kind"]
+
+
 def test_declared_reads_literals_from_the_harness_source_without_importing_it():
     from fuzzfarm.engine.target import resolve
 
