@@ -15,7 +15,7 @@ import sys
 from celery import Celery, signals
 from kombu import Queue
 
-from . import config, redis_url
+from . import config, redis_url, watchdog  # noqa: F401 - watchdog: worker signal handlers
 
 # A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
 # it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one

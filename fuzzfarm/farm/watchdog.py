@@ -1,0 +1,144 @@
+"""A worker that stops hearing the broker exits, so its supervisor restarts it.
+
+Why: when Redis drops a worker's pub/sub connection (``CLIENT KILL TYPE pubsub``, a failover, a
+proxy reset, a middlebox idle timeout), kombu 5.7's Redis transport can leave the worker's event
+loop alive but deaf: it stops issuing ``BRPOP`` for its queues, never answers ``inspect ping``
+and logs nothing, while the job it should run waits in the queue (a family of reports upstream:
+celery/celery#8030, #8082, #10205, #10302). Celery's own connection checks do not see it,
+because the consumer never raises.
+
+What: a daemon thread in the worker's main process pings its own node through the broker every
+``FUZZFARM_WATCHDOG_INTERVAL_S`` seconds (default 5; 0 turns it off). The ping is a broadcast
+on the same pub/sub channel the worker listens on, answered by the worker's own event loop, so
+a reply proves both that the loop runs and that the subscription is alive. After
+``FUZZFARM_WATCHDOG_MISSES`` (default 3) unanswered pings in a row while Redis itself answers,
+it logs one line and asks the worker for a cold shutdown (SIGQUIT, the fleet-restart path:
+running tasks are handed back to the queue at once and are not counted as deaths); the worker
+then exits with status 75 (EX_TEMPFAIL) so a supervisor (systemd ``Restart=always``, Kubernetes,
+``fuzzfarm up``) starts a fresh one. If the shutdown itself hangs, the process exits after
+``_FORCE_EXIT_S`` regardless.
+
+A Redis that is down is not deafness: while the ping cannot even be published, misses are not
+counted (Celery's own reconnect handles a restarted Redis).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import threading
+import time
+
+from celery import signals
+
+log = logging.getLogger("fuzzfarm.watchdog")
+
+EXIT_DEAF = 75  # EX_TEMPFAIL: "try again", which is what a supervisor should do
+_FORCE_EXIT_S = 30.0
+
+
+def _env_number(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"${name}={raw!r} is not a number") from None
+    if value < 0:
+        raise ValueError(f"${name} must not be negative, got {raw!r}")
+    return value
+
+
+def settings() -> tuple[float, int]:
+    """(interval seconds, misses before exit); interval 0 = off."""
+    return (_env_number("FUZZFARM_WATCHDOG_INTERVAL_S", 5.0),
+            max(1, int(_env_number("FUZZFARM_WATCHDOG_MISSES", 3))))
+
+
+class Watchdog:
+    """Pings ``hostname`` through ``app``'s broker; calls ``on_deaf(seconds)`` once when it is deaf."""
+
+    def __init__(self, app, hostname: str, *, interval_s: float, misses: int, on_deaf):
+        self.app = app
+        self.hostname = hostname
+        self.interval_s = interval_s
+        self.misses = misses
+        self.on_deaf = on_deaf
+        # A worker's loop answers a ping in milliseconds; seconds of silence are not load.
+        self.reply_timeout_s = min(interval_s, 3.0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fuzzfarm-watchdog", daemon=True)
+
+    def start(self) -> "Watchdog":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def answered(self) -> bool | None:
+        """True: our node replied; False: Redis took the ping, nobody of ours replied;
+        None: the ping could not be sent (Redis unreachable), which says nothing about us."""
+        try:
+            # A connection of its own, not the app's pool: this runs beside the worker's loop.
+            with self.app.connection_for_write() as conn:
+                conn.ensure_connection(max_retries=1)
+                replies = self.app.control.ping(destination=[self.hostname], timeout=self.reply_timeout_s,
+                                                connection=conn)
+        except Exception:  # noqa: BLE001 - any broker error means "cannot tell", not "deaf"
+            return None
+        return any(self.hostname in r for r in replies or ())
+
+    def _run(self) -> None:
+        missed, first_miss = 0, None
+        while not self._stop.wait(self.interval_s):
+            ok = self.answered()
+            if ok is None or self._stop.is_set():
+                continue
+            if ok:
+                missed, first_miss = 0, None
+                continue
+            missed += 1
+            first_miss = first_miss or time.monotonic()
+            if missed >= self.misses:
+                self.on_deaf(time.monotonic() - first_miss + self.interval_s + self.reply_timeout_s)
+                return
+
+
+_fired = threading.Event()
+_dog: Watchdog | None = None
+
+
+def _deaf(seconds: float) -> None:
+    log.error("fuzzfarm watchdog: this worker has not heard its own pings through the broker for %.0f s "
+              "(its Redis pub/sub connection was lost and not restored); cold shutdown, exit %d, so its "
+              "supervisor restarts it", seconds, EXIT_DEAF)
+    _fired.set()
+    # Celery's cold shutdown ends with status 0 whatever asked for it: the status is set last,
+    # once every cleanup of Celery's has run (atexit is last in, first out).
+    atexit.register(_exit_deaf)
+    threading.Timer(_FORCE_EXIT_S, _exit_deaf).start()
+    os.kill(os.getpid(), signal.SIGQUIT)
+
+
+def _exit_deaf() -> None:
+    logging.shutdown()
+    os._exit(EXIT_DEAF)
+
+
+@signals.worker_ready.connect
+def _start(sender=None, **_kw) -> None:
+    global _dog
+    interval_s, misses = settings()
+    if interval_s <= 0 or sender is None or _dog is not None:  # worker_ready again after a reconnect
+        return
+    _dog = Watchdog(sender.app, sender.hostname, interval_s=interval_s, misses=misses, on_deaf=_deaf).start()
+
+
+@signals.worker_shutdown.connect
+def _stop(**_kw) -> None:
+    if _dog is not None:
+        _dog.stop()
