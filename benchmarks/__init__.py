@@ -21,6 +21,6 @@ module             what it measures
 ``minimization``   input size and preemptions before -> after, and time, per bucket
 =================  ===========================================================================
 
-Absolute times are context only (a shared 2-core machine, ENVIRONMENT.md G24); comparisons are
+Absolute times are context only (a shared 2-core machine, docs/TRAPS.md#g24); comparisons are
 ratios measured in the same run. No figure is hard-coded: every number printed is measured.
 """

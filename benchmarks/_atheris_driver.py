@@ -5,11 +5,11 @@
 
 Imports the registered harness module exactly as ``python harnesses/<x>.py`` does (its own
 ``atheris.instrument_imports()`` block instruments the runtime and the port: nothing of
-fuzzfarm is imported before it, ENVIRONMENT.md G8), runs ``execute`` for every input with the
+fuzzfarm is imported before it, docs/TRAPS.md#g8), runs ``execute`` for every input with the
 failure swallowed (so libFuzzer keeps going for the whole budget instead of stopping at the
 first crash), and writes ``{"t0", "t", "execs", "decisions", "steps"}`` (monotonic seconds,
 cumulative counts) to STATS_FILE every 0.25 s: ``atheris.Fuzz()`` ends with C ``exit()``, so
-nothing can be written at the end (G7).
+nothing can be written at the end (docs/TRAPS.md#g7).
 """
 
 import importlib

@@ -13,7 +13,7 @@ doing the same number of switches in the same mode. Each mode is measured in its
 subprocess (instrumentation cannot be undone in a process). ``ratio`` = runtime decisions/s
 ÷ limit decisions/s (the target is >= 0.5). Rates are per second of the process's CPU time,
 and runtime and limit alternate in short slices, so other load on the machine hits both alike
-(ENVIRONMENT.md G24: compare ratios, not absolute figures).
+(docs/TRAPS.md#g24: compare ratios, not absolute figures).
 
 ``--json`` prints the same figures as one JSON object:
 ``{"target_ratio", "seconds_per_row", "rows": [{"scenario", "goroutines", "mode",
@@ -53,7 +53,7 @@ def _child(mode: str, seconds: float) -> int:
 
         def one_input(_data: bytes) -> None:
             # measured inside libFuzzer's callback, as a fuzz target runs; then leave at once
-            # (atheris.Fuzz never returns: ENVIRONMENT.md G7)
+            # (atheris.Fuzz never returns: docs/TRAPS.md#g7)
             _measure_rows(T, mode, seconds)
             os._exit(0)
 

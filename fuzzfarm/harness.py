@@ -218,7 +218,7 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> 
     with :data:`LIBFUZZER_DEFAULTS` for flags not given.
 
     libFuzzer re-runs argv[0] through ``sh -c`` for -minimize_crash, -merge, -fork and -jobs
-    (ENVIRONMENT.md G1), so argv[0] becomes a quoted ``python /abs/harness.py`` command.
+    (docs/TRAPS.md#g1), so argv[0] becomes a quoted ``python /abs/harness.py`` command.
     """
     import atheris
 

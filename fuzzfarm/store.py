@@ -398,7 +398,7 @@ class Store:
         if self.r.get(key) == owner:
             self.r.delete(key)
 
-    # ---- deliveries (poison pills, G15) ----------------------------------------------------
+    # ---- deliveries (poison pills, docs/TRAPS.md#g15) ----------------------------------------------------
     def count_delivery(self, task_id: str) -> int:
         key = P + f"deliveries:{task_id}"
         pipe = self.r.pipeline()

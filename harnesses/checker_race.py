@@ -27,14 +27,14 @@ end of a test), which cancels every checker, stops the informer and joins W, so 
 check is on: a goroutine still alive 60 virtual seconds after main returns is a real finding.
 
 The operation timeout is never 0: with no deadline and pods that never become ready, gather's
-``handling_group.wait()`` never returns (SPEC §1.8 P3(c)); that would end as a step-limit
+``handling_group.wait()`` never returns (docs/ports/clusterloader2.md#p3c); that would end as a step-limit
 failure unrelated to this bug.
 
 Failure kinds: ``buggy`` fails with ``goroutine panic`` (TypeError calling None) at
 ``ObjectChecker.stop`` <- ``CheckerMap.delete_and_stop`` / ``CheckerMap.add`` /
 ``CheckerMap.dispose``. ``fixed`` must never hit that. The only other kind our campaigns reach,
-on either variant, is the upstream hazard P3(b) (SPEC §1.8), ``WaitGroup reused before previous
-Wait returned``: gather's ``handling_group.wait()`` has been released by the last checker's
+on either variant, is the upstream hazard P3(b) (docs/ports/clusterloader2.md#p3b),
+``WaitGroup reused before previous Wait returned``: gather's ``handling_group.wait()`` has been released by the last checker's
 ``done`` when W, handling an event the informer delivered after gather's LIST, starts a checker
 (``add(1)``) before M resumes (``FIXED_MAY_FAIL``; the interleaving is spelled out in
 ``tests/ports/test_clusterloader2.py``).

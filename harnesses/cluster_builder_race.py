@@ -6,7 +6,7 @@ controller-runtime v0.17.6 ``pkg/cache/cache.go:488`` (prow issue #288, fixed by
 Variants (``FUZZFARM_VARIANT``):
 
 * ``buggy`` - prow 24e765300acd on controller-runtime v0.17.6: every cluster goroutine's
-  ``default_opts`` writes one shared ``DefaultNamespaces`` map (SPEC §2.5 T1/T2/T3).
+  ``default_opts`` writes one shared ``DefaultNamespaces`` map (docs/ports/prow.md#interleavings: T1/T2/T3).
 * ``fixed`` - prow 50dd168d0bd6 (PR #299): fresh options and map per ``cluster.New``.
 * ``library-fixed`` - the buggy prow on controller-runtime v0.17.6 plus PR #3078's map clones.
 
@@ -110,7 +110,7 @@ _LIBRARY = {"buggy": controller_runtime.V0_17_6, "fixed": controller_runtime.V0_
 
 
 class StartupHang(_failures.GoFailure):
-    """SPEC H4: ``BuildClusters`` can never return - a review request is never answered and
+    """docs/ports/prow.md#h4: ``BuildClusters`` can never return - a review request is never answered and
     nothing sets a deadline. Reported on the hung goroutine (only with ``FUZZFARM_HAZARDS=1``)."""
 
     kind = "startup hang (H4)"

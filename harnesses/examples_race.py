@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Harness ``examples``: the ten EXAMPLES.md Go concurrency bugs as one fuzz target.
+"""Harness ``examples``: the ten Go concurrency bugs of docs/CASES.md as one fuzz target.
 
 Input layout, as in every fuzzfarm harness (``fuzzfarm.harness.ScenarioReader``): the LAST byte
 picks the case (``fuzzfarm.examples.CASE_NAMES[byte % 10]``; no byte: the first case); every
@@ -30,7 +30,7 @@ from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, rai
 
 NAME = "examples"
 VARIANTS = ("buggy", "fixed")
-DESCRIPTION = "EXAMPLES.md: ten real Go concurrency bugs (HC-01..HC-15), case from the last byte, schedule from the rest"
+DESCRIPTION = "docs/CASES.md: ten real Go concurrency bugs (HC-01..HC-15), case from the last byte, schedule from the rest"
 EXAMPLE_ENV = "FUZZFARM_EXAMPLE"
 
 

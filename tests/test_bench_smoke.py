@@ -1,5 +1,5 @@
 """Smoke test of the runtime microbenchmark: it runs (quick mode) and its JSON has the
-documented shape. Timings are not checked (ENVIRONMENT.md G24: the machine is noisy)."""
+documented shape. Timings are not checked (docs/TRAPS.md#g24: the machine is noisy)."""
 
 import json
 import os

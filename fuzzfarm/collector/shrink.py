@@ -7,7 +7,7 @@ the single acceptance function; "smaller" is one sort key; stopping is one excep
 
 Acceptance: the candidate fails with the *expected signature* (a candidate that fails
 differently does not count, however small: minimization must not drift to another bug,
-ENVIRONMENT.md G3) and is strictly smaller by the current sort key:
+docs/TRAPS.md#g3) and is strictly smaller by the current sort key:
 
 * phase ``bytes``: shortlex, ``(len(data), data)``;
 * phase ``schedule``: ``(preemptions, len(data), data)``: fewer preemptions first.

@@ -2,11 +2,12 @@
 until the time budget is spent.
 
 One fuzzer process at a time (``atheris.Fuzz`` never returns and one per process,
-ENVIRONMENT.md G7), started as ``python /abs/harness.py -flags... CORPUS_DIR``; the harness's
-``atheris_main`` gives libFuzzer a re-runnable argv[0] (G1). Every flag that has a dangerous
-default is explicit: ``-timeout`` (default 1200 s, G23), ``-rss_limit_mb``, ``-artifact_prefix``
-into a directory made beforehand (G9), ``-max_total_time`` = the remaining budget (0 would mean
-forever). libFuzzer stops at the first crash, so the job restarts it on the grown corpus with
+docs/TRAPS.md#g7), started as ``python /abs/harness.py -flags... CORPUS_DIR``; the harness's
+``atheris_main`` gives libFuzzer a re-runnable argv[0] (docs/TRAPS.md#g1). Every flag that has
+a dangerous default is explicit: ``-timeout`` (default 1200 s, docs/TRAPS.md#g23),
+``-rss_limit_mb``, ``-artifact_prefix`` into a directory made beforehand (docs/TRAPS.md#g9),
+``-max_total_time`` = the remaining budget (0 would mean forever).
+libFuzzer stops at the first crash, so the job restarts it on the grown corpus with
 the next seed; each crash is reported as soon as its artifact file is complete. A restarted
 fuzzer tolerates the failures this job already crashed on (the harness announces each one as
 ``fuzzfarm: failing SIGNATURE``; ``FUZZFARM_TOLERATE``, see ``fuzzfarm.harness``), so the budget
@@ -73,7 +74,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     error = None
     warned = False
     known: list[str] = []  # signatures this job's fuzzer crashed on: tolerated after a restart
-    # libFuzzer's own timeout fires at about 2x -timeout (G23); give it time before we kill.
+    # libFuzzer's own timeout fires at about 2x -timeout (docs/TRAPS.md#g23); give it time before we kill.
     grace = 2 * timeout_s + 5
 
     while deadline - time.monotonic() >= MIN_RUN_S:
@@ -113,7 +114,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
             elif NOT_INSTRUMENTED in line and not warned:
                 warned = True
                 log.warning("%s: libFuzzer sees no coverage: the harness must import what it tests for the "
-                            "first time inside atheris.instrument_imports() (G8)", target.name)
+                            "first time inside atheris.instrument_imports() (docs/TRAPS.md#g8)", target.name)
 
         def on_artifact(name: str, kind: str, data: bytes, tail, run=run) -> None:
             run.crash_inputs.append(data)

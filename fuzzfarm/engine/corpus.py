@@ -57,7 +57,7 @@ def merge_corpus(harness, variant: str, inputs: list[bytes], workdir: str, *,
                  timeout_s: int = 10, rss_limit_mb: int = 2048, budget_s: float = 600.0) -> list[bytes]:
     """The subset of ``inputs`` that keeps all their coverage (libFuzzer ``-merge=1``),
     ordered by sha1. If the merge fails, or claims success with nothing kept while there were
-    inputs (the silent failure of ENVIRONMENT.md G1), the deduplicated inputs come back
+    inputs (the silent failure of docs/TRAPS.md#g1), the deduplicated inputs come back
     unchanged and a warning is logged: merging only ever shrinks a corpus.
     Raises HarnessError for an unknown harness."""
     target = resolve(harness)

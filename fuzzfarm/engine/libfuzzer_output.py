@@ -1,7 +1,7 @@
 """Read libFuzzer's (atheris's) output: status lines, final stats, crash reports.
 
 Status lines look like ``#4096  pulse  cov: 142 ft: 240 corp: 7/20b lim: 4 exec/s: 0 rss: 49Mb``;
-``exec/s`` there is whole-second integer arithmetic (ENVIRONMENT.md G6), so callers compute
+``exec/s`` there is whole-second integer arithmetic (docs/TRAPS.md#g6), so callers compute
 execs / elapsed themselves from ``#N``.
 """
 

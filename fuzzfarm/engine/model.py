@@ -28,7 +28,7 @@ class CrashReport:
 @dataclasses.dataclass
 class JobStats:
     """Streamed while the job runs, and final at the end. ``exec_per_s`` is computed as
-    execs / elapsed (libFuzzer's own figure is whole-second arithmetic, ENVIRONMENT.md G6)."""
+    execs / elapsed (libFuzzer's own figure is whole-second arithmetic, docs/TRAPS.md#g6)."""
 
     execs: int = 0
     exec_per_s: float = 0.0

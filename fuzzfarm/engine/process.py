@@ -3,7 +3,7 @@
 Each child gets its own session (``start_new_session``) so ``killpg`` reaches everything it
 forks (libFuzzer's ``-merge`` inner runs), and ``PR_SET_PDEATHSIG`` = SIGKILL so it dies with
 the process that spawned it, e.g. a Celery pool child killed by the OOM killer or a hard time
-limit (ENVIRONMENT.md G13, G14). PDEATHSIG fires when the spawning *thread* exits, so spawn
+limit (docs/TRAPS.md#g13, docs/TRAPS.md#g14). PDEATHSIG fires when the spawning *thread* exits, so spawn
 and wait in the same thread.
 """
 
@@ -84,7 +84,7 @@ _ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTH
 def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:
     """A minimal environment for a harness process: the allow-list above, PYTHONHASHSEED pinned
     to 0 (same input, same run in every process), PYTHONUNBUFFERED=1 (``atheris.Fuzz`` ends
-    with C ``exit()``, ENVIRONMENT.md G7), plus ``extra``; ``pythonpath`` is prepended."""
+    with C ``exit()``, docs/TRAPS.md#g7), plus ``extra``; ``pythonpath`` is prepended."""
     env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONUNBUFFERED"] = "1"

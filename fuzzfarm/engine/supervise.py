@@ -137,7 +137,7 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
 
 class JobState:
     """What a job has reported so far, across fuzzer restarts: crashes (each distinct input
-    once), stats with exec/s computed as execs / elapsed (G6), sent about every ``interval_s``
+    once), stats with exec/s computed as execs / elapsed (docs/TRAPS.md#g6), sent about every ``interval_s``
     seconds of the *job*: the cadence survives fuzzer restarts, so a job whose fuzzer restarts
     after every crash (each run shorter than the interval) still streams its stats."""
 

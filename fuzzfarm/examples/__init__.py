@@ -1,6 +1,6 @@
 """Ten real Go concurrency bugs from the Kubernetes ecosystem as small gosim scenarios.
 
-Each module (``../shared/cases/EXAMPLES.md``, paraphrased; issue/PR numbers in the module
+Each module (retold in ``docs/CASES.md``; issue/PR numbers in the module
 docstring) exposes:
 
 * ``buggy()`` / ``fixed()``: the scenario's main function before and after the upstream fix;

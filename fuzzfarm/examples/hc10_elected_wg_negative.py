@@ -19,7 +19,7 @@ ID = "HC-10"
 TITLE = "Envoy Gateway Elected WaitGroup Done twice after a config reload"
 SOURCE = "https://github.com/envoyproxy/gateway/issues/5065 (fix PR #5066)"
 KIND = "negative WaitGroup counter"
-# Secondary (EXAMPLES.md): the infra runner waits on the WaitGroup with no ctx escape; if the
+# Secondary (docs/CASES.md#hc-10): the infra runner waits on the WaitGroup with no ctx escape; if the
 # first election is not observed before shutdown it waits forever (main's join: deadlock).
 KINDS = (KIND, "deadlock")
 EXC_CLASS = None

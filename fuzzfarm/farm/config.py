@@ -1,18 +1,18 @@
 """The one Celery configuration of the farm: delivery, serialization, routing, time limits.
 
-Stance (ANCHORS §5, ENVIRONMENT.md G11-G17):
+Stance (docs/TRAPS.md#g11 to #g17):
 
 * **JSON only** on the wire, both ways; a pickled message is refused by kombu, never run.
 * **Late acks + reject on worker lost + prefetch 1**: a job whose worker dies goes back on the
   queue. Every task is idempotent (crash intake by input hash, jobs by state in Redis), and
   each task counts its deliveries in Redis and gives up after ``MAX_DELIVERIES`` (poison pill,
-  G15), so a job that kills its pool child every time is recorded as failed, not requeued
+  docs/TRAPS.md#g15), so a job that kills its pool child every time is recorded as failed, not requeued
   forever.
 * **Fuzz jobs are cut into slices** of at most ``MAX_SLICE_S`` seconds (a job re-enqueues its
-  next slice), so the visibility timeout, which must exceed the longest task (G11), stays
+  next slice), so the visibility timeout, which must exceed the longest task (docs/TRAPS.md#g11), stays
   short enough that a job of a dead worker comes back within minutes, not hours.
-* **soft < hard** time limits (G13); libFuzzer also stops itself (``-max_total_time``).
-* ``unacked_restore_throttle=1`` and a short ``unacked_restore_interval`` (G12).
+* **soft < hard** time limits (docs/TRAPS.md#g13); libFuzzer also stops itself (``-max_total_time``).
+* ``unacked_restore_throttle=1`` and a short ``unacked_restore_interval`` (docs/TRAPS.md#g12).
 * No password in ``broker_transport_options`` (Celery #9563): it stays in the URL only.
 """
 
@@ -61,7 +61,7 @@ FUZZ_HARD_MARGIN_S = _env_float("FUZZFARM_FUZZ_MARGIN_S", 120.0)
 FUZZ_SOFT_MARGIN_S = FUZZ_HARD_MARGIN_S * 0.75
 # Collector tasks (intake, minimize, verify 10x, fix check): $FUZZFARM_COLLECT_TIME_LIMIT_S is
 # the hard limit; the soft one is 10/11 of it. With these two and $FUZZFARM_MAX_SLICE_S small,
-# the visibility timeout, and so the time a job of a dead machine takes to come back (G12), can
+# the visibility timeout, and so the time a job of a dead machine takes to come back (docs/TRAPS.md#g12), can
 # be made short (the fault drills use it).
 COLLECT_HARD_LIMIT_S = _env_float("FUZZFARM_COLLECT_TIME_LIMIT_S", 660.0)
 COLLECT_SOFT_LIMIT_S = COLLECT_HARD_LIMIT_S * 10 / 11
@@ -80,7 +80,7 @@ WORKER_PUBLISH_RETRY_POLICY = {"max_retries": 60, "interval_start": 0.2, "interv
 
 
 def fuzz_time_limits(slice_s: float) -> tuple[float, float]:
-    """(soft, hard) time limits for a fuzz slice of ``slice_s`` seconds; soft < hard (G13)."""
+    """(soft, hard) time limits for a fuzz slice of ``slice_s`` seconds; soft < hard (docs/TRAPS.md#g13)."""
     return slice_s + FUZZ_SOFT_MARGIN_S, slice_s + FUZZ_HARD_MARGIN_S
 
 

@@ -6,8 +6,8 @@ what users run). Everything started here is stopped here:
 * ``redis-server`` on a free loopback port, AOF on, in a temporary directory;
 * workers are ``python -m celery -A fuzzfarm.farm worker`` subprocesses in their own session,
   stopped with SIGQUIT (cold shutdown after the configured soft-shutdown window: unacked
-  messages go straight back to the queue, G16) and, if they linger, SIGKILL to the whole
-  process group. Fuzzers die with their pool child (PDEATHSIG, set by the engine, G14).
+  messages go straight back to the queue, docs/TRAPS.md#g16) and, if they linger, SIGKILL to the whole
+  process group. Fuzzers die with their pool child (PDEATHSIG, set by the engine, docs/TRAPS.md#g14).
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class Worker:
         return self.proc is not None and self.proc.poll() is None
 
     def quit(self) -> None:
-        """Ask for a cold shutdown (SIGQUIT): running tasks go back to the queue at once (G16)."""
+        """Ask for a cold shutdown (SIGQUIT): running tasks go back to the queue at once (docs/TRAPS.md#g16)."""
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.kill(self.proc.pid, signal.SIGQUIT)

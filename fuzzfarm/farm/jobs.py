@@ -186,7 +186,7 @@ def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) 
     except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus
         log.warning("corpus merge for %s failed: %s", harness, e)
         return
-    if kept:  # an empty result means the merge did not work (G1): keep everything
+    if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
         removed = st.prune_corpus(harness, snapshot, kept)
         log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
     st.set_corpus_merged_size(harness, st.corpus_size(harness))

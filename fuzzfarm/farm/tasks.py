@@ -4,7 +4,7 @@ Task names are part of the wire format (``fuzzfarm.<task>``); arguments are JSON
 strings; input bytes stay in Redis). Each task first counts its delivery in Redis: a message
 delivered more than ``MAX_DELIVERIES`` times (its worker process died every time: native crash,
 OOM kill, ``os._exit``) is recorded as failed with that cause and acknowledged, never run again
-(G15; with ``task_reject_on_worker_lost`` alone it would be redelivered forever, celery #9082).
+(docs/TRAPS.md#g15; with ``task_reject_on_worker_lost`` alone it would be redelivered forever, celery #9082).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _track_received(request=None, **_kw) -> None:
 @signals.worker_shutting_down.connect
 def _requeued_on_shutdown_is_no_death(sig=None, how=None, **_kw) -> None:
     """A worker stopped on purpose (SIGQUIT, or SIGTERM with REMAP_SIGTERM=SIGQUIT: a fleet
-    restart) hands its running tasks back to the queue (G16). Those deliveries must not count
+    restart) hands its running tasks back to the queue (docs/TRAPS.md#g16). Those deliveries must not count
     toward the poison-pill limit, or a job interrupted by three restarts would be recorded as
     failed. Runs in the main process, after the soft shutdown window has passed and the running
     tasks were cancelled (so Celery's own active set is empty by then: hence ``_in_hand``)."""

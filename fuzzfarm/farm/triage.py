@@ -124,7 +124,7 @@ def minimize(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str],
         res = _collector().minimize(b["harness"], b["variant"], original, expected_signature=b["signature"],
                                     budget_s=MINIMIZE_BUDGET_S)
         data = res.data
-        if res.signature != b["signature"]:  # G3: never accept a reproducer of another bug
+        if res.signature != b["signature"]:  # docs/TRAPS.md#g3: never accept a reproducer of another bug
             log.warning("minimize %s: result has signature %s, keeping the original", bid, res.signature)
             data = original
         st.update_bucket(bid, minimized_b64=S.b64(data), minimized_size=len(data),

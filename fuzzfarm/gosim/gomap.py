@@ -1,5 +1,5 @@
 """A race-checked map with the Go runtime's ``hashWriting`` checks (Go <= 1.23 maps, same
-checks and messages in 1.24 swiss maps; fuzzfarm SPEC §2.4).
+checks and messages in 1.24 swiss maps; docs/RUNTIME.md#map).
 
 * read / lookup: flag set -> ``concurrent map read and map write``
 * every iteration step, including the first and the one that ends the loop: flag set ->

@@ -31,7 +31,7 @@ KNOWN_FILES = {
 
 # Environment variables deploy files may set that fuzzfarm does not read itself, with who does.
 FOREIGN_ENV = {
-    "REMAP_SIGTERM": "billiard/Celery: SIGTERM does a cold shutdown (G16)",
+    "REMAP_SIGTERM": "billiard/Celery: SIGTERM does a cold shutdown (docs/TRAPS.md#g16)",
     "PYTHONUNBUFFERED": "CPython",
     "PYTHONHASHSEED": "CPython (fuzzfarm pins it for harness processes anyway)",
     "PIP_NO_CACHE_DIR": "pip, at image build time",
@@ -71,7 +71,7 @@ def check_env_value(name: str, value: str, where: str) -> None:
     if name == redis_url.ENV:
         redis_url.validate(value)  # raises on a bad scheme / port
     if name == "REMAP_SIGTERM":
-        assert value == "SIGQUIT", f"{where}: REMAP_SIGTERM={value} (must be SIGQUIT: unfinished jobs go back, G16)"
+        assert value == "SIGQUIT", f"{where}: REMAP_SIGTERM={value} (must be SIGQUIT: unfinished jobs go back, docs/TRAPS.md#g16)"
 
 
 # ---- commands ----------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def check_celery_command(argv: list[str], where: str) -> list[str]:
     for c in wopts.get("concurrency", []):
         assert c.isdigit() and int(c) >= 1, f"{where}: --concurrency {c!r} is not a positive integer"
     for name in ("without_mingle", "without_gossip"):
-        assert name in wopts, f"{where}: add --{name.replace('_', '-')} (G17)"
+        assert name in wopts, f"{where}: add --{name.replace('_', '-')} (docs/TRAPS.md#g17)"
     return queues
 
 
@@ -264,7 +264,7 @@ def test_compose_services_commands_env():
         assert urlsplit(url).hostname == "redis", f"{where}: {redis_url.mask(url)} does not point at the redis service"
         assert "redis" in (svc.get("depends_on") or []), f"{where}: depends_on redis"
         assert env.get("REMAP_SIGTERM") == "SIGQUIT" or svc.get("stop_signal") == "SIGQUIT", \
-            f"{where}: stop with SIGQUIT so running jobs are requeued at once (G16)"
+            f"{where}: stop with SIGQUIT so running jobs are requeued at once (docs/TRAPS.md#g16)"
         assert svc.get("restart") in ("always", "unless-stopped", "on-failure"), \
             f"{where}: workers must be restarted when they exit (see docs/RELIABILITY.md)"
     assert roles == {"worker": ["fuzz"], "collector": ["collect"]}, roles
@@ -384,7 +384,8 @@ def test_systemd_units(unit, queue):
         check_env_value(k, v, where)
     (envfile,) = svc["EnvironmentFile"]
     assert envfile == "/etc/fuzzfarm/env"
-    # SIGQUIT requeues running jobs (G16); the whole control group is then removed (G14).
+    # SIGQUIT requeues running jobs (docs/TRAPS.md#g16); the whole control group is then removed
+    # (docs/TRAPS.md#g14).
     # (control-group also SIGQUITs the pool processes and fuzzers: with REMAP_SIGTERM=SIGQUIT
     # they ignore it - measured: the job went back on the queue, slice 0, nothing lost.)
     assert svc["KillSignal"] == ["SIGQUIT"] and svc["KillMode"][0] in ("control-group", "mixed"), \

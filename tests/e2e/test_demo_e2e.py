@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 def _gone(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie is gone too (G22)
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie is gone too (docs/TRAPS.md#g22)
     except OSError:
         return True
 

@@ -27,7 +27,8 @@ SETTLE_TIMEOUT_S = 600
 
 
 def is_seed_bug(harness: str, b: dict) -> bool:
-    """The seed bug of each harness (SPEC §1.6 S1-S3, §2.5 T1-T3)."""
+    """The seed bug of each harness (S1-S3 of docs/ports/clusterloader2.md#interleavings, T1-T3 of
+    docs/ports/prow.md#interleavings)."""
     state = b.get("crash_state") or []
     if harness == "checker":
         return (b.get("kind") == "goroutine panic" and b.get("exc_class") == "TypeError"

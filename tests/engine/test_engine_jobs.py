@@ -98,7 +98,7 @@ def _fuzzers_of(marker: str) -> list[int]:
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if marker.encode() in cmd and b"toy_harness.py" in cmd and state != "Z":  # zombies are dead (G22)
+        if marker.encode() in cmd and b"toy_harness.py" in cmd and state != "Z":  # zombies are dead (docs/TRAPS.md#g22)
             pids.append(int(pid))
     return pids
 

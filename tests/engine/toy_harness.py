@@ -8,7 +8,7 @@ missing key as 1: the empty input does not fail, so libFuzzer can start).
   ``gosim.Map`` and ``extra % 4`` bystander goroutines spin through a few scheduling points.
   Bug A (``concurrent map writes``) needs one preemption inside a write. Bug B: a writer with
   ``key == 0`` panics with ValueError whatever the schedule, so shrinking ``key`` towards 0
-  turns A into B: the minimizer must refuse that (ENVIRONMENT.md G3).
+  turns A into B: the minimizer must refuse that (docs/TRAPS.md#g3).
 * mode % 2 == 1, "cancel": a goroutine stores a cancel func while main sleeps one virtual
   second; firing the timer early makes main call the still-``None`` cancel (TypeError panic,
   no preemption needed, one timer decision).

@@ -33,7 +33,7 @@ def test_visibility_timeout_exceeds_longest_task_and_is_mirrored(conf):
     assert vt == conf["result_backend_transport_options"]["visibility_timeout"]
     soft, hard = config.fuzz_time_limits(config.MAX_SLICE_S)
     assert vt > hard and vt > conf["task_time_limit"]
-    # G12: restore sweeps are not throttled
+    # docs/TRAPS.md#g12: restore sweeps are not throttled
     assert conf["broker_transport_options"]["unacked_restore_throttle"] == 1
     assert conf["broker_transport_options"]["unacked_restore_interval"] <= 10
 

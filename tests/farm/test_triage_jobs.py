@@ -154,7 +154,7 @@ def test_full_triage_and_idempotent_redelivery(store, col):
 
 
 def test_minimization_that_drifts_to_another_bug_is_refused(store, monkeypatch):
-    """G3: a 'smaller' input with another signature must not become the reproducer."""
+    """docs/TRAPS.md#g3: a 'smaller' input with another signature must not become the reproducer."""
     c = make_collector(min_to=b"Y")
     monkeypatch.setattr(triage, "_collector", lambda: c)
     monkeypatch.setattr(triage, "fix_variant", lambda h, v: "fixed")

@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # job is several task messages, quick triage.
 WORKER_ENV = {
     "PYTHONPATH": os.pathsep.join(p for p in (SITE, os.environ.get("PYTHONPATH", "")) if p),
-    "FUZZFARM_TIMEOUT_S": "2",        # libFuzzer -timeout (fires at ~2x, G23)
+    "FUZZFARM_TIMEOUT_S": "2",        # libFuzzer -timeout (fires at ~2x, docs/TRAPS.md#g23)
     "FUZZFARM_RSS_LIMIT_MB": "300",   # libFuzzer -rss_limit_mb (ff-hog takes 600 MB)
     "FUZZFARM_MAX_SLICE_S": "4",
     "FUZZFARM_MINIMIZE_BUDGET_S": "10",
@@ -141,7 +141,7 @@ def _read(path: str) -> bytes:
 
 
 def proc_state(pid: int) -> str:
-    """One-letter state from /proc/PID/stat ('' when gone; 'Z' for a zombie, G22)."""
+    """One-letter state from /proc/PID/stat ('' when gone; 'Z' for a zombie, docs/TRAPS.md#g22)."""
     raw = _read(f"/proc/{pid}/stat")
     try:
         return raw.rsplit(b")", 1)[1].split()[0].decode()
@@ -185,7 +185,8 @@ def fuzzers(cid: str | None = None, job: int | None = None) -> list[int]:
 
 
 def assert_no_fuzzers_left(timeout: float = 10.0) -> None:
-    """No fuzzer of a test harness is alive (G14); zombies waiting for PID 1 do not count (G22)."""
+    """No fuzzer of a test harness is alive (docs/TRAPS.md#g14); zombies waiting for PID 1 do not
+    count (docs/TRAPS.md#g22)."""
     wait_until(lambda: not fuzzers(), timeout, "every test-harness fuzzer to be gone")
 
 

@@ -11,7 +11,7 @@ crashes had been reported before each kill. At the end it checks what the farm p
   made it into a bucket;
 * duplicates = bucket counts that differ from the number of distinct inputs in the bucket, or a
   crash input counted in more than one bucket;
-* no fuzzer outlives the pool process that ran it (G14).
+* no fuzzer outlives the pool process that ran it (docs/TRAPS.md#g14).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
         victims.append((n, k_now, pool, fuzzer))
         log(f"kill {res.kills_tried}/{kills}: job {n} slice {k_now}: "
             + (f"whole worker {whole}" if whole else f"pool process {pool}") + f" (fuzzer {fuzzer})")
-        # G14: the fuzzer dies with the process that ran it
+        # docs/TRAPS.md#g14: the fuzzer dies with the process that ran it
         try:
             faultlib.wait_until(lambda f=fuzzer: not faultlib.alive(f), 10, f"fuzzer {fuzzer} to die")
         except AssertionError:

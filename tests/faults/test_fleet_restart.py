@@ -1,4 +1,4 @@
-"""Fleet restart (G16, G14): stopping a fuzz worker with SIGQUIT, or SIGTERM under
+"""Fleet restart (docs/TRAPS.md#g16, docs/TRAPS.md#g14): stopping a fuzz worker with SIGQUIT, or SIGTERM under
 ``REMAP_SIGTERM=SIGQUIT`` (what deploy/ configures), puts its unfinished jobs back on the queue at
 once, no fuzzer outlives it, and the jobs finish on the next worker. Restarts are not deaths: a
 job interrupted by three restarts in a row is not mistaken for a poison pill."""

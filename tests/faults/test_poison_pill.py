@@ -1,4 +1,4 @@
-"""Poison pill (G15, celery #9082): a job whose process dies every time it runs is retried a
+"""Poison pill (docs/TRAPS.md#g15, celery #9082): a job whose process dies every time it runs is retried a
 bounded number of times, then recorded as failed with its cause; the worker and other jobs go on."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""context (SPEC §0): with_cancel returns (ctx, cancel); cancel is idempotent, closes done and
+"""context (docs/RUNTIME.md#context): with_cancel returns (ctx, cancel); cancel is idempotent, closes done and
 cancels every child; with_timeout is with_cancel plus a timer at now+d; err() is nil until
 done, then Canceled or DeadlineExceeded; a child of a cancelled parent is done from birth."""
 

@@ -1,4 +1,4 @@
-"""The EXAMPLES.md bugs as scenarios: every buggy form is found, every fixed form never fails.
+"""The docs/CASES.md bugs as scenarios: every buggy form is found, every fixed form never fails.
 
 Bounds: runs to the first failure of each buggy form were measured for seeds 1..10 (random,
 pct) and seeds 1..5 (atheris, ``bytes``) -- see MEASURED below and the report in the runtime

@@ -1,4 +1,4 @@
-"""Go statement, Gosched, panics (SPEC §0: ``go f()`` makes f runnable and the caller keeps
+"""Go statement, Gosched, panics (docs/RUNTIME.md#go: ``go f()`` makes f runnable and the caller keeps
 running; any uncaught exception in any goroutine ends the process)."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""The race-checked Map: Go's hashWriting checks exactly as SPEC.md §2.4.
+"""The race-checked Map: Go's hashWriting checks exactly as docs/RUNTIME.md#map describes them.
 
 Scenario for the interleavings: main creates the map, starts G2 and G3 and sleeps; the
 schedules below are explicit decision lists (1, 1: main keeps running at both ``go``s; then

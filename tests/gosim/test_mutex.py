@@ -1,4 +1,4 @@
-"""sync.Mutex and sync.Once (SPEC §0: not reentrant; on release any contender may win; unlock
+"""sync.Mutex and sync.Once (docs/RUNTIME.md#mutex: not reentrant; on release any contender may win; unlock
 of an unlocked mutex is fatal)."""
 
 from fuzzfarm import gosim

@@ -1,4 +1,4 @@
-"""sync.WaitGroup (SPEC §0): negative counter panics; an Add from zero while a Wait is still
+"""sync.WaitGroup (docs/RUNTIME.md#waitgroup): negative counter panics; an Add from zero while a Wait is still
 returning panics with "WaitGroup is reused before previous Wait has returned"."""
 
 from fuzzfarm import gosim

@@ -1,5 +1,5 @@
 """clusterloader2 WaitForControlledPodsRunning port: upstream behaviour on the normal paths,
-the building blocks, and the hand-written crashing interleavings S1, S2, S3 (SPEC §1.6)."""
+the building blocks, and the hand-written crashing interleavings S1, S2, S3 (docs/ports/clusterloader2.md#interleavings)."""
 
 from __future__ import annotations
 
@@ -270,7 +270,7 @@ S3_ORDER = dict(order=("worker", "informer", "main", "checker"))
 def test_s1_stop_before_checker_ever_ran(build, state):
     buggy = run_scenario("buggy", build, strategy=PriorityStrategy(**STARVE_CHECKERS), sleep=30)
     assert_nil_cancel_panic(buggy.failure, state, "worker")
-    assert buggy.report.preemptions == 0  # zero preemptions: W simply keeps running (SPEC §1.6)
+    assert buggy.report.preemptions == 0  # zero preemptions: W simply keeps running (docs/ports/clusterloader2.md#s1)
     assert buggy.failure.now == 0.0
     # The defers ran while the panic unwound, LIFO: the cache update, then the w.lock unlock.
     assert buggy.w.op_resource_version == 2 and not buggy.w.lock.locked
@@ -332,7 +332,7 @@ def test_recorded_schedule_replays_exactly(build, kw, state):
 def test_p3b_late_event_during_gather_wait_reuses_the_waitgroup(variant):
     """gather's handling_group.wait() is released by the last checker's done(); W, handling an
     event the informer delivers late (after gather's LIST), calls add(1) before M resumes:
-    Go panics "WaitGroup is reused before previous Wait has returned" (SPEC §1.8 P3(b))."""
+    Go panics "WaitGroup is reused before previous Wait has returned" (docs/ports/clusterloader2.md#p3b)."""
     def build(sb):
         sb.create("a", 1, ready_after=None, initial=True)  # its checker ends at the 30 s deadline
         sb.create("late", 1, at=1)

@@ -156,7 +156,7 @@ def test_atheris_finds_the_bug_from_an_empty_corpus_and_the_crash_replays(tmp_pa
     assert rc == 77 and len(crashes) == 1, log[-3000:]
     assert units is not None and units <= 1_000  # measured: 3-64 runs over seeds 1..10
     assert "GoroutinePanic: goroutine panic: TypeError: 'NoneType' object is not callable" in log
-    assert "no interesting inputs were found" not in log  # instrumented (ENVIRONMENT.md G8)
+    assert "no interesting inputs were found" not in log  # instrumented (docs/TRAPS.md#g8)
 
     first = runone("buggy", crashes[0], hashseed="0")
     second = runone("buggy", crashes[0], hashseed="12345")

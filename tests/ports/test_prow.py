@@ -1,5 +1,5 @@
 """prow ``BuildClusters`` over controller-runtime ``cluster.New``: normal behaviour, the hand-written
-interleavings T1/T2/T3 of SPEC §2.5 on every variant, and the spec's hazards H3/H4/H5/H6."""
+interleavings T1/T2/T3 of docs/ports/prow.md#interleavings on every variant, and its hazards H3/H4/H5/H6."""
 
 from __future__ import annotations
 
@@ -277,7 +277,7 @@ def test_caller_opts_run_once_in_buggy_and_once_per_cluster_in_fixed():
         calls.clear()
         rep, _ = run_build([("a", {}), ("b", {}), ("c", {})], variant, opts=(opt,))
         assert rep.failure is None
-        assert sorted(calls) == expect  # fixed: inside each cluster goroutine (SPEC H1)
+        assert sorted(calls) == expect  # fixed: inside each cluster goroutine (docs/ports/prow.md#h1)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

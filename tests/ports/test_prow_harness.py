@@ -201,7 +201,7 @@ def test_atheris_finds_the_bug_from_an_empty_corpus_and_the_crash_replays(tmp_pa
     rc, log, crashes, units = fuzz(tmp_path, "buggy", seed, 200_000)
     assert rc == 77 and len(crashes) == 1, log[-3000:]
     assert units is not None and units <= 5_000  # measured 21-364 runs over seeds 1..10
-    assert "no interesting inputs were found" not in log  # instrumented (ENVIRONMENT.md G8)
+    assert "no interesting inputs were found" not in log  # instrumented (docs/TRAPS.md#g8)
     m = _CRASH_LINE.search(log)
     assert m, log[-3000:]
     kind, state = m.group(2), m.group(3).split(" <- ")

@@ -3,7 +3,7 @@
 Seed bug 1: a nil ``cancel`` called in ``objectChecker.Stop`` because the checker goroutine
 stored it after the checker was already reachable from the checker map (buggy 83e45df022ca,
 fixed by PR #2220 at 19927c1a477e). See ``wait_for_controlled_pods`` for the measurement and
-fuzzfarm SPEC §1 for the behaviour step by step. One idea per module:
+docs/ports/clusterloader2.md for the behaviour step by step. One idea per module:
 
 * ``objects`` - the controlling objects (spec, resourceVersion, key, tombstones);
 * ``cluster`` - the scripted API server: watch events on the virtual clock, LIST, pods;

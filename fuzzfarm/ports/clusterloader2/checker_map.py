@@ -24,7 +24,7 @@ class CheckerMap:
         """``Dispose`` (33-38): stop every checker in map order, then "clean up".
 
         Upstream rebinds its receiver, a copy of the map header, to a new map. The caller's
-        map keeps every entry (SPEC §1.8 P1); the rebinding of ``cm`` below does the same.
+        map keeps every entry (docs/ports/clusterloader2.md#p1); the rebinding of ``cm`` below does the same.
         """
         cm = self.m
         for c in cm.values():
@@ -33,7 +33,7 @@ class CheckerMap:
 
     def add(self, key: str, c) -> None:
         """``Add`` (41-46): stop the checker the key had, then store ``c``. If that stop
-        panics the old entry stays (and the process dies, SPEC §1.8 P10)."""
+        panics the old entry stays (and the process dies, docs/ports/clusterloader2.md#p10)."""
         old, exists = self.m.lookup(key)
         if exists:
             old.stop()

@@ -4,7 +4,7 @@ What upstream gets from a live cluster, reduced to data on the virtual clock:
 
 * the **watch stream** of the controlling objects: ``WatchEvent`` values, each with the
   virtual time ``at`` at which the API server commits it (the informer delivers it at or after
-  that time; fuzzfarm SPEC §1.3);
+  that time; docs/ports/clusterloader2.md#inputs);
 * the **initial LIST** the informer starts from (``initial``);
 * the **pods** of every object, found by owner reference (object ``uid``): a step function of
   virtual time, ``PodStep(at, total, running, updated)``;

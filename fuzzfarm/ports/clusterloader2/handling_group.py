@@ -3,7 +3,7 @@
 ``start(f)`` calls ``add(1)`` on the *caller's* goroutine, then starts a goroutine that runs
 ``f`` and calls ``done()`` when it exits (a deferred call, so also while a panic unwinds).
 ``wait()`` is the WaitGroup's ``Wait``, with every misuse check of gosim's WaitGroup (an
-``add`` from zero racing a ``wait`` is SPEC §1.8 P3).
+``add`` from zero racing a ``wait`` is docs/ports/clusterloader2.md#p3).
 """
 
 from __future__ import annotations

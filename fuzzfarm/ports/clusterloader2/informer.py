@@ -9,8 +9,8 @@ it to sync, stop the timeout timer on return).
 
 One goroutine delivers every event in order: the initial LIST as Adds, then "synced", then the
 watch events, each at or after the virtual time the API server committed it. Events that come
-due after ``stop_ch`` is closed are never delivered (SPEC §1.8 P6). Upstream waits for sync by
-polling ``HasSynced`` every 100 ms; here the informer closes a ``synced`` channel, which
+due after ``stop_ch`` is closed are never delivered (docs/ports/clusterloader2.md#p6).
+Upstream waits for sync by polling ``HasSynced`` every 100 ms; here the informer closes a ``synced`` channel, which
 orders the same way without the polling steps.
 """
 

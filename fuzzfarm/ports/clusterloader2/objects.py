@@ -4,7 +4,7 @@ what ``WaitForControlledPodsRunning`` reads from them.
 Upstream reads ``runtime.Object`` values through ``runtimeobjects`` helpers
 (kubernetes/perf-tests ``clusterloader2/pkg/measurement/util/runtimeobjects``):
 ``IsEqualRuntimeObjectsSpec`` deep-compares the whole spec and treats a nil side as a nil spec,
-so an Add or a Delete always counts as a spec change (fuzzfarm SPEC §1.3);
+so an Add or a Delete always counts as a spec change (docs/ports/clusterloader2.md#inputs);
 ``GetResourceVersionFromRuntimeObject`` parses the resourceVersion; client-go's
 ``DeletionHandlingMetaNamespaceKeyFunc`` gives "ns/name", also for a
 ``DeletedFinalStateUnknown`` tombstone.

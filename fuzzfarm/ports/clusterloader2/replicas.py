@@ -5,7 +5,7 @@ Upstream (kubernetes/perf-tests at 83e45df022ca,
 (``ConstReplicas``: spec.replicas of an RC/RS/Deployment/StatefulSet, parallelism of a Job, 0
 for a deleted object) whose ``Start`` returns at once, or, for a DaemonSet, a node-counting
 watcher with its own informer. Only the constant kind is modelled: the checker's
-"replicas watcher failed to start" path (o.err written without o.lock, SPEC §1.8 P4) is kept
+"replicas watcher failed to start" path (o.err written without o.lock, docs/ports/clusterloader2.md#p4) is kept
 in the checker body but is unreachable here.
 """
 

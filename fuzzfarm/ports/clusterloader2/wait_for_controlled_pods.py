@@ -13,7 +13,7 @@ Upstream: kubernetes/perf-tests ``clusterloader2/pkg/measurement/common/wait_for
 
 Line ranges below are for the buggy commit. Go's ``defer`` is ``try/finally`` (or an
 ``ExitStack`` where defers are conditional), so deferred calls run LIFO on return and while a
-panic unwinds; nothing here recovers a panic (SPEC §1.8 P10). ``is_running`` is read and
+panic unwinds; nothing here recovers a panic (docs/ports/clusterloader2.md#p10). ``is_running`` is read and
 written without ``w.lock`` except in ``handle_object``, as upstream (P2).
 
 Goroutines: **M** calls ``start``/``gather``/``dispose``; **W** (the queue's one worker) runs

@@ -3,7 +3,7 @@
 kubernetes-sigs/controller-runtime@v0.17.6 (9557f1031fe4), lines 38-63. It **ranges over the
 namespaces map** it is given (:47) - for ``cache.New`` that is ``opts.DefaultNamespaces``,
 which in prow's buggy ``BuildClusters`` is the map every cluster shares. Each step of that
-range is a Go map-iteration check (``concurrent map iteration and map write``, SPEC T3).
+range is a Go map-iteration check (``concurrent map iteration and map write``, docs/ports/prow.md#t3).
 Building the per-namespace informer caches does no network I/O.
 """
 

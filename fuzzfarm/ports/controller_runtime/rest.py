@@ -11,7 +11,7 @@ Only behaviour that matters for scheduling and errors is kept:
 * ``FakeAPIServer`` answers discovery and SelfSubjectAccessReview requests. Every request is a
   scheduling point (network I/O). Its health can change at a virtual time (a transient outage
   or an RBAC fix), and a request may never be answered (an API server that accepts the
-  connection but never replies; client-go sets no deadline here, SPEC H4).
+  connection but never replies; client-go sets no deadline here, docs/ports/prow.md#h4).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   does not load, so such a config already fails ``resolve``).
 * ``authorization_v1_new_for_config``: ``authorizationv1.NewForConfig``; its
   ``self_subject_access_reviews().create`` is the request ``CheckAuthorizations`` makes per
-  verb: network I/O on the fake API server, with no deadline (SPEC H4).
+  verb: network I/O on the fake API server, with no deadline (docs/ports/prow.md#h4).
 """
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ Two revisions of kubernetes-sigs/prow:
   callback builds brand-new options - new ``DryRun`` pointer (to the ``dryRun`` *argument*), a
   new ``DefaultNamespaces`` map literal, the caller's opts applied - on every call (363-380),
   used by every cluster goroutine (388-422) and by the retry goroutine (434-465). Caller opts
-  now run once per cluster, concurrently (SPEC H1).
+  now run once per cluster, concurrently (docs/ports/prow.md#h1).
 
 Both revisions are on controller-runtime v0.17.6 here (the version of the reported stack; the
 prow commits pin v0.18.5, which behaves the same). Go maps are ``gosim.Map``: the cluster
 configs (so ``range`` order comes from the schedule), ``res`` and M.
 
-Known quirks kept on purpose (SPEC §2.7): the retry goroutine never exits and never records a
+Known quirks kept on purpose (docs/ports/prow.md#hazards): the retry goroutine never exits and never records a
 recovery, so ``callback`` fires on every pass for every recovered cluster (H3); it reads
 ``res`` without the lock (H2); the authorization checks have no deadline, so one unanswered
 request blocks ``BuildClusters`` forever (H4); ``resolve`` does not latch in dry-run mode and

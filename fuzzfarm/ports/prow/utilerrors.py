@@ -2,7 +2,7 @@
 
 An aggregate keeps its errors in the order they were appended. In ``BuildClusters`` that is the
 order in which the per-cluster goroutines finished, so the text varies between schedules
-(SPEC H6): compare :meth:`Aggregate.messages` as a set.
+(docs/ports/prow.md#h6): compare :meth:`Aggregate.messages` as a set.
 """
 
 from __future__ import annotations
