@@ -251,12 +251,35 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
         strat = RecordingStrategy(_override)
     else:
         strat = BytesStrategy(data, schedule_start, end, log=log_schedule)
+    if _race_override is not _UNSET:
+        run_kw["race"] = _race_override
     report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
     return Execution(report, strat, scenario, schedule_start, end, scenario_short)
 
 
 _override = None
 _threads: dict | None = None
+_UNSET = object()
+_race_override = _UNSET
+
+
+class race_detector:
+    """``with race_detector(False): mod.execute(data, variant)`` runs the harness with the data
+    race detector forced off (True: on from the start of each run; None: the default, started
+    by the first Shared/Var access), whatever the harness passes to ``gosim.run``: how its
+    cost is measured (benchmarks/race_cost.py). Not reentrant."""
+
+    def __init__(self, on: bool | None):
+        self.on = on
+
+    def __enter__(self):
+        global _race_override
+        _race_override = self.on
+        return self
+
+    def __exit__(self, *exc):
+        global _race_override
+        _race_override = _UNSET
 
 
 class on_threads:

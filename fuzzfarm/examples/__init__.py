@@ -1,4 +1,6 @@
-"""Ten real Go concurrency bugs from the Kubernetes ecosystem as small gosim scenarios.
+"""Real Go concurrency bugs from the Kubernetes ecosystem as small gosim scenarios: ten that
+crash or hang (HC-..) and three data races that only ``go test -race`` reports (DR-..,
+docs/ports/race_examples.md).
 
 Each module (retold in ``docs/CASES.md``; issue/PR numbers in the module
 docstring) exposes:
@@ -29,6 +31,9 @@ CASE_NAMES = (
     "hc11_poll_until_leak",
     "hc12_perform_leak",
     "hc15_cache_check_then_act",
+    "dr01_leader_observed_record",
+    "dr02_deferred_client_config",
+    "dr03_delegating_logger",
 )
 
 

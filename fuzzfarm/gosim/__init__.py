@@ -1,7 +1,9 @@
 """gosim: a deterministic goroutine runtime.
 
 Goroutines (greenlets), ``sync`` (Mutex, RWMutex, WaitGroup, Once), channels and ``select``,
-``context``, a virtual clock with timers and tickers, and a race-checked ``Map``. Every
+``context``, a virtual clock with timers and tickers, a race-checked ``Map``, ``Cond``,
+``atomic`` values, ``errgroup``, and Go's data race detector (``Shared`` fields, ``Var``
+cells; ``DataRace``). Every
 scheduling decision and every early timer firing comes from a strategy
 (``fuzzfarm.strategies``): the same strategy input gives the same run, bit for bit.
 
@@ -22,6 +24,10 @@ from .failures import (ALL_FAILURES, CloseOfClosedChannel, CloseOfNilChannel, Co
                        GoroutineDump, GoroutinePanic, NegativeWaitGroupCounter, SchedulingError, SendOnClosedChannel,
                        StackFrame, StepLimitExceeded, UnlockOfUnlockedMutex, WaitGroupReuse)
 from .gomap import Map
+from . import atomic, errgroup
+from .cond import Cond
+from .race import DataRace
+from .shared import Shared, Var
 from .runtime import TIMER, current_runtime
 from .sync import Mutex, Once, RWMutex, WaitGroup
 from .trace import Event, Trace

@@ -97,16 +97,19 @@ class _G:
 
 
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
-        leak_grace: float = 60.0, trace: bool = False) -> RunReport:
+        leak_grace: float = 60.0, trace: bool = False, race: bool | None = None) -> RunReport:
     """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
     (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
     ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
 
     ``max_steps`` bounds scheduling steps (StepLimitExceeded beyond it); ``check_leaks``
     reports goroutines alive after main returns, once they had ``leak_grace`` virtual seconds
-    to finish; ``trace`` records events for ``RunReport.render_trace``.
+    to finish; ``trace`` records events for ``RunReport.render_trace``; ``race`` is the data
+    race detector (``gosim.DataRace``): None (default) starts it at the first ``Shared``/``Var``
+    access of the run, True runs it from the start (``Map`` accesses checked too), False never.
     """
-    rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace)
+    rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
+                 race=race)
     rt.execute(main, args)
     return RunReport(
         failure=rt.failure,

@@ -13,6 +13,7 @@ from collections import deque
 from typing import Any, Iterator
 
 from . import failures as F
+from . import race as _race
 from .runtime import current_runtime
 
 
@@ -60,7 +61,7 @@ class Chan:
     Raises RuntimeError when created outside a run.
     """
 
-    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq")
+    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq", "hb")
 
     def __init__(self, cap: int = 0, name: str | None = None):
         if cap < 0:
@@ -72,6 +73,7 @@ class Chan:
         self.closed = False
         self.recvq: deque[_Waiter] = deque()
         self.sendq: deque[_Waiter] = deque()
+        self.hb = None  # race detector: slot and close clocks (race.ChanClocks)
 
     def __repr__(self) -> str:
         return self.label
@@ -109,39 +111,52 @@ class Chan:
     def _can_recv(self) -> bool:
         return bool(self.buf) or self.closed or any(w.sel is None or not w.sel.fired for w in self.sendq)
 
-    def _send_now(self, value: Any) -> bool:
-        """Complete a send without blocking if possible. Caller checked ``closed``."""
+    def _send_now(self, value: Any, src: list | None = None) -> bool:
+        """Complete a send without blocking if possible. Caller checked ``closed``. The sender
+        is the running goroutine, or a timer whose race clock is ``src``."""
         w = self._pop_receiver()
         if w is not None:
+            if self.rt.race is not None:
+                _race.chan_send(self.rt.race, self, w.g, src)
             self._deliver(w, value, True)
             return True
         if len(self.buf) < self.cap:
+            if self.rt.race is not None:
+                _race.chan_send(self.rt.race, self, None, src)
             self.buf.append(value)
             return True
         return False
 
     def _recv_now(self) -> tuple[bool, Any, bool]:
         """(done, value, ok) for a receive that does not block."""
+        race = self.rt.race
         if self.buf:
             v = self.buf.popleft()
             w = self._pop_sender()
+            if race is not None:
+                _race.chan_recv(race, self, True, w.g if w is not None else None)
             if w is not None:
                 self.buf.append(w.value)
                 self.rt.ready(w.g)
             return True, v, True
         w = self._pop_sender()
         if w is not None:
+            if race is not None:
+                _race.chan_recv(race, self, False, w.g)
             v = w.value
             self.rt.ready(w.g)
             return True, v, True
         if self.closed:
+            if race is not None:
+                _race.chan_recv_closed(race, self, self.rt.cur.gid)
             return True, None, False
         return False, None, False
 
-    def try_send_from_timer(self, value: Any) -> None:
-        """Timer delivery into a buffered channel: drops the value if full (Go's tickers)."""
+    def try_send_from_timer(self, value: Any, src: list | None = None) -> None:
+        """Timer delivery into a buffered channel: drops the value if full (Go's tickers).
+        ``src``: the race clock the timer carries (``race.snapshot`` when it was armed)."""
         if not self.closed:
-            self._send_now(value)
+            self._send_now(value, [] if src is None else src)
 
     def idle_for_timer(self) -> bool:
         """True when a timer delivery would change nothing (closed, or buffer full)."""
@@ -187,13 +202,19 @@ class Chan:
         self.close_from_runtime()
         rt.sched("close", self.label)
 
-    def close_from_runtime(self) -> None:
-        """Close without a scheduling point (contexts and timers close ``done`` channels)."""
+    def close_from_runtime(self, src: list | None = None) -> None:
+        """Close without a scheduling point (contexts and timers close ``done`` channels).
+        The closer is the running goroutine, or a timer whose race clock is ``src``."""
         self.closed = True
+        race = self.rt.race
+        if race is not None:
+            _race.chan_close(race, self, src)
         while True:
             w = self._pop_receiver()
             if w is None:
                 break
+            if race is not None:
+                _race.chan_recv_closed(race, self, w.g.gid)
             self._deliver(w, None, False)
         while True:
             w = self._pop_sender()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from . import race as _race
 from .chan import Chan
 from .failures import first_project_frame_of
 from .runtime import current_runtime
@@ -45,7 +46,7 @@ class Timer:
     With ``func`` set (``time.AfterFunc``) no channel is used: ``func`` runs in a new goroutine.
     """
 
-    __slots__ = ("rt", "c", "func", "entry", "label", "site")
+    __slots__ = ("rt", "c", "func", "entry", "label", "site", "hb")
 
     def __init__(self, d: float, func: Callable[[], None] | None = None, name: str | None = None):
         self.rt = current_runtime()
@@ -64,11 +65,14 @@ class Timer:
         if self.func is not None:
             g = self.rt.spawn(self.func, (), name=f"{self.label} func")
             g.created_by = self.site
+            if self.rt.race is not None:  # AfterFunc/Reset happens before f starts
+                self.rt.race.start_from(g, self.hb)
         else:
-            self.c.try_send_from_timer(self.rt.now)
+            self.c.try_send_from_timer(self.rt.now, self.hb)
 
     def _arm(self, d: float) -> None:
         rt = self.rt
+        self.hb = _race.snapshot(rt)  # armed by the running goroutine (NewTimer/AfterFunc/Reset)
         self.entry = rt.add_timer_at(rt.now + max(0.0, d), self._fire, self.label)
 
     def stop(self) -> bool:
@@ -93,7 +97,7 @@ class Ticker:
     that finds the channel full is dropped). Raises ValueError for ``d <= 0`` (Go panics:
     ``non-positive interval for NewTicker``)."""
 
-    __slots__ = ("rt", "c", "d", "entry", "label")
+    __slots__ = ("rt", "c", "d", "entry", "label", "hb")
 
     def __init__(self, d: float, name: str | None = None):
         if d <= 0:
@@ -103,6 +107,7 @@ class Ticker:
         self.c = Chan(1, name=f"{self.label}.C")
         self.d = d
         self.entry = None
+        self.hb = _race.snapshot(self.rt)  # NewTicker/Reset, carried by every tick
         self._arm()
 
     def _arm(self) -> None:
@@ -114,7 +119,7 @@ class Ticker:
         return self.c.idle_for_timer()
 
     def _fire(self) -> None:
-        self.c.try_send_from_timer(self.rt.now)
+        self.c.try_send_from_timer(self.rt.now, self.hb)
         self._arm()
 
     def stop(self) -> None:
@@ -130,6 +135,7 @@ class Ticker:
             raise ValueError("non-positive interval for Ticker.Reset")
         self.stop()
         self.d = d
+        self.hb = _race.snapshot(self.rt)
         self._arm()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from . import race as _race
 from .chan import Chan
 from .runtime import current_runtime
 
@@ -79,6 +80,8 @@ class _CancelCtx(Context):
         self.owner = _parent_cancel_ctx(parent)
         if self.owner is not None:
             if self.owner._err is not None:
+                if self.rt.race is not None:  # Go's propagateCancel saw the parent's Done
+                    _race.chan_recv_closed(self.rt.race, self.owner._done, self.rt.cur.gid)
                 self.cancel_from_runtime(self.owner._err)
             else:
                 self.owner.children.append(self)
@@ -90,6 +93,9 @@ class _CancelCtx(Context):
         return self._done
 
     def err(self) -> GoError | None:
+        if self._err is not None and self.rt.race is not None and self.rt.cur is not None:
+            # Go's Err() reads under the context's mutex: the cancel happens before it
+            _race.chan_recv_closed(self.rt.race, self._done, self.rt.cur.gid)
         return self._err
 
     def deadline(self) -> float | None:
@@ -98,15 +104,18 @@ class _CancelCtx(Context):
     def value(self, key):
         return self.parent.value(key)
 
-    def cancel_from_runtime(self, err: GoError) -> None:
-        """Cancel without a scheduling point (used by timers and parent propagation)."""
+    def cancel_from_runtime(self, err: GoError, src: list | None = None) -> None:
+        """Cancel without a scheduling point (used by timers and parent propagation). The
+        canceller is the running goroutine, or a deadline timer whose race clock is ``src``."""
         if self._err is not None:
             return
         self._err = err
-        self._done.close_from_runtime()
+        self._done.close_from_runtime(src)
+        if src is None and self.rt.race is not None:
+            src = self._done.hb.closed  # the children are cancelled with the same clock
         children, self.children = self.children, []
         for c in children:
-            c.cancel_from_runtime(err)
+            c.cancel_from_runtime(err, src)
         if self.timer is not None:
             self.rt.cancel_timer(self.timer)
             self.timer = None
@@ -174,7 +183,8 @@ def with_deadline(parent: Context, deadline: float) -> tuple[Context, Callable[[
         if deadline <= rt.now:
             ctx.cancel_from_runtime(DEADLINE_EXCEEDED)
         else:
-            ctx.timer = rt.add_timer_at(deadline, lambda: ctx.cancel_from_runtime(DEADLINE_EXCEEDED),
+            snap = _race.snapshot(rt)  # WithDeadline happens before the deadline's cancel
+            ctx.timer = rt.add_timer_at(deadline, lambda: ctx.cancel_from_runtime(DEADLINE_EXCEEDED, snap),
                                         f"{ctx.label} deadline")
     return ctx, _cancel_func(ctx)
 

@@ -275,6 +275,66 @@ class StepLimitExceeded(GoFailure):
     kind = "step limit exceeded"
 
 
+class DataRace(GoFailure):
+    """``WARNING: DATA RACE``: two accesses to one location, at least one a write, not ordered
+    by happens-before. ``access`` / ``previous``: ``(op, gid, goroutine name, site, created
+    by)`` of the current and the earlier access; ``location``: what was accessed (e.g.
+    ``Elector.observed``). ``crash_state`` is both sites' functions, sorted: the same race
+    found from either side lands in one bucket."""
+
+    kind = "data race"
+
+    def __init__(self, detail: str, *, location: str = "", access=None, previous=None,
+                 previous_state: str = "finished"):
+        super().__init__(detail)
+        self.location = location
+        self.access = access
+        self.previous = previous
+        self.previous_state = previous_state
+
+    @property
+    def crash_state(self) -> list[str]:
+        funcs = [a[3].func for a in (self.access, self.previous) if a is not None and a[3] is not None]
+        return sorted(funcs)
+
+    def report(self) -> str:
+        """The report in Go's shape: the current access, the previous conflicting access,
+        where each goroutine was created."""
+        lines = ["WARNING: DATA RACE"]
+        for head, a in (("", self.access), ("Previous ", self.previous)):
+            op, gid, name, site, created = a
+            lines.append(f"{head}{op.lower() if head else op} at {self.location} by goroutine {gid} [{name}]:")
+            lines.append(f"  {site if site is not None else '(no project frame)'}")
+            lines.append("")
+        goroutines = [(self.access, "running")]
+        if self.previous[1] != self.access[1]:
+            goroutines.append((self.previous, self.previous_state))
+        for (op, gid, name, site, created), state in goroutines:
+            lines.append(f"Goroutine {gid} [{name}] ({state}) created at:")
+            lines.append(f"  {created or '(the run started it: main)'}")
+        return "\n".join(lines)
+
+    def render(self) -> str:
+        return "\n\n".join([str(self), self.report()] + [d.render() for d in self.dumps])
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        out["race"] = {
+            "location": self.location,
+            "access": _access_json(self.access),
+            "previous": _access_json(self.previous),
+        }
+        return out
+
+
+def _access_json(a) -> dict | None:
+    if a is None:
+        return None
+    op, gid, name, site, created = a
+    return {"op": op, "goroutine": gid, "goroutine_name": name,
+            "site": site.to_json() if site is not None else None, "created_by": created}
+
+
 class SchedulingError(Exception):
     """A replayed schedule does not fit the run (divergence). Not a bug in the program."""
 
@@ -293,6 +353,7 @@ ALL_FAILURES: tuple[type[GoFailure], ...] = (
     SendOnClosedChannel,
     UnlockOfUnlockedMutex,
     StepLimitExceeded,
+    DataRace,
 )
 
 

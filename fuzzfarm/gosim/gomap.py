@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+import sys
+
 from . import failures as F
+from . import race as _race
 from .runtime import current_runtime
 
 _MISSING = object()
@@ -31,13 +34,16 @@ class Map:
     new map. Keys must be hashable; their order never depends on hashing.
     """
 
-    __slots__ = ("rt", "label", "d", "writing")
+    __slots__ = ("rt", "label", "d", "writing", "hb")
 
     def __init__(self, init: Iterable | dict | None = None, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"map#{self.rt.new_object_id()}"
         self.d: dict = dict(init) if init is not None else {}
         self.writing = False
+        # With the race detector on, the map is one checked location (Go's -race checks the
+        # map header: racereadpc/racewritepc in mapaccess/mapassign/mapiterinit).
+        self.hb = _race.Loc(self.label)
 
     def __repr__(self) -> str:
         return f"{self.label}{self.d!r}"
@@ -49,6 +55,8 @@ class Map:
         rt.sched("map.read", self.label)
         if self.writing:
             rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
+        if rt.race is not None:
+            rt.race.read(self.hb, sys._getframe(1))
 
     def __getitem__(self, k: Any) -> Any:
         """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
@@ -96,6 +104,10 @@ class Map:
             self.d.clear()
         if not self.writing:
             rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+        if rt.race is not None:
+            # checked once the write is over: writes that overlap in time end in Go's fatal
+            # above, a write merely unordered with another access is a data race
+            rt.race.write(self.hb, sys._getframe(1))
         self.writing = False
         if rt.trace is not None:
             rt.trace.event(rt, "map.write.end", what)
@@ -149,6 +161,8 @@ class Map:
             rt.sched("map.iter", self.label)
             if self.writing:
                 rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+            if rt.race is not None:
+                rt.race.read(self.hb, sys._getframe(1))
             k = keys[(start + i) % n]
             v = self.d.get(k, _MISSING)
             if v is _MISSING:  # deleted during the loop: Go does not produce it
@@ -157,6 +171,8 @@ class Map:
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
             rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+        if rt.race is not None:
+            rt.race.read(self.hb, sys._getframe(1))
 
     def keys(self) -> Iterator[Any]:
         """``for k := range m`` (same checks and order as ``items``)."""

@@ -35,6 +35,7 @@ from typing import Any, Callable
 from greenlet import GreenletExit, greenlet
 
 from . import failures as F
+from . import race as _race
 from .trace import Trace
 
 RUNNABLE, BLOCKED, DONE = "runnable", "blocked", "done"
@@ -194,8 +195,12 @@ class Runtime:
     """
 
     def __init__(self, strategy, *, max_steps: int = 20_000, check_leaks: bool = True,
-                 leak_grace: float = 60.0, trace: bool = False):
+                 leak_grace: float = 60.0, trace: bool = False, race: bool | None = None):
         self.strategy = strategy
+        # The race detector (race.py): on from the start (True), off (False), or started by
+        # the first Shared/Var access (None). ``race`` is None while it is not running.
+        self.race_mode = race
+        self.race: _race.RaceDetector | None = _race.RaceDetector(self) if race else None
         self.max_steps = max_steps
         self.check_leaks = check_leaks
         self.leak_grace = leak_grace
@@ -267,6 +272,8 @@ class Runtime:
         g.switch = g.glet.switch
         self.goroutines.append(g)
         self.runnable.append(g)  # highest gid: the list stays sorted
+        if self.race is not None:
+            self.race.go(self.cur, g)  # the go statement happens before the goroutine starts
         if self.trace is not None and self.cur is not None:
             self.trace.event(self, "go", f"G{g.gid} {g.name}")
         return g

@@ -22,13 +22,14 @@ class Mutex:
     run (raises RuntimeError otherwise). Usable as a context manager (lock/unlock).
     """
 
-    __slots__ = ("rt", "label", "locked", "waiters")
+    __slots__ = ("rt", "label", "locked", "waiters", "hb")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"Mutex#{self.rt.new_object_id()}"
         self.locked = False
         self.waiters: list = []
+        self.hb = None  # race detector: clock of the last unlock (race.py)
 
     def lock(self) -> None:
         """Block until the mutex is ours. Go: ``(*Mutex).Lock``. A scheduling point before
@@ -39,13 +40,18 @@ class Mutex:
             self.waiters.append(rt.cur)
             rt.park("sync.Mutex.Lock", self.label)
         self.locked = True
+        if rt.race is not None:
+            rt.race.acquire(self.hb)  # unlock happens before the next lock
 
     def try_lock(self) -> bool:
         """Take the mutex if it is free; never blocks. Go: ``(*Mutex).TryLock``."""
-        self.rt.sched("trylock", self.label)
+        rt = self.rt
+        rt.sched("trylock", self.label)
         if self.locked:
             return False
         self.locked = True
+        if rt.race is not None:
+            rt.race.acquire(self.hb)
         return True
 
     def unlock(self) -> None:
@@ -54,6 +60,8 @@ class Mutex:
         rt = self.rt
         if not self.locked:
             rt.fail(F.UnlockOfUnlockedMutex("sync: unlock of unlocked mutex"))
+        if rt.race is not None:
+            self.hb = rt.race.release()
         self.locked = False
         if self.waiters:
             ws, self.waiters = self.waiters, []
@@ -83,7 +91,8 @@ class RWMutex:
     Unlock/RUnlock of an unlocked RWMutex are fatal (UnlockOfUnlockedMutex).
     """
 
-    __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g")
+    __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g",
+                 "hb_w", "hb_r")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
@@ -95,6 +104,10 @@ class RWMutex:
         self.rwaiters: list = []  # readers blocked by a writer (Go: readerSem)
         self.wwaiters: list = []  # writers waiting for the slot (Go: w.Lock)
         self.writer_g = None      # the announced writer waiting for readers (Go: writerSem)
+        # race detector (race.py), as Go annotates rwmutex.go: Unlock releases readerSem
+        # (acquired by RLock and Lock), RUnlock merges into writerSem (acquired by Lock)
+        self.hb_w = None
+        self.hb_r = None
 
     @property
     def writer_pending(self) -> bool:
@@ -109,15 +122,20 @@ class RWMutex:
         if self.writer or self.pending:
             self.rwaiters.append(rt.cur)
             rt.park("sync.RWMutex.RLock", self.label)  # woken holding the read lock
-            return
-        self.readers += 1
+        else:
+            self.readers += 1
+        if rt.race is not None:
+            rt.race.acquire(self.hb_w)
 
     def try_rlock(self) -> bool:
         """Go: ``(*RWMutex).TryRLock``."""
-        self.rt.sched("tryrlock", self.label)
+        rt = self.rt
+        rt.sched("tryrlock", self.label)
         if self.writer or self.pending:
             return False
         self.readers += 1
+        if rt.race is not None:
+            rt.race.acquire(self.hb_w)
         return True
 
     def runlock(self) -> None:
@@ -126,6 +144,8 @@ class RWMutex:
         rt = self.rt
         if self.readers <= 0:
             rt.fail(F.UnlockOfUnlockedMutex("sync: RUnlock of unlocked RWMutex"))
+        if rt.race is not None:
+            self.hb_r = rt.race.release_merge(self.hb_r)
         self.readers -= 1
         if self.readers == 0 and self.writer_g is not None:
             g, self.writer_g = self.writer_g, None
@@ -146,14 +166,21 @@ class RWMutex:
             rt.park("sync.RWMutex.Lock (waiting for readers)", self.label)
             self.pending = False
         self.writer = True
+        if rt.race is not None:
+            rt.race.acquire(self.hb_w)
+            rt.race.acquire(self.hb_r)
 
     def try_lock(self) -> bool:
         """Go: ``(*RWMutex).TryLock``."""
-        self.rt.sched("trylock", self.label)
+        rt = self.rt
+        rt.sched("trylock", self.label)
         if self.wslot or self.readers:
             return False
         self.wslot = True
         self.writer = True
+        if rt.race is not None:
+            rt.race.acquire(self.hb_w)
+            rt.race.acquire(self.hb_r)
         return True
 
     def unlock(self) -> None:
@@ -163,6 +190,8 @@ class RWMutex:
         rt = self.rt
         if not self.writer:
             rt.fail(F.UnlockOfUnlockedMutex("sync: Unlock of unlocked RWMutex"))
+        if rt.race is not None:
+            self.hb_w = rt.race.release()
         self.writer = False
         if self.rwaiters:
             rs, self.rwaiters = self.rwaiters, []
@@ -189,10 +218,20 @@ class RWMutex:
 
 
 class _RLocker:
+    """Go's ``rlocker``: a ``sync.Locker`` whose Lock/Unlock are RLock/RUnlock."""
+
     __slots__ = ("rw",)
 
     def __init__(self, rw: RWMutex):
         self.rw = rw
+
+    def lock(self) -> None:
+        """``RLock`` of the RWMutex."""
+        self.rw.rlock()
+
+    def unlock(self) -> None:
+        """``RUnlock`` of the RWMutex."""
+        self.rw.runlock()
 
     def __enter__(self):
         self.rw.rlock()
@@ -212,13 +251,14 @@ class WaitGroup:
       before previous Wait has returned"), exactly where Go panics.
     """
 
-    __slots__ = ("rt", "label", "counter", "waiters")
+    __slots__ = ("rt", "label", "counter", "waiters", "hb")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"WaitGroup#{self.rt.new_object_id()}"
         self.counter = 0
         self.waiters: list = []
+        self.hb = None  # race detector: every Done merges in, Wait acquires (Go's waitgroup.go)
 
     def add(self, delta: int) -> None:
         """Go: ``(*WaitGroup).Add``. At zero, releases every waiter. Raises
@@ -228,6 +268,8 @@ class WaitGroup:
         v = self.counter + delta
         if v < 0:
             rt.fail(F.NegativeWaitGroupCounter("sync: negative WaitGroup counter"))
+        if delta < 0 and rt.race is not None:
+            self.hb = rt.race.release_merge(self.hb)
         self.counter = v
         if v == 0 and self.waiters:
             ws, self.waiters = self.waiters, []
@@ -244,11 +286,15 @@ class WaitGroup:
         rt = self.rt
         rt.sched("wg.wait", self.label)
         if self.counter == 0:
+            if rt.race is not None:
+                rt.race.acquire(self.hb)
             return
         self.waiters.append(rt.cur)
         rt.park("sync.WaitGroup.Wait", self.label)
         if self.counter != 0:
             rt.fail(F.WaitGroupReuse("sync: WaitGroup is reused before previous Wait has returned"))
+        if rt.race is not None:
+            rt.race.acquire(self.hb)
 
     def go(self, fn: Callable, *args) -> None:
         """Go 1.25 ``WaitGroup.Go``: add(1), then run fn in a new goroutine that calls done."""
@@ -269,16 +315,20 @@ class Once:
     """``sync.Once``: ``do(f)`` runs f once; concurrent callers wait until it has returned.
     If f panics, Once still counts it as done (Go's deferred ``done.Store(1)``)."""
 
-    __slots__ = ("m", "done")
+    __slots__ = ("m", "done", "hb")
 
     def __init__(self, name: str | None = None):
         self.m = Mutex(name)
         self.done = False
+        self.hb = None  # race detector: Go's done.Store(1) after f, acquired by every done.Load()
 
     def do(self, f: Callable[[], None]) -> None:
         """Go: ``(*Once).Do``."""
+        rt = self.m.rt
         if self.done:
-            self.m.rt.sched("once", self.m.label)
+            rt.sched("once", self.m.label)
+            if rt.race is not None:
+                rt.race.acquire(self.hb)
             return
         with self.m:
             if not self.done:
@@ -286,3 +336,7 @@ class Once:
                     f()
                 finally:
                     self.done = True
+                    if rt.race is not None:
+                        self.hb = rt.race.release()
+            elif rt.race is not None:
+                rt.race.acquire(self.hb)

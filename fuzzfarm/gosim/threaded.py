@@ -60,6 +60,8 @@ class ThreadedRuntime:
         self.failure: F.GoFailure | None = None
         self.dead = False
         self.trace = None
+        self.race = None  # no race detector on real threads (race.py needs the scheduler's clocks)
+        self.race_mode = False
         self.decisions: list[int] = []
         self.steps = 0
         self.preemptions = 0

@@ -38,6 +38,10 @@ MEASURED = {
     "HC-11": (1, 1, 1),
     "HC-12": (2, 2, 1),
     "HC-15": (9, 6, 1),
+    # data races (the detector: found on the first schedule, whatever it interleaves)
+    "DR-01": (1, 1, 1),
+    "DR-02": (1, 1, 1),
+    "DR-03": (1, 1, 1),
 }
 HEADROOM = 5
 FIXED_RUNS_DEFAULT = 500
@@ -57,7 +61,7 @@ def runs_to_failure(case, strategy, limit: int):
 
 
 def test_every_case_has_the_metadata_and_both_forms():
-    assert len(CASES) == 10 and len(set(IDS)) == 10
+    assert len(CASES) == 13 and len(set(IDS)) == 13
     for c in CASES:
         assert callable(c.buggy) and callable(c.fixed)
         assert c.KIND == c.KINDS[0] and all(k in {f.kind for f in gosim.ALL_FAILURES} for k in c.KINDS)

@@ -1,0 +1,102 @@
+"""DR-03: controller-runtime ``DelegatingLogger``: ``V()`` reads the logger ``Fulfill`` replaces.
+
+kubernetes-sigs/controller-runtime issue #1359 "Data race in the delegating logger", fixed by
+PR #1361 (after PR #1339 for issue #1337). ``pkg/log.DelegatingLogger`` embedded a
+``logr.Logger`` that ``(*loggerPromise).Fulfill`` (deleg.go:76 in v0.8.1) replaced when the real
+logger arrived (``SetLogger``, or controller-runtime's own fallback goroutine that fulfils with a
+null logger after 30 seconds), while any goroutine holding the delegating logger called its
+promoted methods (``V``, ``Info``, ``WithName``) and read the embedded logger without a lock.
+The two accesses are typically 30 s apart; ``-race`` reports them anyway (PR #1339: "I didn't
+expect the race detector to take Sleep into account" -- a sleep is no synchronisation).
+
+Port: ``DelegatingLogger.logger`` is a ``gosim.Shared`` field (upstream's embedded
+``logr.Logger``); ``eventually_fulfill`` stands for ``log.go``'s init goroutine (sleep, then
+``Fulfill`` with a null logger); a controller goroutine logs through ``V(1).info`` now and
+then. Fixed (PR #1361): a ``sync.RWMutex``; every logging method takes the read lock,
+``fulfill`` the write lock.
+"""
+
+from __future__ import annotations
+
+from fuzzfarm import gosim
+
+ID = "DR-03"
+TITLE = "controller-runtime DelegatingLogger: V() reads the embedded logger while Fulfill replaces it"
+SOURCE = "https://github.com/kubernetes-sigs/controller-runtime/pull/1361"
+KIND = "data race"
+KINDS = (KIND,)
+EXC_CLASS = None
+DEPTH = 0
+RUN_KW = {"check_leaks": True}
+
+FALLBACK_AFTER = 30.0  # log.go: fulfil with a null logger if SetLogger was not called
+
+
+class _Sink:
+    def __init__(self, name: str):
+        self.name = name
+        self.lines: list = []
+
+    def info(self, msg: str) -> None:
+        self.lines.append(msg)
+
+
+class DelegatingLogger:
+    """``log.DelegatingLogger`` (the fields this race is about)."""
+
+    logger = gosim.Shared()  # Go: the embedded logr.Logger (after PR #1361: logger logr.Logger)
+
+    def __init__(self, fixed: bool):
+        self.fixed = fixed
+        self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else None
+        self.logger = _Sink("promise")  # a logger that only records until fulfilled
+        self.fulfilled = False
+
+    def v(self, level: int) -> _Sink:
+        """Go: ``DelegatingLogger.V`` (promoted from the embedded logger before the fix)."""
+        if self.fixed:
+            self.lock.rlock()
+            try:
+                return self.logger
+            finally:
+                self.lock.runlock()
+        return self.logger
+
+    def fulfill(self, actual: _Sink) -> None:
+        """Go: ``(*DelegatingLogger).Fulfill`` -> ``(*loggerPromise).Fulfill`` (deleg.go:76 in v0.8.1)."""
+        if self.fixed:
+            with self.lock:
+                if not self.fulfilled:
+                    self.logger = actual
+                    self.fulfilled = True
+            return
+        if not self.fulfilled:
+            self.logger = actual
+            self.fulfilled = True
+
+
+def _scenario(fixed: bool):
+    def main():
+        log = DelegatingLogger(fixed)
+        wg = gosim.WaitGroup("log")
+
+        def eventually_fulfill():  # log.go init.0.func1
+            gosim.sleep(FALLBACK_AFTER)
+            log.fulfill(_Sink("null"))
+
+        def controller():  # e.g. an event handler logging as it adds watches
+            for _ in range(3):
+                log.v(1).info("adding handler")
+                gosim.sleep(20.0)
+
+        wg.go(eventually_fulfill)
+        wg.go(controller)
+        wg.wait()
+
+    return main
+
+
+buggy = _scenario(fixed=False)
+fixed = _scenario(fixed=True)
+buggy.__doc__ = "The scenario before the upstream fix (fails under some schedule; see KINDS)."
+fixed.__doc__ = "The scenario after the upstream fix (never fails)."

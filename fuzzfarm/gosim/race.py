@@ -1,0 +1,360 @@
+"""Go's race detector (``go test -race``) for gosim: happens-before with vector clocks.
+
+Every goroutine carries a vector clock (a list of ints, index ``gid - 1``; a missing entry is
+0). Synchronisation moves clocks along the edges of the Go memory model (docs/RUNTIME-race.md
+lists them with their Go counterparts); checked locations (``Shared`` fields, ``Var`` cells,
+``Map`` values) remember their last write and the reads since, as FastTrack epochs
+``(gid, clock[gid])``. Two accesses to one location, at least one a write, neither
+happening before the other = a data race, whatever the schedule interleaved: a race is found
+on a run where the two accesses were minutes apart, as ``-race`` finds it.
+
+Clock operations, as ThreadSanitizer's Go interface names them:
+
+* ``acquire(obj)``: ``C[g] ⊔= obj``;
+* ``release`` (``racerelease``, a store): ``obj = C[g]``, then ``g`` ticks;
+* ``release_merge`` (``racereleasemerge``): ``obj ⊔= C[g]``, then ``g`` ticks;
+* ``release_acquire`` (a channel buffer slot): ``C[g] ⊔= slot; slot = C[g]``, then ``g`` ticks.
+
+A goroutine ticks (its own entry + 1) after every release, so that what it does afterwards is
+not ordered before the receiving side.
+
+The detector is per run. ``gosim.run(race=None)`` (the default) starts it at the first access
+of a ``Shared``/``Var`` in the run: before that nothing checked exists, and every
+happens-before chain between two checked accesses consists of events after the first of
+them, so starting late loses nothing for them (Map accesses before that point go unchecked).
+``race=True`` starts it with the run (Map accesses checked from the start); ``race=False``
+never. As with ``GORACE=halt_on_error=1``, the first race ends the run.
+
+Nothing here reads ``id()``, ``hash()`` order or the wall clock: clocks are indexed by gid and
+checked objects carry their state in an attribute.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import CodeType
+
+from . import failures as F
+
+_READ, _WRITE = "Read", "Write"
+DataRace = F.DataRace
+
+
+def join(a: list, b: list | None) -> None:
+    """``a ⊔= b`` in place (missing entries are 0)."""
+    if not b:
+        return
+    la, lb = len(a), len(b)
+    if lb > la:
+        tail = b[la:]
+        a[:] = map(max, a, b)  # la entries (map stops at the shorter list)
+        a.extend(tail)
+        return
+    a[:lb] = map(max, a, b)
+
+
+def _site(frame) -> tuple[CodeType, int] | None:
+    """(code, line) of the innermost project frame from ``frame`` outwards (rendered only
+    when a race is reported)."""
+    is_project = F.is_project_file
+    while frame is not None:
+        code = frame.f_code
+        if is_project(code.co_filename):
+            return code, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _render_site(s) -> F.StackFrame | None:
+    return F._frame_of(s[0], s[1]) if s is not None else None
+
+
+class Loc:
+    """The race state of one checked location: the last write's epoch and site, and the reads
+    since it (one epoch, or a dict gid -> (clock, site) when several goroutines read
+    concurrently). ``det`` ties it to one run's detector (a location reused by a later run
+    starts afresh)."""
+
+    __slots__ = ("label", "det", "wg", "wc", "ws", "rg", "rc", "rs", "rmany")
+
+    def __init__(self, label: str, det: "RaceDetector | None" = None):
+        self.label = label
+        self.reset(det)
+
+    def reset(self, det) -> None:
+        self.det = det
+        self.wg = 0       # gid of the last write (0: none)
+        self.wc = 0
+        self.ws = None
+        self.rg = 0       # gid of the single read epoch (0: none)
+        self.rc = 0
+        self.rs = None
+        self.rmany = None  # dict gid -> (clock, site) once reads are concurrent
+
+
+class RaceDetector:
+    """The happens-before state of one run (see the module docstring)."""
+
+    __slots__ = ("rt", "vc")
+
+    def __init__(self, rt):
+        self.rt = rt
+        self.vc: list[list[int]] = []  # per goroutine, index gid - 1
+
+    # -- clocks
+    def clock(self, gid: int) -> list:
+        """Goroutine ``gid``'s vector clock (created fresh on first use: own entry 1)."""
+        vc = self.vc
+        while len(vc) < gid:
+            c = [0] * (len(vc) + 1)
+            c[len(vc)] = 1
+            vc.append(c)
+        return vc[gid - 1]
+
+    def cur(self) -> tuple[int, list]:
+        g = self.rt.cur
+        return g.gid, self.clock(g.gid)
+
+    def go(self, parent, child) -> None:
+        """``go`` statement: everything the parent did before it happens before the child starts."""
+        c = self.clock(child.gid)
+        if parent is not None:
+            pc = self.clock(parent.gid)
+            join(c, pc)
+            pc[parent.gid - 1] += 1
+
+    def start_from(self, child, snapshot: list | None) -> None:
+        """A goroutine started by the runtime (``after_func``): its clock is fresh plus what
+        the arming goroutine had done (``snapshot``), never the interrupted goroutine's."""
+        gid = child.gid
+        c = [0] * gid
+        c[gid - 1] = 1
+        join(c, snapshot)
+        self.clock(gid)
+        self.vc[gid - 1] = c
+
+    def acquire(self, clock: list | None) -> None:
+        """The running goroutine acquires ``clock`` (None: nothing to acquire)."""
+        if clock:
+            join(self.clock(self.rt.cur.gid), clock)
+
+    def acquire_for(self, gid: int, clock: list | None) -> None:
+        """Goroutine ``gid`` (maybe parked) acquires ``clock``."""
+        if clock:
+            join(self.clock(gid), clock)
+
+    def release(self) -> list:
+        """A release store by the running goroutine: returns a copy of its clock, then ticks."""
+        gid = self.rt.cur.gid
+        c = self.clock(gid)
+        snap = c[:]
+        c[gid - 1] += 1
+        return snap
+
+    def release_merge(self, into: list | None) -> list:
+        """``into ⊔= C[cur]`` (a new list when ``into`` is None), then the goroutine ticks."""
+        gid = self.rt.cur.gid
+        c = self.clock(gid)
+        if into is None:
+            into = c[:]
+        else:
+            join(into, c)
+        c[gid - 1] += 1
+        return into
+
+    def release_acquire(self, gid: int, slot: list | None) -> list:
+        """A channel buffer slot passed by goroutine ``gid``: ``C ⊔= slot; slot = C``; tick."""
+        c = self.clock(gid)
+        join(c, slot)
+        snap = c[:]
+        c[gid - 1] += 1
+        return snap
+
+    def exchange(self, a: int, b: int) -> None:
+        """An unbuffered channel hand-off between goroutines ``a`` and ``b``: each acquires the
+        other's clock (send before receive completes, receive before send completes)."""
+        ca, cb = self.clock(a), self.clock(b)
+        join(ca, cb)
+        join(cb, ca)
+        ca[a - 1] += 1
+        cb[b - 1] += 1
+
+    def exchange_with(self, gid: int, clock: list | None) -> None:
+        """A hand-off from a runtime timer (``clock``: the arming goroutine's snapshot) to ``gid``."""
+        if clock:
+            join(self.clock(gid), clock)
+
+    # -- checked accesses
+    def read(self, loc: Loc, frame) -> None:
+        """A read of ``loc`` by the running goroutine (``frame``: where, for the report)."""
+        if loc.det is not self:
+            loc.reset(self)
+        g = self.rt.cur
+        gid = g.gid
+        c = self.clock(gid)
+        wg = loc.wg
+        if wg and wg != gid and loc.wc > (c[wg - 1] if wg <= len(c) else 0):
+            self._report(loc, _READ, g, frame, _WRITE, wg, loc.ws)
+        now = c[gid - 1]
+        many = loc.rmany
+        if many is not None:
+            many[gid] = (now, _site(frame))
+            return
+        rg = loc.rg
+        if not rg or rg == gid or loc.rc <= (c[rg - 1] if rg <= len(c) else 0):
+            loc.rg, loc.rc, loc.rs = gid, now, _site(frame)
+            return
+        loc.rmany = {rg: (loc.rc, loc.rs), gid: (now, _site(frame))}
+
+    def write(self, loc: Loc, frame) -> None:
+        """A write of ``loc`` by the running goroutine."""
+        if loc.det is not self:
+            loc.reset(self)
+        g = self.rt.cur
+        gid = g.gid
+        c = self.clock(gid)
+        n = len(c)
+        wg = loc.wg
+        if wg and wg != gid and loc.wc > (c[wg - 1] if wg <= n else 0):
+            self._report(loc, _WRITE, g, frame, _WRITE, wg, loc.ws)
+        many = loc.rmany
+        if many is not None:
+            for rg in sorted(many):  # gid order: the report does not depend on dict order
+                rc, rs = many[rg]
+                if rg != gid and rc > (c[rg - 1] if rg <= n else 0):
+                    self._report(loc, _WRITE, g, frame, _READ, rg, rs)
+            loc.rmany = None
+        else:
+            rg = loc.rg
+            if rg and rg != gid and loc.rc > (c[rg - 1] if rg <= n else 0):
+                self._report(loc, _WRITE, g, frame, _READ, rg, loc.rs)
+        loc.rg = 0
+        loc.rs = None
+        loc.wg, loc.wc, loc.ws = gid, c[gid - 1], _site(frame)
+
+    def _report(self, loc: Loc, op: str, g, frame, prev_op: str, prev_gid: int, prev_site) -> None:
+        rt = self.rt
+        other = rt.goroutines[prev_gid - 1]
+        site = _render_site(_site(frame))
+        psite = _render_site(prev_site)
+        access = (op, g.gid, g.name, site, g.created_by)
+        previous = (prev_op, other.gid, other.name, psite, other.created_by)
+        detail = (f"{op} of {loc.label} by goroutine {g.gid} [{g.name}] at {site}; "
+                  f"previous {prev_op.lower()} by goroutine {other.gid} [{other.name}] at {psite}")
+        state = "finished" if other.state == "done" else other.state
+        rt.fail(DataRace(detail, location=loc.label, access=access, previous=previous, previous_state=state),
+                frames=F.frames_from_frame(frame))
+
+
+def detector(rt) -> RaceDetector | None:
+    """The run's detector, started now if the run is in auto mode (``race=None``); None when
+    the run has it off."""
+    r = rt.race
+    if r is not None:
+        return r
+    if rt.race_mode is False:
+        return None
+    r = rt.race = RaceDetector(rt)
+    return r
+
+
+def caller(depth: int = 2):
+    """The frame ``depth`` levels above the caller of this function's caller."""
+    return sys._getframe(depth)
+
+
+class ChanClocks:
+    """A channel's happens-before state: one clock per buffer slot (Go's ``racenotify`` on
+    ``chanbuf(c, i)``), the send/receive slot counters, and the clock of ``close``."""
+
+    __slots__ = ("det", "slots", "sendx", "recvx", "closed")
+
+    def __init__(self, det: RaceDetector, cap: int):
+        self.det = det
+        self.slots: list = [None] * cap
+        self.sendx = 0
+        self.recvx = 0  # sendx - recvx = values in the buffer, also when started mid-run
+        self.closed: list | None = None
+
+
+def _chan(det: RaceDetector, ch) -> ChanClocks:
+    h = ch.hb
+    if h is None or h.det is not det:
+        h = ch.hb = ChanClocks(det, ch.cap)
+        h.sendx = len(ch.buf)
+    return h
+
+
+def _slot_pass(det: RaceDetector, h: ChanClocks, i: int, gid: int, src: list | None) -> None:
+    """Goroutine ``gid`` (or, with ``src``, a runtime timer whose clock is ``src``) passes slot
+    ``i``: release-acquire on the slot's clock."""
+    if src is None:
+        h.slots[i] = det.release_acquire(gid, h.slots[i])
+        return
+    c = list(src)
+    join(c, h.slots[i])
+    h.slots[i] = c
+
+
+def chan_send(det: RaceDetector, ch, receiver, src: list | None) -> None:
+    """A send completes now: handed to the parked goroutine ``receiver``, or (None) put into
+    the buffer. The sender is the running goroutine, or a timer (``src``: its clock)."""
+    sender = det.rt.cur.gid if src is None else 0
+    if not ch.cap:
+        if src is None:
+            det.exchange(sender, receiver.gid)
+        else:
+            det.acquire_for(receiver.gid, src)
+        return
+    h = _chan(det, ch)
+    if receiver is None:
+        i = h.sendx % ch.cap
+        h.sendx += 1
+        _slot_pass(det, h, i, sender, src)
+        return
+    i = h.recvx % ch.cap  # the buffer is empty: the value passes through slot recvx
+    _slot_pass(det, h, i, sender, src)
+    _slot_pass(det, h, i, receiver.gid, None)
+    h.recvx += 1
+    h.sendx += 1
+
+
+def chan_recv(det: RaceDetector, ch, buffered: bool, sender) -> None:
+    """A receive by the running goroutine completes now: from the buffer (``buffered``; then
+    ``sender`` is a parked sender whose value takes the freed slot, or None) or straight from
+    the parked ``sender`` (unbuffered)."""
+    gid = det.rt.cur.gid
+    if not buffered:
+        det.exchange(sender.gid, gid)
+        return
+    h = _chan(det, ch)
+    i = h.recvx % ch.cap
+    _slot_pass(det, h, i, gid, None)
+    h.recvx += 1
+    if sender is not None:
+        _slot_pass(det, h, i, sender.gid, None)
+        h.sendx += 1
+
+
+def chan_recv_closed(det: RaceDetector, ch, gid: int) -> None:
+    """Goroutine ``gid`` receives the zero value because the channel is closed: the close
+    happens before it."""
+    h = ch.hb
+    if h is not None and h.det is det:
+        det.acquire_for(gid, h.closed)
+
+
+def chan_close(det: RaceDetector, ch, src: list | None) -> None:
+    """``close(ch)`` by the running goroutine (or a runtime timer/context with clock ``src``)."""
+    h = _chan(det, ch)
+    h.closed = det.release() if src is None else list(src)
+
+
+def snapshot(rt) -> list | None:
+    """What a runtime timer armed now carries to what it does when it fires (Go: the timer
+    is released at Reset/AfterFunc and acquired when it runs): a release by the running
+    goroutine, or an empty clock when the detector is not running."""
+    r = rt.race
+    if r is None or rt.cur is None:
+        return []
+    return r.release()
