@@ -6,7 +6,8 @@
     fuzzfarm status [CAMPAIGN] / crashes [CAMPAIGN] / download BUCKET -o DIR / replay DIR
 
 Every table command takes ``--json``. Errors: one line on stderr that says what to do, exit 2
-(``replay`` exits 1 when the reproducer fails as recorded).
+(``replay`` exits 1 when the reproducer fails as recorded; ``submit --wait`` exits 1 when the
+campaign found a bucket).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ if not out.is_terminal and "COLUMNS" not in os.environ:
     out.width = 200  # piped into a file or another program: do not squeeze tables to 80 columns
 
 EXIT_ERROR = 2
+EXIT_FOUND = 1  # submit --wait / ci: the campaign found a bucket (ci: a new reproducible one)
 ID_COLUMNS = ("name", "campaign", "bucket", "job")  # never wrapped: people copy them
 STRATEGIES = ("bytes", "random", "pct")
 _state: dict = {"redis": None}
@@ -218,7 +220,13 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
     if not wait:
         return _print_json({"campaign": cid}) if as_json else out.print(cid)
     err.print(f"campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s", markup=False)
-    summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err)[cid]
+    try:
+        summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err)[cid]
+    except KeyboardInterrupt:
+        err.print(f"fuzzfarm: stopped watching; campaign {cid} goes on on the farm. Watch it with "
+                  f"`fuzzfarm status {cid}` (or `fuzzfarm status --watch`), cancel it with "
+                  f"`fuzzfarm cancel {cid}`", markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json({"campaign": cid, "summary": summary, "buckets": bucket_rows(st, cid)})
     else:
@@ -226,6 +234,8 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
         print_buckets(st, cid)
     if summary["status"] == "failed":
         raise _fail(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
+    if summary["buckets"]:
+        raise typer.Exit(EXIT_FOUND)  # like a test runner: found a bug
 
 
 def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console: Console = err,
@@ -512,9 +522,45 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                      "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
-def main() -> None:
-    app()
+# Commands in modules of their own (each ``register(app)``; they import this module).
+EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel")
+
+
+def _register_extensions() -> None:
+    import importlib
+    for name in EXTENSIONS:
+        importlib.import_module(name).register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: Click's usage errors (a bad integer, an unknown option or command)
+    become one line on stderr and exit 2, like every other bad argument."""
+    try:  # typer >= 0.20 carries its own copy of Click; older ones use click itself
+        from typer._click import exceptions as click_exc
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_exc
+    try:
+        rv = app(args=argv, prog_name="fuzzfarm", standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as e:
+        out.print(e.ctx.get_help(), markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except click_exc.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "fuzzfarm"
+        msg = " ".join(e.format_message().split()).rstrip(".")
+        err.print(f"fuzzfarm: error: {msg}; see `{where} --help`", markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except click_exc.ClickException as e:
+        err.print(f"fuzzfarm: error: {' '.join(e.format_message().split())}", markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except typer.Abort:
+        err.print("fuzzfarm: interrupted", markup=False)
+        raise SystemExit(130) from None
+    raise SystemExit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m fuzzfarm.cli`: run the package module (the extensions register on its app)
+    from fuzzfarm.cli import main as _main
+    _main()
+else:
+    _register_extensions()
