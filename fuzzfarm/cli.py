@@ -150,22 +150,35 @@ def harnesses(as_json: bool = typer.Option(False, "--json", help="JSON instead o
 # ---- worker ---------------------------------------------------------------------------------
 @app.command()
 @errors_to_exit
-def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues", help="Queues to consume: fuzz, collect or both."),
-           concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Pool processes."),
+def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
+                                      help="Queues: fuzz, collect, or fuzz,collect (two workers: one per queue)."),
+           concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Fuzz (or -Q collect) pool processes."),
+           collect_concurrency: int = typer.Option(1, "--collect-concurrency",
+                                                   help="With both queues: the collect worker's processes."),
            loglevel: str = typer.Option("INFO", "-l", "--loglevel"),
-           name: Optional[str] = typer.Option(None, "-n", "--name", help="Worker name (default: queues-random).")) -> None:
-    """Run a farm worker: the same as ``celery -A fuzzfarm.farm worker -Q QUEUES``."""
-    from fuzzfarm.farm import config
+           name: Optional[str] = typer.Option(None, "-n", "--name",
+                                              help="Node name (default: QUEUE-random@host, unique per worker).")) -> None:
+    """Run a farm worker: ``celery -A fuzzfarm.farm worker -Q QUEUE -E -n QUEUE-xxxxxx@%h``. With both
+    queues (the default) it runs two: fuzz and a separate collect worker, so triage never
+    waits behind fuzzing."""
+    from fuzzfarm.farm import config, split_worker
     from fuzzfarm.farm.embedded import worker_command
     qs = [q.strip() for q in queues.split(",") if q.strip()]
     bad = [q for q in qs if q not in config.QUEUES]
     if not qs or bad:
         raise CLIError(f"unknown queue(s) {', '.join(bad) or '(none)'}; use -Q fuzz, -Q collect or -Q fuzz,collect")
-    if concurrency < 1:
-        raise CLIError("--concurrency must be at least 1")
+    if concurrency < 1 or collect_concurrency < 1:
+        raise CLIError("--concurrency and --collect-concurrency must be at least 1")
     url = _url()
     _store(url)
     os.environ["FUZZFARM_REDIS_URL"] = url
+    if set(qs) == set(config.QUEUES):
+        cmds = split_worker.commands(fuzz_concurrency=concurrency, collect_concurrency=collect_concurrency,
+                                     loglevel=loglevel, name=name)
+        for cmd in cmds:
+            err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
+        sys.stderr.flush()
+        raise typer.Exit(split_worker.run(cmds, dict(os.environ)))
     cmd = worker_command(qs, concurrency=concurrency, name=name, loglevel=loglevel)
     err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
     sys.stderr.flush()

@@ -146,7 +146,8 @@ def start(*, fuzz_concurrency: int, collect_concurrency: int, env: dict | None =
             "--collect-concurrency", str(collect_concurrency)]
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, env={**os.environ, **(env or {})}, close_fds=True)
+                                start_new_session=True, env={**os.environ, **(env or {})}, close_fds=True,
+                                cwd=d)  # not the caller's directory: `python -m` would import from it
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         st = read_state(d)
