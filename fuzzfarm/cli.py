@@ -556,7 +556,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
 
 
 # Commands in modules of their own (each ``register(app)``; they import this module).
-EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel")
+EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci")
 
 
 def _register_extensions() -> None:
