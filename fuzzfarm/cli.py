@@ -6,7 +6,8 @@
     fuzzfarm status [CAMPAIGN] / crashes [CAMPAIGN] / download BUCKET -o DIR / replay DIR
 
 Every table command takes ``--json``. Errors: one line on stderr that says what to do, exit 2
-(``replay`` exits 1 when the reproducer fails as recorded).
+(``replay`` exits 1 when the reproducer fails as recorded; ``submit --wait`` exits 1 when the
+campaign found a bucket).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ import typer
 from rich.console import Console
 from rich.live import Live
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 import fuzzfarm
+from fuzzfarm import cli_tables as T
 from fuzzfarm import harness as H
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -35,9 +39,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 if not out.is_terminal and "COLUMNS" not in os.environ:
-    out.width = 200  # piped into a file or another program: do not squeeze tables to 80 columns
+    out.width = 4000  # piped into a file or another program: full rows, never cut to 80 columns
 
 EXIT_ERROR = 2
+EXIT_FOUND = 1  # submit --wait / ci: the campaign found a bucket (ci: a new reproducible one)
 ID_COLUMNS = ("name", "campaign", "bucket", "job")  # never wrapped: people copy them
 STRATEGIES = ("bytes", "random", "pct")
 _state: dict = {"redis": None}
@@ -139,31 +144,44 @@ def harnesses(as_json: bool = typer.Option(False, "--json", help="JSON instead o
     t = Table(title="installed harnesses")
     for c in ("name", "variants", "source hash", "description"):
         t.add_column(c, no_wrap=c in ID_COLUMNS)
-    for r in rows:
-        t.add_row(r["name"], ", ".join(r["variants"]), (r.get("source_hash") or "")[:12],
-                  r.get("description") or f"[red]{r.get('error')}[/red]")
+    for r in rows:  # plain text: a description may hold `map[string]int`, which is no markup
+        t.add_row(*map(T.t, (r["name"], ", ".join(r["variants"]), (r.get("source_hash") or "")[:12])),
+                  T.t(r.get("description")) if r.get("description") else Text(str(r.get("error")), style="red"))
     out.print(t)
 
 
 # ---- worker ---------------------------------------------------------------------------------
 @app.command()
 @errors_to_exit
-def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues", help="Queues to consume: fuzz, collect or both."),
-           concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Pool processes."),
+def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
+                                      help="Queues: fuzz, collect, or fuzz,collect (two workers: one per queue)."),
+           concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Fuzz (or -Q collect) pool processes."),
+           collect_concurrency: int = typer.Option(1, "--collect-concurrency",
+                                                   help="With both queues: the collect worker's processes."),
            loglevel: str = typer.Option("INFO", "-l", "--loglevel"),
-           name: Optional[str] = typer.Option(None, "-n", "--name", help="Worker name (default: queues-random).")) -> None:
-    """Run a farm worker: the same as ``celery -A fuzzfarm.farm worker -Q QUEUES``."""
-    from fuzzfarm.farm import config
+           name: Optional[str] = typer.Option(None, "-n", "--name",
+                                              help="Node name (default: QUEUE-random@host, unique per worker).")) -> None:
+    """Run a farm worker: ``celery -A fuzzfarm.farm worker -Q QUEUE -E -n QUEUE-xxxxxx@%h``. With both
+    queues (the default) it runs two: fuzz and a separate collect worker, so triage never
+    waits behind fuzzing."""
+    from fuzzfarm.farm import config, split_worker
     from fuzzfarm.farm.embedded import worker_command
     qs = [q.strip() for q in queues.split(",") if q.strip()]
     bad = [q for q in qs if q not in config.QUEUES]
     if not qs or bad:
         raise CLIError(f"unknown queue(s) {', '.join(bad) or '(none)'}; use -Q fuzz, -Q collect or -Q fuzz,collect")
-    if concurrency < 1:
-        raise CLIError("--concurrency must be at least 1")
+    if concurrency < 1 or collect_concurrency < 1:
+        raise CLIError("--concurrency and --collect-concurrency must be at least 1")
     url = _url()
     _store(url)
     os.environ["FUZZFARM_REDIS_URL"] = url
+    if set(qs) == set(config.QUEUES):
+        cmds = split_worker.commands(fuzz_concurrency=concurrency, collect_concurrency=collect_concurrency,
+                                     loglevel=loglevel, name=name)
+        for cmd in cmds:
+            err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
+        sys.stderr.flush()
+        raise typer.Exit(split_worker.run(cmds, dict(os.environ)))
     cmd = worker_command(qs, concurrency=concurrency, name=name, loglevel=loglevel)
     err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
     sys.stderr.flush()
@@ -218,7 +236,13 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
     if not wait:
         return _print_json({"campaign": cid}) if as_json else out.print(cid)
     err.print(f"campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s", markup=False)
-    summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err)[cid]
+    try:
+        summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err)[cid]
+    except KeyboardInterrupt:
+        err.print(f"fuzzfarm: stopped watching; campaign {cid} goes on on the farm. Watch it with "
+                  f"`fuzzfarm status {cid}` (or `fuzzfarm status --watch`), cancel it with "
+                  f"`fuzzfarm cancel {cid}`", markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json({"campaign": cid, "summary": summary, "buckets": bucket_rows(st, cid)})
     else:
@@ -226,6 +250,8 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
         print_buckets(st, cid)
     if summary["status"] == "failed":
         raise _fail(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
+    if summary["buckets"]:
+        raise typer.Exit(EXIT_FOUND)  # like a test runner: found a bug
 
 
 def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console: Console = err,
@@ -240,7 +266,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
     with progress:
         for cid in cids:
             c = st.campaign(cid)
-            tasks[cid] = progress.add_task(f"{c['harness']}/{c['variant']} {cid}", total=1.0, info="queued")
+            tasks[cid] = progress.add_task(escape(f"{c['harness']}/{c['variant']} {cid}"), total=1.0, info="queued")
         while True:
             for cid in cids:
                 s = summaries[cid] = st.campaign_summary(cid)
@@ -249,7 +275,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
                     phase = "queued (is a worker consuming -Q fuzz?)"
                 info = (f"{phase:<8} execs {s['execs']:>9,}  {s['exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
                         f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
-                progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=info)
+                progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=escape(info))
             if all(s["settled"] for s in summaries.values()):
                 break
             if timeout and time.monotonic() - start > timeout:
@@ -267,45 +293,64 @@ def _phase(s: dict) -> str:
 @app.command()
 @errors_to_exit
 def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (default: all campaigns)."),
+           watch: bool = typer.Option(False, "--watch", "-w", help="Keep the table up to date (Ctrl-C to stop)."),
+           interval: float = typer.Option(2.0, "--interval", help="With --watch: seconds between refreshes."),
+           wide: bool = typer.Option(False, "--wide", help="Every column, whatever the terminal width."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-    """Campaign status: all campaigns, or one with its jobs."""
+    """Campaign status: all campaigns (live figures: exec/s, corpus, buckets), or one with its jobs."""
+    if interval <= 0:
+        raise CLIError(f"--interval must be positive, got {interval:g}")
     st = _store()
-    if campaign:
-        s = st.campaign_summary(campaign)
-        if s is None:
-            raise CLIError(f"unknown campaign {campaign!r}; list campaigns with `fuzzfarm status`")
-        jobs = st.jobs(campaign)
-        if as_json:
-            return _print_json({**s, "jobs": jobs})
-        out.print(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status [bold]{_phase(s)}"
-                  f"[/bold]  execs {s['execs']:,}  crashes {s['crashes']}  buckets {s['buckets']}  "
-                  f"corpus {s['corpus_size']}")
-        t = Table()
-        for c in ("job", "state", "slice", "execs", "exec/s", "cov", "crashes", "worker", "error"):
-            t.add_column(c, no_wrap=c in ID_COLUMNS)
-        for j in jobs:
-            t.add_row(str(j.get("job")), str(j.get("state")), str(j.get("slice", 0)),
-                      f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
-                      f"{float(j.get('exec_per_s', 0) or 0):,.0f}", str(j.get("cov", "")), str(j.get("crashes", "")),
-                      str(j.get("worker", "")), str(j.get("error", "")))
-        out.print(t)
-        return
-    rows = [s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s]
+    if campaign and st.campaign(campaign) is None:
+        raise CLIError(f"unknown campaign {campaign!r}; list campaigns with `fuzzfarm status`")
     if as_json:
-        return _print_json(rows)
-    t = Table(title="campaigns")
-    for c in ("campaign", "harness", "variant", "strategy", "status", "jobs done", "execs", "crashes", "buckets",
-              "first repro"):
-        t.add_column(c, no_wrap=c in ID_COLUMNS)
-    for s in rows:
-        t.add_row(s["id"], s["harness"], s["variant"], s["strategy"], _phase(s), f"{s['jobs_done']}/{s['jobs']}",
-                  f"{s['execs']:,}", str(s["crashes"]), str(s["buckets"]),
-                  "-" if s["first_reproducer_s"] is None else f"{s['first_reproducer_s']:.1f} s")
-    out.print(t)
+        if campaign:
+            return _print_json({**st.campaign_summary(campaign), "jobs": st.jobs(campaign)})
+        return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
+    render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
+    if not watch:
+        return out.print(render(), soft_wrap=False)
+    try:
+        if not out.is_terminal:  # a log: one table per refresh, one after the other
+            while True:
+                out.print(render(), soft_wrap=False)
+                sys.stdout.flush()
+                time.sleep(interval)
+        with Live(render(), console=out, auto_refresh=False, transient=False) as live:
+            while True:
+                time.sleep(interval)
+                live.update(render(), refresh=True)
+    except KeyboardInterrupt:
+        pass
+
+
+def _status_view(st, campaign: str | None, wide: bool):
+    """What ``status`` shows (also each refresh of ``--watch``)."""
+    from rich.console import Group
+    if not campaign:
+        rows = [{**s, "phase": _phase(s)} for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s]
+        return T.campaign_rows_table(rows, wide=wide)
+    s = st.campaign_summary(campaign)
+    head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
+                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
+                         f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}")
+    t = Table(box=None if not wide else T.box.HEAVY_HEAD)
+    cols = ("job", "state", "slice", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
+        "job", "state", "execs", "exec/s", "cov", "crashes", "worker")
+    for c in cols:
+        t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
+    for j in st.jobs(campaign):
+        cells = {"job": j.get("job"), "state": j.get("state"), "slice": j.get("slice", 0),
+                 "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
+                 "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
+                 "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", "")}
+        t.add_row(*(T.t(cells[c]) for c in cols))
+    errors = [Text(f"job error: {e}", style="red") for e in ([] if wide else s["errors"])]
+    return Group(head, t, *errors)
 
 
 # ---- crashes / download / replay --------------------------------------------------------------
-BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
+BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
@@ -324,38 +369,25 @@ def bucket_rows(st, campaign: str | None = None) -> list[dict]:
     return rows
 
 
-def _yn(v) -> str:
-    return "-" if v in (None, "") else ("yes" if v else "NO")
-
-
-def print_buckets(st, campaign: str | None = None, console: Console = out) -> None:
+def print_buckets(st, campaign: str | None = None, console: Console = out, wide: bool = False) -> None:
     rows = bucket_rows(st, campaign)
-    t = Table(title=f"buckets{' of ' + campaign if campaign else ''}")
-    for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed"):
-        t.add_column(c, no_wrap=c in ID_COLUMNS)
-    for r in rows:
-        size = f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "") else f"{r.get('original_size')}"
-        pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
-               if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
-        rep = f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
-        t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(r.get("crash_state") or []),
-                  r.get("state") or "", str(r.get("count")), size, pre, rep,
-                  "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")))
     if not rows:
-        console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""))
+        console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""), markup=False)
         return
-    console.print(t)
+    title = f"buckets{' of ' + campaign if campaign else ''}"
+    console.print(T.bucket_table(rows, title, wide=T.is_wide(console.width, wide)), soft_wrap=False)
 
 
 @app.command()
 @errors_to_exit
 def crashes(campaign: Optional[str] = typer.Argument(None, help="Campaign id (default: every bucket)."),
+            wide: bool = typer.Option(False, "--wide", help="Every column (crash state, sizes, preemptions) in one row."),
             as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """The bucket table: one row per distinct bug (signature)."""
     st = _store()
     if as_json:
         return _print_json(bucket_rows(st, campaign))
-    print_buckets(st, campaign)
+    print_buckets(st, campaign, wide=wide)
 
 
 def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
@@ -367,7 +399,17 @@ def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
     if not files:
         raise CLIError(f"bucket {bucket} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
     os.makedirs(out_dir, exist_ok=True)
-    return collector.write_artifact(files, out_dir)
+    written = collector.write_artifact(files, out_dir)
+    return written + collector.write_artifact(_regression_test(b), out_dir)
+
+
+def _regression_test(b: dict) -> dict[str, bytes]:
+    """``test_<bucket>.py``: replays the reproducer on fixed (must pass) and buggy (must fail)."""
+    from fuzzfarm import regression_test
+    from fuzzfarm.farm import triage
+    fv = b.get("fix_variant") or triage.fix_variant(b["harness"], b["variant"])
+    kept = bool(b.get("fix_keeps")) or triage.kept_by_fix(b["harness"], b.get("kind") or "")
+    return {regression_test.file_name(b["id"]): regression_test.render(b, fixed_variant=fv, kept_by_fix=kept)}
 
 
 @app.command()
@@ -388,7 +430,8 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     if b.get("state") != "done":
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
-    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: fuzzfarm replay {out_dir}", markup=False)
+    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: fuzzfarm replay {out_dir}; "
+              f"regression test: pytest {out_dir}", markup=False)
 
 
 @app.command()
@@ -512,9 +555,45 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                      "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
-def main() -> None:
-    app()
+# Commands in modules of their own (each ``register(app)``; they import this module).
+EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci")
+
+
+def _register_extensions() -> None:
+    import importlib
+    for name in EXTENSIONS:
+        importlib.import_module(name).register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: Click's usage errors (a bad integer, an unknown option or command)
+    become one line on stderr and exit 2, like every other bad argument."""
+    try:  # typer >= 0.20 carries its own copy of Click; older ones use click itself
+        from typer._click import exceptions as click_exc
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_exc
+    try:
+        rv = app(args=argv, prog_name="fuzzfarm", standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as e:
+        out.print(e.ctx.get_help(), markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except click_exc.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "fuzzfarm"
+        msg = " ".join(e.format_message().split()).rstrip(".")
+        err.print(f"fuzzfarm: error: {msg}; see `{where} --help`", markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except click_exc.ClickException as e:
+        err.print(f"fuzzfarm: error: {' '.join(e.format_message().split())}", markup=False)
+        raise SystemExit(EXIT_ERROR) from None
+    except typer.Abort:
+        err.print("fuzzfarm: interrupted", markup=False)
+        raise SystemExit(130) from None
+    raise SystemExit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m fuzzfarm.cli`: run the package module (the extensions register on its app)
+    from fuzzfarm.cli import main as _main
+    _main()
+else:
+    _register_extensions()

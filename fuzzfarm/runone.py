@@ -3,8 +3,9 @@
     python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]
 
 prints one JSON object (see :func:`outcome`); ``--module`` names an unregistered harness
-module (fuzzfarm's own tests). The collector runs it in fresh processes to verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 0 always
-unless the harness cannot be loaded (2), so callers read the JSON, not the status.
+module (fuzzfarm's own tests). The collector runs it in fresh processes to verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 1 when
+the input fails, 0 when it does not, 2 when the harness cannot be loaded; the collector reads
+the JSON, not the status.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2
     sys.stdout.write(json.dumps(res) + "\n")
-    return 0
+    return 1 if res["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ key                                    type    holds
 =====================================  ======  ================================================
 
 A campaign's status is derived from its jobs: ``queued`` (no job started), ``running``,
-``done`` (every job finished, at least one ran to its end) or ``failed`` (every job failed).
+``done`` (every job finished, at least one ran to its end), ``cancelled`` (every job finished,
+some of them cancelled by ``fuzzfarm cancel``) or ``failed`` (every job failed).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ P = "fuzzfarm:"
 DELIVERY_TTL_S = 7 * 24 * 3600
 
 JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED = "queued", "running", "done", "failed"
-JOB_FINAL = (JOB_DONE, JOB_FAILED)
+JOB_CANCELLED = "cancelled"  # `fuzzfarm cancel`: stopped early on purpose; what it found is kept
+JOB_FINAL = (JOB_DONE, JOB_FAILED, JOB_CANCELLED)
+CAMPAIGN_FINAL = ("done", "failed", "cancelled")
 
 # bucket states, in order
 B_NEW, B_MINIMIZING, B_VERIFYING, B_FIX_CHECKING, B_DONE = "new", "minimizing", "verifying", "fix-checking", "done"
@@ -146,8 +149,9 @@ class Store:
                              f"fix the password in `fuzzfarm --redis URL ...` or ${redis_url.ENV}") from None
         except redis.RedisError as e:
             msg = redis_url.mask_text(str(e), self.url)
-            raise StoreError(f"cannot reach Redis at {redis_url.mask(self.url)} ({msg}); start redis-server "
-                             f"or point `fuzzfarm --redis URL ...` or ${redis_url.ENV} at a running one") from None
+            raise StoreError(f"cannot reach Redis at {redis_url.mask(self.url)} ({msg}); start a local farm "
+                             f"with `fuzzfarm up` (or start redis-server), or point `fuzzfarm --redis URL ...` or "
+                             f"${redis_url.ENV} at a running one") from None
 
     # ---- campaigns and jobs --------------------------------------------------------------
     def create_campaign(self, spec: dict) -> str:
@@ -168,6 +172,24 @@ class Store:
     def campaign(self, cid: str) -> dict | None:
         raw = self.r.hgetall(P + f"campaign:{cid}")
         return {k: _dec(k, v) for k, v in raw.items()} if raw else None
+
+    def request_cancel(self, cid: str) -> list[int]:
+        """Mark campaign ``cid`` cancelled: a slice that starts from now on ends its job as
+        ``cancelled`` without running, a running one stops at its next stats tick. Queued jobs
+        are marked cancelled at once (their messages are dropped when delivered). Returns the
+        numbers of the jobs that were running (they stop within seconds)."""
+        self.r.hset(P + f"campaign:{cid}", "cancel_requested", time.time())
+        running = []
+        for j in self.jobs(cid):
+            n = int(j.get("job", 0))
+            if j.get("state") == JOB_QUEUED:
+                self.update_job(cid, n, state=JOB_CANCELLED, finished=time.time())
+            elif j.get("state") == JOB_RUNNING:
+                running.append(n)
+        return running
+
+    def cancel_requested(self, cid: str) -> bool:
+        return bool(self.r.hexists(P + f"campaign:{cid}", "cancel_requested"))
 
     def campaign_ids(self) -> list[str]:
         return list(self.r.zrange(P + "campaigns", 0, -1))
@@ -230,7 +252,8 @@ class Store:
             "crashes": n_crashes, "intaken": n_intaken, "buckets": len(buckets),
             "buckets_ready": sum(1 for b in buckets if b.get("state") == B_DONE),
             "fuzz_progress": fuzzed / max(1e-9, float(camp["duration_s"]) * int(camp["jobs"])),
-            "settled": status in ("done", "failed") and triaged,
+            "settled": status in CAMPAIGN_FINAL and triaged,
+            "cancel_requested": bool(camp.get("cancel_requested")),
             "first_reproducer_s": round(min(ready) - float(camp["created"]), 1) if ready else None,
             "errors": sorted({j["error"] for j in jobs if j.get("error")}),
         }
@@ -421,6 +444,8 @@ def derive_status(job_states: list[str]) -> str:
         return "running"
     if all(s == JOB_FAILED for s in job_states):
         return "failed"
+    if JOB_CANCELLED in job_states:
+        return "cancelled"
     return "done"
 
 

@@ -13,7 +13,6 @@ import os
 import sys
 
 from celery import Celery, signals
-from kombu import Queue
 
 from . import config, redis_url, watchdog  # noqa: F401 - watchdog: worker signal handlers
 
@@ -26,7 +25,7 @@ except redis_url.RedisURLError as e:
     _env_url, URL_ERROR = redis_url.DEFAULT_URL, e
 
 app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks"])
-app.conf.task_queues = [Queue(q) for q in config.QUEUES]
+app.conf.task_queues = config.task_queues()
 app.conf.update(config.celery_config(_env_url))
 
 

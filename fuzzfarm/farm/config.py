@@ -26,6 +26,14 @@ FUZZ_QUEUE = "fuzz"
 COLLECT_QUEUE = "collect"
 QUEUES = (FUZZ_QUEUE, COLLECT_QUEUE)
 
+
+def task_queues() -> list:
+    """The farm's queues, each bound to an exchange of its own name (without one, kombu binds
+    every queue to the default exchange, named after ``task_default_queue``: the worker banner
+    then showed the fuzz queue on ``exchange=collect``)."""
+    from kombu import Exchange, Queue
+    return [Queue(q, Exchange(q, type="direct"), routing_key=q) for q in QUEUES]
+
 TASK_FUZZ = "fuzzfarm.fuzz_job"
 TASK_INTAKE = "fuzzfarm.intake"
 TASK_MINIMIZE = "fuzzfarm.minimize"

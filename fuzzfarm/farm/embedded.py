@@ -201,14 +201,23 @@ class Worker:
             return ""
 
 
+def node_name(queues: list[str], name: str | None = None) -> str:
+    """The worker's Celery node name: ``NAME@%h``, by default ``<queues>-<random>@%h``, so two
+    workers on one host are two nodes (``celery inspect ping``, Flower), never one
+    ``celery@host`` (DuplicateNodenameWarning)."""
+    if name and "@" in name:
+        return name
+    return f"{name or '+'.join(queues) + '-' + uuid.uuid4().hex[:6]}@%h"
+
+
 def worker_command(queues: list[str], *, concurrency: int = 1, name: str | None = None,
                    loglevel: str = "INFO", extra: list[str] | None = None) -> list[str]:
-    """The plain Celery command line for a farm worker (what ``fuzzfarm worker`` runs)."""
-    cmd = [sys.executable, "-m", "celery", "-A", "fuzzfarm.farm", "worker", "-Q", ",".join(queues),
-           "-c", str(concurrency), "-l", loglevel, "--without-mingle", "--without-gossip"]
-    if name:
-        cmd += ["-n", f"{name}@%h"]
-    return cmd + list(extra or [])
+    """The plain Celery command line for a farm worker (what ``fuzzfarm worker`` runs). ``-E``:
+    task events on, so Flower and ``celery events`` see the tasks (a handful of small messages
+    per fuzz slice or triage step)."""
+    return [sys.executable, "-m", "celery", "-A", "fuzzfarm.farm", "worker", "-Q", ",".join(queues),
+            "-c", str(concurrency), "-l", loglevel, "--without-mingle", "--without-gossip", "-E",
+            "-n", node_name(queues, name), *(extra or [])]
 
 
 class Farm:
@@ -218,10 +227,14 @@ class Farm:
     """
 
     def __init__(self, url: str | None = None, *, fuzz_concurrency: int = 2, collect_concurrency: int = 2,
-                 workdir: str | None = None, worker_env: dict | None = None, workers: bool = True):
+                 workdir: str | None = None, worker_env: dict | None = None, workers: bool = True,
+                 redis_port: int | None = None, redis_password: str | None = None):
+        """``redis_port`` / ``redis_password``: for the redis-server started here (default: a
+        free port, no password); ``fuzzfarm up`` keeps one port and password across restarts."""
         self._own_dir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(prefix="fuzzfarm-")
-        self.redis = None if url else RedisServer(os.path.join(self.workdir, "redis"))
+        self.redis = None if url else RedisServer(os.path.join(self.workdir, "redis"), port=redis_port,
+                                                  password=redis_password)
         if self.redis:
             os.makedirs(self.redis.workdir, exist_ok=True)
         self._url = url

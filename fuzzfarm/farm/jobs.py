@@ -40,6 +40,11 @@ class VersionSkew(RuntimeError):
     pass
 
 
+class Cancelled(Exception):
+    """The campaign was cancelled (``fuzzfarm cancel``): raised from the stats callback, which
+    makes the engine kill the fuzzer (within a stats interval, about a second)."""
+
+
 def job_spec(cid: str, n: int, camp: dict) -> dict:
     """The JSON message of job ``n``'s first slice."""
     return {"campaign": cid, "job": n, "harness": camp["harness"], "variant": camp["variant"],
@@ -89,6 +94,9 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
             return "skipped"
         log.info("job %s/%s slice %s: duplicate delivery, already %s", cid, n, k, job.get("state"))
         return "skipped"
+    if st.cancel_requested(cid):
+        _cancel_job(st, cid, n, k)
+        return "cancelled"
     claim = f"slice:{cid}:{n}:{k}"
     if owner and not st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60):
         log.info("job %s/%s slice %s: another message runs this slice; dropping this duplicate", cid, n, k)
@@ -126,6 +134,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
 
     def on_stats(stats) -> None:
         st.job_stats(cid, n, _as_dict(stats))
+        if st.cancel_requested(cid):
+            raise Cancelled(cid)
 
     corpus = st.corpus(harness)
     # A work directory of this job still here belongs to a slice whose process was killed (the
@@ -139,6 +149,12 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
                                      rss_limit_mb=RSS_LIMIT_MB)
         stats = _as_dict(result.stats)
+    except Cancelled:  # the crashes it found are already kept and their intake enqueued
+        _cancel_job(st, cid, n, k)
+        if owner:
+            st.release_lease(claim, owner)
+        return "cancelled"
+    else:
         st.job_stats(cid, n, stats)
         added = st.add_corpus(harness, result.new_corpus)
         _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
@@ -166,6 +182,11 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if owner:
         st.release_lease(claim, owner)
     return "done"
+
+
+def _cancel_job(st: S.Store, cid: str, n: int, k: int) -> None:
+    log.info("job %s/%s slice %s: campaign cancelled; job stopped", cid, n, k)
+    st.update_job(cid, n, state=S.JOB_CANCELLED, finished=time.time())
 
 
 def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:

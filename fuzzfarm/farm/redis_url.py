@@ -27,10 +27,16 @@ class RedisURLError(ValueError):
 
 
 def from_env(explicit: str | None = None) -> str:
-    """The URL to use: ``explicit`` (``--redis``), else ``$FUZZFARM_REDIS_URL``, else the default."""
-    url = explicit or os.environ.get(ENV) or DEFAULT_URL
+    """The URL to use: ``explicit`` (``--redis``), else ``$FUZZFARM_REDIS_URL``, else the local
+    farm of ``fuzzfarm up`` when it runs, else the default."""
+    url = explicit or os.environ.get(ENV) or _local_farm_url() or DEFAULT_URL
     validate(url)
     return url
+
+
+def _local_farm_url() -> str | None:
+    from . import local  # late: local imports the launcher, which imports this module
+    return local.running_url()
 
 
 def is_configured(explicit: str | None = None) -> bool:

@@ -1,0 +1,188 @@
+"""What ``fuzzfarm ci`` decides and writes: new vs known buckets, JUnit XML, SARIF, Markdown.
+
+Pure (no Redis, no Celery): bucket rows (``fuzzfarm crashes --json`` records) in, verdicts and
+report files out. A bucket id is a hash of harness, variant and signature, so the same bug has
+the same id on every farm: a baseline is a set of bucket ids, read from any earlier report
+(``ci.json``, JUnit XML or SARIF written here) or from a campaign's buckets.
+
+Until root-cause groups exist, every bucket is its own group: :func:`groups` is the one place
+to switch to them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT = "fuzzfarmBucket/v1"
+
+
+class BaselineError(ValueError):
+    """The baseline file cannot be read; ``str`` says what to do."""
+
+
+def groups(rows: list[dict]) -> list[list[dict]]:
+    """The bug groups the CI verdict counts: one per bucket for now."""
+    return [[r] for r in rows]
+
+
+def verdicts(rows: list[dict], baseline: set[str]) -> list[dict]:
+    """One entry per group: ``new`` (no member's bucket known before), ``reproducible`` (a
+    member verified reproducible), ``fails`` (new and reproducible: the run fails on it)."""
+    out = []
+    for g in groups(rows):
+        new = not any(r["id"] in baseline for r in g)
+        repro = any(bool(r.get("reproducible")) for r in g)
+        out.append({"buckets": g, "new": new, "reproducible": repro, "fails": new and repro})
+    return out
+
+
+# ---- baseline -------------------------------------------------------------------------------
+def read_baseline(path: str) -> set[str]:
+    """Bucket ids known before, from a ``ci.json``, a SARIF or a JUnit XML file written by
+    ``fuzzfarm ci`` (every bucket of that run counts as known, new or not)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise BaselineError(f"cannot read the baseline {path!r}: {e.strerror}") from None
+    text = data.decode("utf-8", "replace").lstrip()
+    if text.startswith("<"):
+        return _junit_ids(path)
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise BaselineError(f"baseline {path!r} is neither JSON (ci.json, SARIF) nor JUnit XML; pass a file "
+                            f"written by `fuzzfarm ci` or a campaign id") from None
+    if isinstance(doc, dict) and "runs" in doc:  # SARIF: every bucket of the run is in its properties
+        ids = set()
+        for run in doc.get("runs") or []:
+            ids.update((run.get("properties") or {}).get("fuzzfarm_buckets") or [])
+            for res in run.get("results") or []:
+                fp = (res.get("partialFingerprints") or {}).get(FINGERPRINT)
+                if fp:
+                    ids.add(fp)
+        return ids
+    if isinstance(doc, dict) and isinstance(doc.get("buckets"), list):  # ci.json: its buckets and its own baseline
+        return ({b["id"] for b in doc["buckets"] if isinstance(b, dict) and b.get("id")}
+                | {b for b in doc.get("baseline") or [] if isinstance(b, str)})
+    raise BaselineError(f"baseline {path!r} has no buckets; pass a ci.json, SARIF or JUnit file written by "
+                        f"`fuzzfarm ci`, or a campaign id")
+
+
+def _junit_ids(path: str) -> set[str]:
+    from junitparser import JUnitXml
+    try:
+        xml = JUnitXml.fromfile(path)
+    except Exception as e:  # noqa: BLE001 - any parse error is a bad baseline file
+        raise BaselineError(f"baseline {path!r} is not valid JUnit XML ({e})") from None
+    suites = [xml] if xml._tag == "testsuite" else list(xml)
+    ids = set()
+    for suite in suites:
+        for case in suite:
+            if (case.classname or "").startswith("fuzzfarm.") and case.name and case.name.split()[0].startswith("b"):
+                ids.add(case.name.split()[0])
+    return ids
+
+
+# ---- reports --------------------------------------------------------------------------------
+def _label(r: dict) -> str:
+    return r.get("crash_type") or r.get("kind") or "failure"
+
+
+def _state(r: dict) -> str:
+    return " < ".join(r.get("crash_state") or []) or "(no project frames)"
+
+
+def _fixed(r: dict) -> str:
+    return "kept by the fix (hazard)" if r.get("fix_keeps") else {True: "yes", False: "NO"}.get(r.get("fixed"), "-")
+
+
+def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict], replay: dict[str, str],
+                summary: dict) -> None:
+    """One test case per bucket: a new reproducible one fails (its replay command in the
+    text), a known one passes, a new one that does not reproduce is skipped (flaky)."""
+    from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
+    suite = TestSuite(f"fuzzfarm ci {target}")
+    suite.add_property("campaign", campaign)
+    suite.add_property("execs", str(summary.get("execs", 0)))
+    for v in verdicts_:
+        for r in v["buckets"]:
+            case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
+            body = (f"bucket: {r['id']}\nsignature: {r.get('signature')}\ncrash state: {_state(r)}\n"
+                    f"reproducible: {r.get('verify_ok')}/{r.get('verify_n')}\nfixed: {_fixed(r)}\n"
+                    f"replay: {replay.get(r['id'], '-')}\n")
+            if v["fails"]:
+                f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}", _label(r))
+                f.text = body
+                case.result = [f]
+            elif v["new"]:
+                case.result = [Skipped(f"new, but not reproducible on replay: {_label(r)}")]
+                case.system_out = body
+            else:
+                case.system_out = "known before (in the baseline)\n" + body
+            suite.add_testcase(case)
+    if not verdicts_:
+        case = TestCase(f"{target}: no crash", classname="fuzzfarm.ci")
+        case.system_out = f"campaign {campaign}: {summary.get('execs', 0)} execs, no crash\n"
+        suite.add_testcase(case)
+    xml = JUnitXml("fuzzfarm ci")
+    xml.add_testsuite(suite)
+    xml.write(path, pretty=True)
+
+
+def sarif(*, target: str, harness_path: str | None, campaign: str, verdicts_: list[dict],
+          replay: dict[str, str], version: str) -> dict:
+    """SARIF 2.1.0: each new bucket a result (level error when it reproduces, warning when it
+    does not) located at the harness, with its replay command; every bucket id of the run in
+    the run's properties (so the file can serve as a baseline)."""
+    rules, results, all_ids = {}, [], []
+    uri = os.path.relpath(harness_path) if harness_path else target
+    if uri.startswith(".."):
+        uri = harness_path
+    for v in verdicts_:
+        for r in v["buckets"]:
+            all_ids.append(r["id"])
+            if not v["new"]:
+                continue
+            rule = (r.get("kind") or "failure").replace(" ", "-")
+            rules.setdefault(rule, {"id": rule, "name": rule, "shortDescription": {"text": r.get("kind") or "failure"},
+                                    "helpUri": "https://github.com/google/atheris"})
+            cmd = replay.get(r["id"], "")
+            results.append({
+                "ruleId": rule, "level": "error" if v["reproducible"] else "warning",
+                "message": {"text": f"{_label(r)} in {_state(r)} ({target}, bucket {r['id']}, reproducible "
+                                    f"{r.get('verify_ok')}/{r.get('verify_n')}, fixed: {_fixed(r)}). "
+                                    f"Replay: {cmd}"},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
+                "partialFingerprints": {FINGERPRINT: r["id"]},
+                "properties": {"bucket": r["id"], "signature": r.get("signature"), "replay_command": cmd,
+                               "crash_state": r.get("crash_state") or [], "reproducible": bool(r.get("reproducible")),
+                               "fixed": r.get("fixed"), "campaign": campaign},
+            })
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": {"name": "fuzzfarm", "version": version, "rules": list(rules.values())}},
+                      "results": results, "properties": {"campaign": campaign, "fuzzfarm_buckets": all_ids}}]}
+
+
+def markdown(*, target: str, campaign: str, summary: dict, verdicts_: list[dict], replay: dict[str, str],
+             duration_s: float, jobs: int) -> str:
+    """A short summary for a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
+    failing = [v for v in verdicts_ if v["fails"]]
+    head = (f"### fuzzfarm ci {target}: {len(failing)} new reproducible bug(s)" if failing
+            else f"### fuzzfarm ci {target}: no new bug")
+    known = sum(1 for v in verdicts_ if not v["new"])
+    lines = [head, "",
+             f"Campaign `{campaign}`: {jobs} job(s) × {duration_s:g} s, {summary.get('execs', 0):,} execs, "
+             f"{summary.get('crashes', 0)} crash input(s), {sum(len(v['buckets']) for v in verdicts_)} bucket(s) "
+             f"({known} known before).", ""]
+    rows = [(v, r) for v in verdicts_ for r in v["buckets"]]
+    if rows:
+        lines += ["| | bucket | kind | crash state | repro | fixed | replay |", "|---|---|---|---|---|---|---|"]
+        for v, r in rows:
+            mark = "new" if v["fails"] else ("new, flaky" if v["new"] else "known")
+            cells = [mark, f"`{r['id']}`", _label(r), _state(r), f"{r.get('verify_ok')}/{r.get('verify_n')}",
+                     _fixed(r), f"`{replay.get(r['id'], '-')}`"]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"

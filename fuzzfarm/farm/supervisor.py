@@ -1,0 +1,196 @@
+"""The supervisor of the local farm (``fuzzfarm up`` starts it in the background):
+
+    python -m fuzzfarm.farm.supervisor --dir DIR [--fuzz-concurrency N] [--collect-concurrency N]
+
+It starts, with :class:`fuzzfarm.farm.embedded.Farm` (the launcher of ``fuzzfarm demo`` and
+the tests), a redis-server on the port remembered in DIR (AOF in ``DIR/redis``, password from
+``DIR/password``) and one Celery worker per role: ``fuzz`` and a separate ``collect``, so crash
+triage never waits behind fuzzing. It restarts any of them that dies (redis-server on the same
+port and AOF, so nothing is lost), records every PID in ``DIR/farm.json``, and on SIGTERM or
+SIGINT stops them all (workers with SIGQUIT: running jobs go back to the queue).
+
+More processes (e.g. a web view) are one :class:`Service` more in :func:`services`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from . import local
+from .embedded import Farm, Worker
+
+log = logging.getLogger("fuzzfarm.supervisor")
+POLL_S = 1.0
+# A process that dies more often than this within RESTART_WINDOW_S is left dead (and said so).
+MAX_RESTARTS, RESTART_WINDOW_S = 5, 60.0
+
+
+class Service:
+    """A supervised process: a farm :class:`Worker` (already made by the Farm), or any command
+    (``argv``) logging to ``logfile``."""
+
+    def __init__(self, name: str, *, worker: Worker | None = None, argv: list[str] | None = None,
+                 logfile: str | None = None, env: dict | None = None, needle: str = ""):
+        self.name, self.worker, self.argv, self.logfile, self.env = name, worker, argv, logfile, env or {}
+        self.needle = needle or ("celery" if worker else (argv or [""])[0])
+        self.proc: subprocess.Popen | None = worker.proc if worker else None
+        self.restarts: list[float] = []
+
+    def start(self) -> None:
+        if self.worker:
+            self.worker.start()
+            self.worker.wait_ready()
+            self.proc = self.worker.proc
+            return
+        with open(self.logfile, "ab") as f:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                                         start_new_session=True, env={**os.environ, **self.env})
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def quit(self) -> None:
+        if self.worker:
+            self.worker.quit()
+        elif self.alive():
+            self.proc.terminate()
+
+    def stop(self) -> None:
+        if self.worker:
+            self.worker.stop()
+        elif self.proc is not None:
+            self.quit()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+
+    def record(self) -> dict:
+        if self.proc is not None:
+            self.last_pid = self.proc.pid
+        return {"name": self.name, "pid": getattr(self, "last_pid", None), "needle": self.needle,
+                "log": self.worker.logfile if self.worker else self.logfile,
+                "queues": self.worker.queues if self.worker else [], "restarts": len(self.restarts)}
+
+
+def services(farm: Farm, args) -> list[Service]:
+    """What the supervisor keeps running besides redis-server."""
+    return [Service(f"worker-{'+'.join(w.queues)}", worker=w) for w in farm.workers]
+
+
+class Supervisor:
+    def __init__(self, args):
+        self.dir = args.dir
+        self.args = args
+        self.farm = Farm(workdir=self.dir, fuzz_concurrency=args.fuzz_concurrency,
+                         collect_concurrency=args.collect_concurrency,
+                         redis_port=int(args.port or local.remembered_port()),
+                         redis_password=local.remembered_password())
+        self.started = time.time()
+        self.redis_pid: int | None = None
+        self.services: list[Service] = []
+        self.stopping = False
+
+    def write(self, status: str) -> None:
+        r = self.farm.redis
+        if r.proc is not None:  # after a stop, the state keeps the PIDs it had (`down` checks them)
+            self.redis_pid = r.proc.pid
+        local.write_state({"status": status, "url": self.farm.url, "port": r.port, "dir": self.dir,
+                           "supervisor_pid": os.getpid(), "redis_pid": self.redis_pid,
+                           "redis_log": os.path.join(r.workdir, "redis.log"), "started": self.started,
+                           "services": [s.record() for s in self.services]}, self.dir)
+
+    def start(self) -> None:
+        self.started = time.time()
+        self.farm.start()  # redis-server, then a fuzz and a collect worker, each ready
+        self.services = services(self.farm, self.args)
+        for s in self.services:
+            if not s.alive():
+                s.start()
+        self.write("up")
+        log.info("local farm up: redis on port %d, %s", self.farm.redis.port,
+                 ", ".join(f"{s.name} pid {s.proc.pid}" for s in self.services))
+
+    def _restart(self, what: str, start) -> bool:
+        log.warning("%s died; restarting it", what)
+        try:
+            start()
+            return True
+        except Exception as e:  # noqa: BLE001 - keep supervising the others
+            log.error("could not restart %s: %s", what, e)
+            return False
+
+    def tick(self) -> None:
+        r = self.farm.redis
+        changed = False
+        if r.proc is not None and r.proc.poll() is not None:
+            changed |= self._restart("redis-server", r.start)
+        now = time.time()
+        for s in self.services:
+            if s.proc is None or s.alive():
+                continue
+            s.restarts = [t for t in s.restarts if now - t < RESTART_WINDOW_S]
+            if len(s.restarts) >= MAX_RESTARTS:
+                if s.proc.returncode is not None:
+                    log.error("%s died %d times in %.0f s; left stopped (see %s)", s.name, len(s.restarts),
+                              RESTART_WINDOW_S, s.record()["log"])
+                    s.proc = None
+                    changed = True
+                continue
+            s.restarts.append(now)
+            if s.worker:
+                s.worker.stop()  # reap it and whatever is left in its session
+            changed |= self._restart(s.name, s.start)
+        if changed:
+            self.write("up")
+
+    def stop(self, *_sig) -> None:
+        self.stopping = True
+
+    def shutdown(self) -> None:
+        for s in self.services:
+            s.quit()
+        for s in self.services:
+            s.stop()
+        self.farm.redis.stop()
+        self.write("stopped")
+
+    def run(self) -> int:
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+        try:
+            self.start()
+            while not self.stopping:
+                time.sleep(POLL_S)
+                if not self.stopping:
+                    self.tick()
+        finally:
+            self.shutdown()
+        log.info("local farm stopped")
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.farm.supervisor")
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--port", type=int, default=None)
+    ap.add_argument("--fuzz-concurrency", type=int, default=2)
+    ap.add_argument("--collect-concurrency", type=int, default=2)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stdout)
+    return Supervisor(args).run()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
