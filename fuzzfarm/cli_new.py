@@ -22,6 +22,7 @@ FILES = {
     "pyproject.toml.tmpl": "pyproject.toml",
     "README.md.tmpl": "README.md",
     "__init__.py.tmpl": "{pkg}/__init__.py",
+    "tracker.go.tmpl": "{pkg}/tracker.go",
     "port.py.tmpl": "{pkg}/port.py",
     "harness.py.tmpl": "{pkg}/harness.py",
     "test_harness.py.tmpl": "tests/test_{pkg}.py",

@@ -40,7 +40,7 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 # (the harness's own modules are added per harness, see HarnessInfo.source_files).
 _BEHAVIOUR_TREES = ("gosim", "strategies", "ports", "examples")
 _BEHAVIOUR_FILES = ("scenario_reader.py", "harness.py", "declare.py")
-RESTART_HINT = "restart the workers (and this command) so they see it, then resubmit"
+RESTART_HINT = "restart the workers so they see it, then resubmit"
 
 
 class HarnessError(Exception):
