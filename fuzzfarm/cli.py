@@ -498,19 +498,24 @@ DEMO_STRATEGY = {"checker": "bytes", "cluster-builder": "bytes"}
 
 @app.command()
 @errors_to_exit
-def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing time per job."),
+def demo(names: Optional[list[str]] = typer.Argument(
+             None, metavar="HARNESS", help=f"Installed harnesses to fuzz (default: {' '.join(DEMO_HARNESSES)})."),
+         duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing time per job."),
          jobs: int = typer.Option(2, "--jobs", "-j", help="Jobs per harness."),
          output: str = typer.Option("fuzzfarm-out", "-o", "--output", help="Where reproducers are downloaded."),
          strategy: Optional[str] = typer.Option(None, "--strategy",
                                                 help="bytes | random | pct (default: bytes)."),
          timeout: float = typer.Option(900, "--timeout", help="Give up after this many seconds."),
          as_json: bool = typer.Option(False, "--json", help="JSON summary at the end.")) -> None:
-    """Run the whole farm here: redis-server (unless --redis/$FUZZFARM_REDIS_URL), two workers, both
-    harnesses' buggy variants; print the buckets and download the reproducers; then stop everything."""
+    """Run the whole farm here: redis-server (unless --redis/$FUZZFARM_REDIS_URL), two workers, the
+    harnesses' buggy variants (any installed harness; default: the two seed harnesses); print the
+    buckets and download the reproducers; then stop everything."""
     from fuzzfarm.farm import configure, redis_url
     from fuzzfarm.farm.embedded import Farm
     duration_s = parse_duration(duration)
-    _check_usage(jobs, strategy)
+    hs = tuple(dict.fromkeys(names)) if names else DEMO_HARNESSES
+    for h in hs:  # an unknown name or a harness without "buggy" is reported before anything starts
+        _check_harness(h, "buggy", jobs, strategy)
     given = redis_url.is_configured(_state.get("redis"))
     url = _url() if given else None
     if given:
@@ -519,7 +524,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
     err.print("fuzzfarm demo: starting " + ("workers" if given else "redis-server and workers") + " ...", markup=False)
     # a demo shows results in minutes: minimization gets 30 s per bucket unless the environment says otherwise
     worker_env = {"FUZZFARM_MINIMIZE_BUDGET_S": os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "30")}
-    farm = Farm(url, fuzz_concurrency=max(2, jobs * len(DEMO_HARNESSES)), collect_concurrency=2,
+    farm = Farm(url, fuzz_concurrency=max(2, jobs * len(hs)), collect_concurrency=2,
                 worker_env=worker_env)
     show = err if as_json else out  # with --json, stdout carries the JSON only
     with farm:
@@ -530,7 +535,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                    "worker_pids": [w.proc.pid for w in farm.workers]}
         err.print(f"fuzzfarm demo: redis {redis_url.mask(farm.url)}, workers up in {time.monotonic() - t0:.1f} s "
                   f"(logs in {farm.workdir})", markup=False)
-        cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY[h]) for h in DEMO_HARNESSES]
+        cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "bytes")) for h in hs]
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
         for cid in cids:
@@ -556,7 +561,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
 
 
 # Commands in modules of their own (each ``register(app)``; they import this module).
-EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci")
+EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new")
 
 
 def _register_extensions() -> None:

@@ -54,12 +54,7 @@ with atheris.instrument_imports():
     from fuzzfarm import gosim
     from fuzzfarm.ports.clusterloader2 import ScriptBuilder, WaitForControlledPods
 
-from fuzzfarm.harness import (ScenarioReader, atheris_main, execute_scenario, failure_signature,
-                              raise_unless_tolerated, variant_from_env)
-
-NAME = "checker"
-VARIANTS = ("buggy", "fixed")
-DESCRIPTION = "clusterloader2 WaitForControlledPodsRunning: nil cancel in objectChecker.Stop (perf-tests PR #2220)"
+from fuzzfarm.harness import ScenarioReader, declare
 
 # Failure kinds the fixed variant may legitimately reach (upstream hazards kept by PR #2220).
 FIXED_MAY_FAIL = frozenset({"WaitGroup reused before previous Wait returned"})
@@ -79,10 +74,8 @@ def _replicas_ready(rd: ScenarioReader):
     return rd.int_in_range(0, 3), rd.pick(READY_AFTER)
 
 
-def decode(data: bytes):
-    """``(scenario dict, reader)``: the scenario read from the end of ``data``; the schedule is
-    ``data[:reader.schedule_end]``."""
-    rd = ScenarioReader(data)
+def read_scenario(rd: ScenarioReader) -> dict:
+    """The scenario, read from the end of the input (the rest is the schedule)."""
     n_keys = rd.int_in_range(1, 3)
     names = [f"obj{i}" for i in range(n_keys)]
     sb = ScriptBuilder()
@@ -112,10 +105,10 @@ def decode(data: bytes):
         else:
             sb.re_add(name, replicas, at=at, ready_after=ready, delete_ready_after=ready)
     scenario["script"] = sb
-    return scenario, rd
+    return scenario
 
 
-def describe(sc: dict) -> str:
+def describe(sc: dict, variant: str = "") -> str:
     lines = [f"operation_timeout={sc['operation_timeout']:g}s; main: start, "
              + {"dispose": "dispose",
                 "sleep+dispose": f"sleep {sc['sleep']:g}s, dispose",
@@ -126,9 +119,9 @@ def describe(sc: dict) -> str:
     return "\n".join(lines)
 
 
-def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
-    """Decode ``data`` and run it under the deterministic runtime (``fuzzfarm.harness``)."""
-    sc, rd = decode(data)
+def execute(sc: dict, variant: str):
+    """Goroutine 1 (named ``execute`` so that crash states keep the frame name ``execute.main``
+    they had before the harness used ``declare``): start, maybe sleep and gather, dispose."""
     plan = sc["plan"]
 
     def main() -> None:
@@ -140,17 +133,14 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
             w.gather(sc["sync_timeout"])
         w.dispose()
 
-    return execute_scenario(main, data, 0, describe(sc), trace=trace, log_schedule=log_schedule,
-                            schedule_end=rd.schedule_end, scenario_short=rd.short, max_steps=MAX_STEPS,
-                            check_leaks=True)
+    return main
 
 
-signature = failure_signature
-
-
-def TestOneInput(data: bytes) -> None:
-    raise_unless_tolerated(execute(data, variant_from_env(VARIANTS)).report.failure)
-
+harness = declare(__name__, name="checker", variants=("buggy", "fixed"),
+                  description="clusterloader2 WaitForControlledPodsRunning: nil cancel in objectChecker.Stop "
+                              "(perf-tests PR #2220)",
+                  decode=read_scenario, program=execute, describe=describe, fixed_may_fail=FIXED_MAY_FAIL,
+                  max_steps=MAX_STEPS, check_leaks=True)
 
 if __name__ == "__main__":
-    atheris_main(TestOneInput, __file__)
+    harness.fuzz()

@@ -83,14 +83,9 @@ with atheris.instrument_imports():
     from fuzzfarm.ports.controller_runtime import apiutil, cache, cluster, rest
     from fuzzfarm.ports.prow import kubernetes_cluster_clients as kcc
 
-from fuzzfarm.harness import (ScenarioReader, atheris_main, execute_scenario, failure_signature,  # noqa: E402
-                              raise_unless_tolerated, variant_from_env)
+from fuzzfarm.harness import Program, ScenarioReader, declare  # noqa: E402
 
 NAME = "cluster-builder"
-VARIANTS = ("buggy", "fixed", "library-fixed")
-DESCRIPTION = ("prow BuildClusters -> controller-runtime cache.defaultOpts: concurrent map writes on a "
-               "shared DefaultNamespaces map (prow #288; fix prow #299, controller-runtime #3078)")
-
 HAZARDS_ENV = "FUZZFARM_HAZARDS"
 
 CONTEXT_NAMES = ("build01", "build02", "build11", "vsphere02", "arm01", "app.ci", "hive", "default")
@@ -150,15 +145,14 @@ class Scenario:
                 f"caller opts={self.caller_opts}; main runs {self.observe:g}s after BuildClusters returns")
 
 
-def decode(data: bytes) -> tuple[Scenario, ScenarioReader]:
-    """The scenario and its reader (``data[:reader.schedule_end]`` is the schedule).
+def read_scenario(rd: ScenarioReader) -> Scenario:
+    """The scenario, read from the end of the input (the rest is the schedule).
 
     Packed tight, so that even short inputs keep bytes for the schedule: one header byte
     (contexts - 1: 3 bits, dry-run: 1, caller opts: 2, observe window: 2), one byte for the
     context names (rotation: 3 bits; top two bits set: the last context repeats the first's
     name), then one byte per context (health: 3 bits, verb: 3 bits mod 5, recovery: 2).
     """
-    rd = ScenarioReader(data)
     h = rd.int_in_range(0, 255)
     n = 1 + (h & 7)
     dry_run = bool(h >> 3 & 1)
@@ -181,7 +175,7 @@ def decode(data: bytes) -> tuple[Scenario, ScenarioReader]:
             continue
         seen.add(name)
         clusters.append(ClusterSpec(name, health, verb, recover_at))
-    return Scenario(tuple(clusters), dry_run, caller_opts, observe), rd
+    return Scenario(tuple(clusters), dry_run, caller_opts, observe)
 
 
 def caller_option(kind: str):
@@ -276,39 +270,34 @@ def _startup_hang(dl: _failures.GoFailure, gid: int) -> StartupHang:
     return f
 
 
-def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False,
-            hazards: bool | None = None, observed: Observed | None = None):
-    """Decode ``data`` and run it; never raises the program's failure (see module docstring).
+def program(sc: Scenario, variant: str, *, hazards: bool | None = None, observed: Observed | None = None):
+    """Goroutine 1 and how its run is judged (see module docstring).
 
     ``hazards`` (default: ``FUZZFARM_HAZARDS``) turns on the H3/H4 oracles. ``observed``, if
     given, is filled with what main saw.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     hz = hazards_enabled(hazards)
-    sc, rd = decode(data)
     out = observed if observed is not None else Observed()
-    ex = execute_scenario(scenario_main(sc, variant, out), data, 0, sc.describe(variant), trace=trace,
-                          log_schedule=log_schedule, schedule_end=rd.schedule_end, scenario_short=rd.short,
-                          max_steps=MAX_STEPS,
-                          # H3: the retry goroutine lives as long as the process (see docstring)
-                          check_leaks=hz)
-    f = ex.report.failure
-    hung = out.hung()
-    if isinstance(f, gosim.Deadlock) and hung and not out.returned:
-        note = (f"observed: H4 startup hang - BuildClusters never returns (goroutine(s) "
-                f"{', '.join(f'G{g}' for g in hung)} wait forever for a SelfSubjectAccessReview answer)")
-        ex.scenario += "\n" + note
-        ex.report.failure = _startup_hang(f, hung[0]) if hz else None
-    return ex
+
+    def finish(ex):
+        f = ex.report.failure
+        hung = out.hung()
+        if isinstance(f, gosim.Deadlock) and hung and not out.returned:
+            note = (f"observed: H4 startup hang - BuildClusters never returns (goroutine(s) "
+                    f"{', '.join(f'G{g}' for g in hung)} wait forever for a SelfSubjectAccessReview answer)")
+            ex.scenario += "\n" + note
+            ex.report.failure = _startup_hang(f, hung[0]) if hz else None
+        return ex
+
+    # H3: the retry goroutine lives as long as the process (see docstring): leaks only with hazards on
+    return Program(scenario_main(sc, variant, out), run_kw={"check_leaks": hz}, finish=finish)
 
 
-signature = failure_signature
-
-
-def TestOneInput(data: bytes) -> None:
-    raise_unless_tolerated(execute(data, variant_from_env(VARIANTS)).report.failure)
-
+harness = declare(__name__, name=NAME, variants=("buggy", "fixed", "library-fixed"),
+                  description="prow BuildClusters -> controller-runtime cache.defaultOpts: concurrent map writes on "
+                              "a shared DefaultNamespaces map (prow #288; fix prow #299, controller-runtime #3078)",
+                  decode=read_scenario, program=program, describe=lambda sc, variant: sc.describe(variant),
+                  max_steps=MAX_STEPS)
 
 if __name__ == "__main__":
-    atheris_main(TestOneInput, __file__)
+    harness.fuzz()

@@ -26,11 +26,8 @@ with atheris.instrument_imports():
 
     _CASES = _examples.all_cases()
 
-from fuzzfarm.harness import ScenarioReader, atheris_main, execute_scenario, raise_unless_tolerated, variant_from_env
+from fuzzfarm.harness import Program, ScenarioReader, declare
 
-NAME = "examples"
-VARIANTS = ("buggy", "fixed")
-DESCRIPTION = "docs/CASES.md: ten real Go concurrency bugs (HC-01..HC-15), case from the last byte, schedule from the rest"
 EXAMPLE_ENV = "FUZZFARM_EXAMPLE"
 
 
@@ -48,33 +45,22 @@ def _pinned():
 _PIN = _pinned()
 
 
-def decode(data: bytes):
-    """``(case module, reader)``: the schedule is ``data[:reader.schedule_end]``."""
-    rd = ScenarioReader(data)
+def read_scenario(rd: ScenarioReader):
+    """The case module: pinned by ``FUZZFARM_EXAMPLE`` (reads nothing), else the last byte."""
     if _PIN is not None:
-        return _PIN, rd
-    return rd.pick(_CASES), rd
+        return _PIN
+    return rd.pick(_CASES)
 
 
-def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: bool = False):
-    """Run the case ``data`` selects, in ``variant``, under the schedule in the rest of ``data``."""
-    case, rd = decode(data)
-    main = _examples.main_of(case, variant)
-    return execute_scenario(main, data, 0, f"{case.ID} {case.TITLE} ({variant})", trace=trace,
-                            log_schedule=log_schedule, schedule_end=rd.schedule_end, scenario_short=rd.short,
-                            **case.RUN_KW)
+def program(case, variant: str) -> Program:
+    return Program(_examples.main_of(case, variant), run_kw=case.RUN_KW)
 
 
-_VARIANT = None
-
-
-def TestOneInput(data: bytes) -> None:
-    """atheris entry point: raises the run's failure so libFuzzer records a crash."""
-    global _VARIANT
-    if _VARIANT is None:
-        _VARIANT = variant_from_env(VARIANTS)
-    raise_unless_tolerated(execute(data, _VARIANT).report.failure)
-
+harness = declare(__name__, name="examples", variants=("buggy", "fixed"),
+                  description="ten real Go concurrency bugs (HC-01..HC-15), case from the last byte, "
+                              "schedule from the rest",
+                  decode=read_scenario, program=program,
+                  describe=lambda case, variant: f"{case.ID} {case.TITLE} ({variant})")
 
 if __name__ == "__main__":
-    atheris_main(TestOneInput, __file__)
+    harness.fuzz()

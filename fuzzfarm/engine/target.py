@@ -34,25 +34,24 @@ class Target:
 
     def declared(self, name: str):
         """The literal value of the module-level assignment ``name = ...`` in the harness source,
-        read without importing it (a worker never imports harness code); ``frozenset(...)``,
-        ``set(...)`` and ``tuple(...)`` around a literal are unwrapped. None when the source
-        cannot be read, has no such assignment, or it is not a literal."""
+        or of the matching keyword of its ``declare(...)`` call (``VARIANTS`` -> ``variants=``,
+        ``FIXED_MAY_FAIL`` -> ``fixed_may_fail=``; a keyword naming a module-level constant is
+        followed), read without importing it (a worker never imports harness code);
+        ``frozenset(...)``, ``set(...)`` and ``tuple(...)`` around a literal are unwrapped. None
+        when the source cannot be read, has no such assignment, or it is not a literal."""
         try:
             with open(self.path, encoding="utf-8") as f:
                 tree = ast.parse(f.read())
         except (OSError, SyntaxError, ValueError):
             return None
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                value = node.value
-                if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                        and value.func.id in ("frozenset", "set", "tuple") and len(value.args) == 1):
-                    value = value.args[0]
-                try:
-                    return ast.literal_eval(value)
-                except ValueError:
-                    return None
-        return None
+        assigned = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        value = assigned.get(name)
+        if value is None:
+            value = _declare_keyword(tree, name.lower())
+            if isinstance(value, ast.Name):
+                value = assigned.get(value.id)
+        return None if value is None else _literal(value)
 
     def declared_variants(self) -> tuple[str, ...] | None:
         """``VARIANTS`` from the harness source (see :meth:`declared`), or None."""
@@ -81,6 +80,30 @@ class Target:
         for _ in range(self.module.count(".")):
             root = os.path.dirname(root)
         return root
+
+
+def _declare_keyword(tree: ast.Module, keyword: str):
+    """The ``keyword=`` argument (an AST node) of the module-level ``declare(...)`` call, or None."""
+    for node in tree.body:
+        call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if isinstance(call, ast.Call):
+            fn = call.func
+            fname = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
+            if fname == "declare":
+                for kw in call.keywords:
+                    if kw.arg == keyword:
+                        return kw.value
+    return None
+
+
+def _literal(value: ast.AST):
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id in ("frozenset", "set", "tuple") and len(value.args) == 1):
+        value = value.args[0]
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError):
+        return None
 
 
 def resolve(harness) -> Target:

@@ -60,8 +60,14 @@ def slice_seed(spec: dict) -> int:
 def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
     """The harness registered as ``name`` on this worker, with the submitter's source hash.
     Raises HarnessError (unknown, not importable) or VersionSkew."""
-    info = H.get(name)
-    local = info.source_hash()
+    try:
+        info = H.get(name)  # re-reads the installed packages when the name or its module is new here
+        local = info.source_hash()
+    except H.HarnessError as e:
+        if str(e).startswith("unknown harness"):  # the submitter has it, this worker does not
+            raise H.HarnessError(f"harness {name!r} is not installed on worker {socket.gethostname()}; install it "
+                                 f"there, {H.RESTART_HINT}") from e
+        raise
     if local != submitted_hash:
         raise VersionSkew(f"version skew: harness {name!r} on worker {socket.gethostname()} has source hash "
                           f"{local[:12]}, the campaign was submitted with {submitted_hash[:12]}; install the "

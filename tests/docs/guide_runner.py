@@ -1,0 +1,157 @@
+"""Runs the code blocks of docs/HARNESSES.md, so the guide cannot rot.
+
+Every fenced block carries a marker in its info string:
+
+* ``sh`` - run, in document order, in one bash session (``set -euo pipefail``) in a work
+  directory, with a throwaway virtualenv layered over the test venv first on ``PATH`` (so
+  ``pip install -e`` there never touches the test venv); ``sh farm`` blocks need a farm (a
+  redis-server and ``$FUZZFARM_REDIS_URL``) and run only when the caller provides one;
+* ``text expect`` - output of the ``sh`` block before it: each non-empty line must occur in that
+  block's output (a line ``...`` is skipped);
+* ``python|go|toml file=PATH`` - an excerpt of a file ``fuzzfarm new`` writes (PATH is
+  relative to the scaffolded package directory): it must occur in that file verbatim, and the
+  file itself is what the ``sh`` blocks run;
+* ``python run`` - a script run with the venv's python in the work directory at that point;
+* ``text`` - prose output shown for reading only; it must be marked ``text show``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GUIDE = os.path.join(REPO, "docs", "HARNESSES.md")
+FENCE = re.compile(r"^```([A-Za-z]*)[ \t]*([^\n]*)\n(.*?)^```[ \t]*$", re.M | re.S)
+MARKERS = {("sh", ""), ("sh", "farm"), ("text", "expect"), ("text", "show"), ("python", "run")}
+
+
+@dataclass
+class Block:
+    lang: str
+    marker: str
+    text: str
+    line: int
+
+    @property
+    def file(self) -> str | None:
+        m = re.fullmatch(r"file=(\S+)", self.marker)
+        return m.group(1) if m else None
+
+
+def blocks(path: str = GUIDE) -> list[Block]:
+    src = open(path, encoding="utf-8").read()
+    out = []
+    for m in FENCE.finditer(src):
+        out.append(Block(m.group(1), m.group(2).strip(), m.group(3), src.count("\n", 0, m.start()) + 1))
+    return out
+
+
+def check_markers(bs: list[Block]) -> list[str]:
+    """Sentences naming every block the runner would not execute or check."""
+    bad = []
+    for b in bs:
+        if (b.lang, b.marker) in MARKERS or (b.lang in ("python", "go", "toml") and b.file):
+            continue
+        bad.append(f"docs/HARNESSES.md:{b.line}: ```{b.lang} {b.marker}``` is neither run nor checked")
+    return bad
+
+
+def layered_venv(path: str) -> str:
+    """A virtualenv at ``path`` that sees the test venv's packages (a .pth re-reading its
+    site-packages, editable fuzzfarm included) but installs into its own; ``fuzzfarm`` and
+    ``pip`` and ``python`` on its bin/. Returns its bin directory."""
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
+    parent = sysconfig.get_paths()["purelib"]
+    own = subprocess.run([os.path.join(path, "bin", "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(own, "_fuzzfarm_test_parent.pth"), "w") as f:
+        f.write(f"import site; site.addsitedir({parent!r})\n")
+    bindir = os.path.join(path, "bin")
+    shims = {"fuzzfarm": "from fuzzfarm.cli import main", "pip": "from pip._internal.cli.main import main"}
+    for name, imp in shims.items():  # pip must be this venv's, or it would install elsewhere
+        with open(os.path.join(bindir, name), "w") as f:
+            f.write(f"#!{os.path.join(bindir, 'python')}\nimport sys\n{imp}\nsys.exit(main())\n")
+        os.chmod(os.path.join(bindir, name), 0o755)
+    return bindir
+
+
+def venv_env(bindir: str, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("FUZZFARM_REDIS_URL", "PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PATH=f"{bindir}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=os.path.dirname(bindir),
+               # offline installs: nothing is downloaded at test time (setuptools and wheel come from the venv)
+               PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(extra)
+    return env
+
+
+def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> list[tuple[Block, str]]:
+    """Run the guide's ``sh`` (and ``python run``) blocks in one bash session; check ``text
+    expect`` blocks and file excerpts. Returns ``[(block, its output)]``; raises AssertionError
+    naming the block that failed."""
+    bs = blocks()
+    bad = check_markers(bs)
+    assert not bad, "\n".join(bad)
+    script = ["set -euo pipefail", "exec 2>&1"]
+    runnable = []
+    for i, b in enumerate(bs):
+        if b.lang == "sh" and (b.marker == "" or (farm and b.marker == "farm")):
+            runnable.append(i)
+            script += [f"echo '@@block {i}'", f"date +@@t%s.%N >&3", b.text]
+        elif b.lang == "python" and b.marker == "run":
+            runnable.append(i)
+            py = os.path.join(workdir, f".guide-block-{i}.py")
+            with open(py, "w") as f:
+                f.write(b.text)
+            script += [f"echo '@@block {i}'", f"date +@@t%s.%N >&3", f"python {py}"]
+    script += ["date +@@t%s.%N >&3", "echo '@@end'"]
+    times = os.path.join(workdir, ".guide-times")
+    script.insert(2, f"exec 3>{shlex.quote(times)}")  # block start times, for the figures in the test output
+    p = subprocess.run(["bash", "-c", "\n".join(script)], cwd=workdir, env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    stamps = [float(x[3:]) for x in open(times).read().split()]
+    durations = [round(b - a, 1) for a, b in zip(stamps, stamps[1:])]
+    print("guide blocks (line: seconds):", ", ".join(f"{bs[i].line}: {d}" for i, d in zip(runnable, durations)))
+    parts = re.split(r"^@@block (\d+)\n", p.stdout, flags=re.M)
+    outputs = {int(parts[k]): parts[k + 1] for k in range(1, len(parts) - 1, 2)}
+    if p.returncode != 0 or "@@end" not in p.stdout:
+        last = max(outputs) if outputs else None
+        where = f"docs/HARNESSES.md:{bs[last].line}" if last is not None else "the first block"
+        raise AssertionError(f"the guide's block at {where} failed (exit {p.returncode}):\n"
+                             f"{textwrap.indent(bs[last].text if last is not None else '', '  ')}\n"
+                             f"output tail:\n{p.stdout[-5000:]}")
+    results = []
+    for i, b in enumerate(bs):
+        if i in outputs:
+            results.append((b, outputs[i]))
+        if b.lang == "text" and b.marker == "expect":
+            prev = max((j for j in outputs if j < i), default=None)
+            assert prev is not None and bs[prev].lang in ("sh", "python"), f"HARNESSES.md:{b.line}: expect without a block"
+            if prev not in outputs:
+                continue
+            for line in b.text.splitlines():
+                line = line.strip()
+                if line and line != "...":
+                    assert line in outputs[prev], (f"docs/HARNESSES.md:{b.line}: expected {line!r} in the output of the "
+                                                   f"block at line {bs[prev].line}; got:\n{outputs[prev][-3000:]}")
+    return results
+
+
+def check_excerpts(pkg_dir: str) -> int:
+    """Every ``file=`` block occurs verbatim in the scaffolded file. Returns how many were checked."""
+    n = 0
+    for b in blocks():
+        if b.file:
+            path = os.path.join(pkg_dir, b.file)
+            assert os.path.isfile(path), f"docs/HARNESSES.md:{b.line}: {b.file} is not a file fuzzfarm new writes"
+            body = open(path, encoding="utf-8").read()
+            assert b.text.strip("\n") in body, f"docs/HARNESSES.md:{b.line}: this excerpt is not in {b.file} as written"
+            n += 1
+    return n

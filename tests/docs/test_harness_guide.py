@@ -1,0 +1,58 @@
+"""docs/HARNESSES.md, followed literally: scaffold, install, test, fuzz standalone, demo farm,
+replay (exit 1, fixed exit 0), edit the port (hash changes, replay warns). See guide_runner."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import guide_runner as G  # noqa: E402
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+FAST_ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "8", "FUZZFARM_TIMEOUT_S": "10"}
+
+
+def test_every_block_of_the_guide_is_run_or_checked():
+    bs = G.blocks()
+    assert G.check_markers(bs) == []
+    assert sum(b.lang == "sh" for b in bs) >= 6 and any(b.marker == "farm" for b in bs)
+
+
+def _follow(tmp_path, farm_url: str | None):
+    from fuzzfarm.farm.embedded import redis_server_binary
+    if redis_server_binary() is None:
+        pytest.skip("redis-server is not installed; scripts/setup installs it")
+    bindir = G.layered_venv(str(tmp_path / "venv"))
+    work = tmp_path / "work"
+    work.mkdir()
+    env = G.venv_env(bindir, **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
+    results = G.run_guide(str(work), env, farm=farm_url is not None)
+    return work, results
+
+
+def test_the_guide_works_as_written(tmp_path):
+    work, results = _follow(tmp_path, None)
+    assert (work / "tracker" / "tracker_harness" / "port.py").is_file()
+    assert any("fails as recorded" in out for _, out in results)
+
+
+def test_the_guide_excerpts_are_what_fuzzfarm_new_writes(tmp_path):
+    from fuzzfarm.cli_new import scaffold
+    files = scaffold("tracker-copy", str(tmp_path / "pkg"))  # not installed: the name is free
+    pkg = tmp_path / "pkg"
+    renamed = tmp_path / "as-tracker"
+    for f in files:  # the same templates under the guide's name
+        rel = os.path.relpath(f, pkg).replace("tracker_copy_harness", "tracker_harness")
+        dest = renamed / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(open(f).read().replace("tracker_copy_harness", "tracker_harness").replace("tracker-copy", "tracker"))
+    assert G.check_excerpts(str(renamed)) >= 4
+
+
+@pytest.mark.slow
+def test_the_guide_works_as_written_on_a_farm(tmp_path, redis_server):
+    work, results = _follow(tmp_path, redis_server.url)
+    assert (work / "repro" / "repro.json").is_file()
