@@ -429,7 +429,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]
     kind = (repro.get("crash_type") or "").split(" (")[0]
-    if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind):
+    if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind, repro.get("crash_state") or []):
         warnings.append(f"the harness declares that {v!r} still reaches {kind!r} (an upstream hazard the fix "
                         f"keeps): this schedule not failing on {v!r} does not mean the fix holds")
         err.print(f"fuzzfarm: warning: {warnings[-1]}", markup=False)

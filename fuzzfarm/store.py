@@ -435,7 +435,8 @@ def _enc(v) -> str:
 TEXT_FIELDS = frozenset({"id", "campaign", "harness", "variant", "strategy", "signature", "harness_hash",
                          "version", "input_sha256", "first_input", "minimized_sha256", "message", "error",
                          "state", "kind", "exc_class", "crash_type", "worker", "artifact", "log_tail",
-                         "dump", "scenario", "fix_variant", "fix_signature"})
+                         "dump", "scenario", "fix_variant", "fix_signature", "fix_verdict", "fix_summary",
+                         "masked_bucket", "masked_by_fix_of", "group"})
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 

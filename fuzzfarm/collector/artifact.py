@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 
-from .signature import crash_type
+from fuzzfarm.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
 REPRO = "repro.json"
