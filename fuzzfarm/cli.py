@@ -309,7 +309,8 @@ BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
-                 "minimize_note", "error")
+                 "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
+                 "fix_evidence", "masked_bucket", "masked_by_fix_of", "object")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -324,12 +325,11 @@ def bucket_rows(st, campaign: str | None = None) -> list[dict]:
     return rows
 
 
-def _yn(v) -> str:
-    return "-" if v in (None, "") else ("yes" if v else "NO")
-
-
-def print_buckets(st, campaign: str | None = None, console: Console = out) -> None:
+def print_buckets(st, campaign: str | None = None, console: Console = out, flat: bool = True) -> None:
     rows = bucket_rows(st, campaign)
+    if rows and not flat:
+        from fuzzfarm.cli_groups import print_groups
+        return print_groups(st, rows, f"groups of buckets{' of ' + campaign if campaign else ''}", console)
     t = Table(title=f"buckets{' of ' + campaign if campaign else ''}")
     for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed"):
         t.add_column(c, no_wrap=c in ID_COLUMNS)
@@ -337,10 +337,10 @@ def print_buckets(st, campaign: str | None = None, console: Console = out) -> No
         size = f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "") else f"{r.get('original_size')}"
         pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
                if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
-        rep = f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
+        from fuzzfarm.cli_groups import fix_cell
+        from fuzzfarm.collector.artifact import reproducibility
         t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(r.get("crash_state") or []),
-                  r.get("state") or "", str(r.get("count")), size, pre, rep,
-                  "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")))
+                  r.get("state") or "", str(r.get("count")), size, pre, reproducibility(r), fix_cell(r))
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""))
         return
@@ -350,12 +350,14 @@ def print_buckets(st, campaign: str | None = None, console: Console = out) -> No
 @app.command()
 @errors_to_exit
 def crashes(campaign: Optional[str] = typer.Argument(None, help="Campaign id (default: every bucket)."),
+            flat: bool = typer.Option(False, "--flat", help="One row per bucket, no groups."),
             as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-    """The bucket table: one row per distinct bug (signature)."""
+    """Root-cause groups, each with its buckets (one per signature) under it; --flat: buckets only."""
+    from fuzzfarm.cli_groups import annotate
     st = _store()
     if as_json:
-        return _print_json(bucket_rows(st, campaign))
-    print_buckets(st, campaign)
+        return _print_json(annotate(st, bucket_rows(st, campaign)))
+    print_buckets(st, campaign, flat=flat)
 
 
 def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
@@ -491,7 +493,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
         for cid in cids:
-            print_buckets(st, cid, console=show)
+            print_buckets(st, cid, console=show, flat=False)
             for bid in st.campaign_bucket_ids(cid):
                 d = os.path.join(output, f"{st.campaign(cid)['harness']}-{bid}")
                 if st.artifact(bid):
@@ -510,6 +512,11 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
     if as_json:
         _print_json({"campaigns": summaries, "buckets": buckets, "downloads": downloads, "started": started,
                      "elapsed_s": round(time.monotonic() - t0, 1)})
+
+
+from fuzzfarm import cli_groups  # noqa: E402  (registers `fuzzfarm group`)
+
+cli_groups.register(app)
 
 
 def main() -> None:

@@ -140,10 +140,11 @@ class GoFailure(Exception):
     kind = "failure"
     fatal = True  # Go "fatal error" (unrecoverable) as opposed to a panic
 
-    def __init__(self, detail: str, *, cause: BaseException | None = None):
+    def __init__(self, detail: str, *, cause: BaseException | None = None, obj: str | None = None):
         super().__init__(detail)
         self.detail = detail
         self.cause = cause
+        self.obj = obj  # label of the object whose operation failed (a map), when there is one
         self.goroutine: int | None = None
         self.goroutine_name: str | None = None
         self.dumps: list[GoroutineDump] = []
@@ -181,6 +182,7 @@ class GoFailure(Exception):
             "kind": self.kind,
             "exc_class": self.exc_class,
             "message": self.detail,
+            "object": self.obj,
             "goroutine": self.goroutine,
             "goroutine_name": self.goroutine_name,
             "crash_state": self.crash_state,

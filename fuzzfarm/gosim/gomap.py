@@ -48,7 +48,7 @@ class Map:
         rt = self.rt
         rt.sched("map.read", self.label)
         if self.writing:
-            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
+            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write", obj=self.label))
 
     def __getitem__(self, k: Any) -> Any:
         """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
@@ -82,7 +82,7 @@ class Map:
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
         if self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+            rt.fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
         rt.sched("map.write.begin", what)  # between the check and the toggle
         self.writing = not self.writing
@@ -95,7 +95,7 @@ class Map:
         else:
             self.d.clear()
         if not self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+            rt.fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         self.writing = False
         if rt.trace is not None:
             rt.trace.event(rt, "map.write.end", what)
@@ -148,7 +148,7 @@ class Map:
         for i in range(n):
             rt.sched("map.iter", self.label)
             if self.writing:
-                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
             k = keys[(start + i) % n]
             v = self.d.get(k, _MISSING)
             if v is _MISSING:  # deleted during the loop: Go does not produce it
@@ -156,7 +156,7 @@ class Map:
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
-            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
 
     def keys(self) -> Iterator[Any]:
         """``for k := range m`` (same checks and order as ``items``)."""
