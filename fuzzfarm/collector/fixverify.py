@@ -58,7 +58,7 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
     for name, data in (("reproducer", minimized), ("original input", original)):
         if data is None or (name == "original input" and data == minimized):
             continue
-        r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=max(timeout_s, 10))
+        r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s)
         out = {**r, "failed": r["failed"], "crash_state": r.get("crash_state")}
         checks.append(_check(name, 1, int(r["failed"]), note(out, data), out))
 
@@ -66,7 +66,7 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
     p = None
     if flaky:
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            outs = list(pool.map(lambda _: replay(target, fixed_variant, minimized, timeout_s=max(timeout_s, 10)),
+            outs = list(pool.map(lambda _: replay(target, fixed_variant, minimized, timeout_s=timeout_s),
                                  range(flaky_replays)))
         verdicts = [note(o, minimized) for o in outs]
         failed = sum(1 for v in verdicts if v != V.FIXED)
