@@ -6,9 +6,14 @@ What the runtime knows decides the group, per harness and variant:
 
 * a hazard the fix keeps (the harness's ``FIXED_MAY_FAIL``) is its own named group, never
   merged with a bug;
-* a map failure (``concurrent map writes`` / ``... read and map write`` / ``... iteration and
-  map write``) groups by the map whose operation failed (the runtime's label of that object,
-  ``GoFailure.obj``): the writes, reads and iterations racing on one shared map are one bug;
+* map failures (``concurrent map writes`` / ``... read and map write`` / ``... iteration and
+  map write``) group by what raced: two buckets are one bug when they failed on the same map
+  (the runtime's label of the object, ``GoFailure.obj``) or raced with a writer in the same
+  function (the goroutine the runtime caught writing the map, ``GoFailure.racing_site``, and
+  for ``concurrent map writes`` the failing goroutine, a writer too), and
+  so on transitively: reads, iterations and writes racing on the shared options every cluster
+  of the cluster-builder gets (``DefaultNamespaces``, ``ByObject``, written in ``default_opts``
+  and ``new_multi_namespace_cache``) are one group. Without either, by the failing frame;
 * any other failure groups by its crash type and the operation that failed, the innermost
   project frame (the checker's nil cancel, reached from ``delete_and_stop``, ``add`` or
   ``dispose``, is one ``goroutine panic (TypeError)`` in ``ObjectChecker.stop``).
@@ -35,9 +40,13 @@ def root_cause(bucket: dict) -> tuple[str, str]:
     if bucket.get("fix_keeps"):
         key, name = f"hazard|{hazard_name(kind, state)}", f"hazard: {kind} at {top}"
     elif kind in MAP_KINDS:
-        obj = bucket.get("object") or ""
-        key = f"map|{obj}" if obj else f"map-at|{top}"
-        name = f"concurrent map access to map {obj}" if obj else f"concurrent map access at {top}"
+        writer, obj = bucket.get("racing_site") or "", bucket.get("object") or ""
+        if writer:
+            key, name = f"map-writer|{writer}", f"concurrent map access racing with the write in {writer}"
+        elif obj:
+            key, name = f"map|{obj}", f"concurrent map access to map {obj}"
+        else:
+            key, name = f"map-at|{top}", f"concurrent map access at {top}"
     else:
         ctype = bucket.get("crash_type") or kind
         key, name = f"op|{ctype}|{top}", f"{ctype} in {top}"
@@ -49,6 +58,58 @@ def group_id(key: str) -> str:
     return "g" + hashlib.sha1(key.encode()).hexdigest()[:10]
 
 
+def _map_nodes(bucket: dict) -> list[str]:
+    """What a map bucket raced on: its map and the functions of the writers in the race (the
+    one the runtime caught writing and, for ``concurrent map writes``, the failing one too)."""
+    pre = f"{bucket.get('harness') or '?'}|{bucket.get('variant') or '?'}|"
+    nodes = [pre + f"map-obj|{bucket['object']}"] if bucket.get("object") else []
+    writers = [bucket.get("racing_site")]
+    if bucket.get("kind") == "concurrent map writes" and nodes:
+        writers.append((bucket.get("crash_state") or [None])[0])
+    nodes += [pre + f"map-writer|{w}" for w in writers if w]
+    return nodes
+
+
+def _map_components(buckets: list[dict]) -> dict[int, tuple[str, str]]:
+    """Index of each non-hazard map bucket with race information -> (key, name) of its
+    connected component (buckets linked by a shared map or a shared writer function)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    members = {}
+    for i, b in enumerate(buckets):
+        if b.get("fix_keeps") or (b.get("kind") or "") not in MAP_KINDS or not _map_nodes(b):
+            continue
+        nodes = _map_nodes(b)
+        members[i] = nodes[0]
+        for n in nodes[1:]:
+            ra, rb = find(nodes[0]), find(n)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    comp: dict[str, list[str]] = {}
+    for n in list(parent):
+        comp.setdefault(find(n), []).append(n)
+    out = {}
+    for i, node in members.items():
+        root = find(node)
+        nodes = sorted(comp[root])
+        maps = [n.split("|map-obj|", 1)[1] for n in nodes if "|map-obj|" in n]
+        writers = [n.split("|map-writer|", 1)[1] for n in nodes if "|map-writer|" in n]
+        b = buckets[i]
+
+        def few(xs):
+            return ", ".join(xs[:3]) + (", ..." if len(xs) > 3 else "")
+        name = (f"{b.get('harness') or '?'}/{b.get('variant') or '?'}: concurrent map access"
+                + (f" to {few(maps)}" if maps else "") + (f", racing with writes in {few(writers)}" if writers else ""))
+        out[i] = (root.rsplit("|map-", 1)[0] + "|map|" + root, name)
+    return out
+
+
 def group_buckets(buckets: list[dict], overrides: dict[str, str] | None = None,
                   names: dict[str, str] | None = None) -> list[dict]:
     """Groups of ``buckets`` in order of first appearance: ``{"id", "name", "buckets": [...],
@@ -56,8 +117,9 @@ def group_buckets(buckets: list[dict], overrides: dict[str, str] | None = None,
     ``names``: group id -> name of a group the user made."""
     overrides, names = overrides or {}, names or {}
     groups: dict[str, dict] = {}
-    for b in buckets:
-        key, name = root_cause(b)
+    maps = _map_components(buckets)
+    for i, b in enumerate(buckets):
+        key, name = maps.get(i) or root_cause(b)
         gid = overrides.get(b.get("id") or "", group_id(key))
         g = groups.get(gid)
         if g is None:

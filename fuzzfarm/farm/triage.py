@@ -84,7 +84,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
     fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": out.get("crash_type") or col.crash_type(out),
               "crash_state": list(out.get("crash_state") or []), "message": (out.get("message") or "")[:2000],
-              "object": out.get("object") or "",
+              "object": out.get("object") or "", "racing_site": out.get("racing_site") or "",
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,

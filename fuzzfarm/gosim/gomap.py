@@ -15,6 +15,7 @@ that no check lands in goes unseen.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable, Iterator
 
 from . import failures as F
@@ -31,16 +32,22 @@ class Map:
     new map. Keys must be hashable; their order never depends on hashing.
     """
 
-    __slots__ = ("rt", "label", "d", "writing")
+    __slots__ = ("rt", "label", "d", "writing", "writer")
 
     def __init__(self, init: Iterable | dict | None = None, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"map#{self.rt.new_object_id()}"
         self.d: dict = dict(init) if init is not None else {}
         self.writing = False
+        self.writer: int | None = None  # gid of the goroutine that last toggled the writing flag
 
     def __repr__(self) -> str:
         return f"{self.label}{self.d!r}"
+
+    def _fail(self, failure) -> None:
+        """Fail naming this map and the goroutine caught writing it (the other side of the race)."""
+        failure.racing = self.writer
+        self.rt.fail(failure, frames=F.frames_from_frame(sys._getframe(1)))
 
     # -- reads
     def _read_check(self) -> None:
@@ -48,7 +55,7 @@ class Map:
         rt = self.rt
         rt.sched("map.read", self.label)
         if self.writing:
-            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write", obj=self.label))
+            self._fail(F.ConcurrentMapReadWrite("concurrent map read and map write", obj=self.label))
 
     def __getitem__(self, k: Any) -> Any:
         """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
@@ -82,10 +89,11 @@ class Map:
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
         if self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
+            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
         rt.sched("map.write.begin", what)  # between the check and the toggle
         self.writing = not self.writing
+        self.writer = rt.cur.gid if rt.cur is not None else None
         rt.sched("map.write", what)  # inside the write
         old = None
         if op == "set":
@@ -95,7 +103,7 @@ class Map:
         else:
             self.d.clear()
         if not self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
+            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         self.writing = False
         if rt.trace is not None:
             rt.trace.event(rt, "map.write.end", what)
@@ -148,7 +156,7 @@ class Map:
         for i in range(n):
             rt.sched("map.iter", self.label)
             if self.writing:
-                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
+                self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
             k = keys[(start + i) % n]
             v = self.d.get(k, _MISSING)
             if v is _MISSING:  # deleted during the loop: Go does not produce it
@@ -156,7 +164,7 @@ class Map:
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
-            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
+            self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
 
     def keys(self) -> Iterator[Any]:
         """``for k := range m`` (same checks and order as ``items``)."""
