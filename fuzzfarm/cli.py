@@ -354,7 +354,8 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
-                 "minimize_note", "error")
+                 "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
+                 "fix_evidence", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -369,8 +370,13 @@ def bucket_rows(st, campaign: str | None = None) -> list[dict]:
     return rows
 
 
-def print_buckets(st, campaign: str | None = None, console: Console = out, wide: bool = False) -> None:
+def print_buckets(st, campaign: str | None = None, console: Console = out, wide: bool = False,
+                  flat: bool = True) -> None:
     rows = bucket_rows(st, campaign)
+    if rows and not flat:
+        from fuzzfarm.cli_groups import print_groups
+        return print_groups(st, rows, f"groups of buckets{' of ' + campaign if campaign else ''}", console,
+                            wide=wide)
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""), markup=False)
         return
@@ -382,12 +388,14 @@ def print_buckets(st, campaign: str | None = None, console: Console = out, wide:
 @errors_to_exit
 def crashes(campaign: Optional[str] = typer.Argument(None, help="Campaign id (default: every bucket)."),
             wide: bool = typer.Option(False, "--wide", help="Every column (crash state, sizes, preemptions) in one row."),
+            flat: bool = typer.Option(False, "--flat", help="One row per bucket, no groups."),
             as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-    """The bucket table: one row per distinct bug (signature)."""
+    """Root-cause groups, each with its buckets (one per signature) under it; --flat: buckets only."""
+    from fuzzfarm.cli_groups import annotate
     st = _store()
     if as_json:
-        return _print_json(bucket_rows(st, campaign))
-    print_buckets(st, campaign, wide=wide)
+        return _print_json(annotate(st, bucket_rows(st, campaign)))
+    print_buckets(st, campaign, wide=wide, flat=flat)
 
 
 def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
@@ -472,7 +480,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]
     kind = (repro.get("crash_type") or "").split(" (")[0]
-    if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind):
+    if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind, repro.get("crash_state") or []):
         warnings.append(f"the harness declares that {v!r} still reaches {kind!r} (an upstream hazard the fix "
                         f"keeps): this schedule not failing on {v!r} does not mean the fix holds")
         err.print(f"fuzzfarm: warning: {warnings[-1]}", markup=False)
@@ -539,7 +547,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
         for cid in cids:
-            print_buckets(st, cid, console=show)
+            print_buckets(st, cid, console=show, flat=False)
             for bid in st.campaign_bucket_ids(cid):
                 d = os.path.join(output, f"{st.campaign(cid)['harness']}-{bid}")
                 if st.artifact(bid):
@@ -561,7 +569,8 @@ def demo(names: Optional[list[str]] = typer.Argument(
 
 
 # Commands in modules of their own (each ``register(app)``; they import this module).
-EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new")
+EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
+              "fuzzfarm.cli_groups")
 
 
 def _register_extensions() -> None:

@@ -25,16 +25,22 @@ def is_wide(width: int, wide: bool = False) -> bool:
     return wide or width >= WIDE_MIN_COLUMNS
 
 
-def _yn(v) -> str:
-    return "-" if v in (None, "") else ("yes" if v else "NO")
-
-
 def fixed_cell(r: dict) -> str:
-    return "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed"))
+    """What the bucket table says about the fix: the three-state verdict with how many
+    schedules of the fixed variant were tried, or ``kept (hazard)``."""
+    if r.get("fix_keeps"):
+        return "kept (hazard)"
+    if r.get("fix_summary"):
+        tried = r.get("fix_schedules")
+        return f"{r['fix_summary']}" + (f" ({tried} schedules)" if tried else "")
+    v = r.get("fixed")
+    return "-" if v in (None, "") else ("fixed" if v else "NO")
 
 
 def repro_cell(r: dict) -> str:
-    return f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
+    """``10/10``, or ``flaky (3/10)``."""
+    from fuzzfarm.collector.artifact import reproducibility
+    return reproducibility(r)
 
 
 def crash_state_text(r: dict) -> str:
@@ -99,3 +105,37 @@ def campaign_rows_table(rows: list[dict], *, wide: bool, title: str = "campaigns
                      s["buckets"], first)
         tb.add_row(*map(t, cells))
     return tb
+
+
+def group_table(groups: list[dict], title: str, *, wide: bool):
+    """Root-cause groups, each a bold row (id, name, total count) with its buckets under it
+    (indented), in the bucket table's narrow or wide layout."""
+    rows, heads = [], {}
+    for g in groups:
+        n = sum(int(b.get("count") or 0) for b in g["buckets"])
+        heads[len(rows)] = (g["id"], g["name"], n)
+        rows.extend(g["buckets"])
+    tb = Table(title=title, box=None if not wide else box.HEAVY_HEAD, pad_edge=False)
+    cols = (("group / bucket", "kind", "crash state", "triage", "count", "reproducible", "fixed") if wide
+            else ("group / bucket", "kind", "count", "repro", "fixed"))
+    for c in cols:
+        tb.add_column(c, no_wrap=c == "group / bucket", overflow="fold", justify="right" if c == "count" else "left")
+    for i, r in enumerate(rows):
+        if i in heads:
+            gid, name, n = heads[i]
+            tb.add_row(*map(t, (gid, name, "", "", n, "", "")[:len(cols)] if wide else (gid, name, n, "", "")),
+                       style="bold")
+        kind = r.get("crash_type") or r.get("kind") or "" if wide else r.get("kind") or ""
+        if not wide and r.get("state") not in (None, "", "done"):
+            kind += f" ({r.get('state')})"
+        cells = ((f"  {r['id']}", kind, crash_state_text(r), r.get("state") or "", r.get("count"), repro_cell(r),
+                  fixed_cell(r)) if wide else (f"  {r['id']}", kind, r.get("count"), repro_cell(r), fixed_cell(r)))
+        tb.add_row(*map(t, cells))
+    if wide:
+        return tb
+    states = Text()
+    for r in rows:
+        states.append(f"{r['id']}  ", style="bold")
+        states.append(crash_state_text(r) or "-")
+        states.append("\n")
+    return Group(tb, Text("crash state (innermost first):", style="dim"), states)

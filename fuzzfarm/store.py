@@ -17,6 +17,8 @@ key                                    type    holds
 ``bucket:<bid>``                       hash    bucket record (kind, state, count, sizes, ...)
 ``bucket:<bid>:inputs``                set     sha256 of inputs counted in the bucket
 ``artifact:<bid>``                     hash    file name -> base64 bytes, plus ``.sha256`` map
+``groups:override``                    hash    bucket id -> group id the user put it in
+``groups:name``                        hash    group id -> name of a group the user made
 ``corpus:<harness>``                   hash    sha1 -> base64 input (shared by campaigns)
 ``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
 ``lease:<name>``                       string  task id holding a triage step (expires)
@@ -345,6 +347,22 @@ class Store:
         """Move the bucket to ``new_state`` if it is in one of ``expected`` (atomic)."""
         return self._advance(keys=[P + f"bucket:{bid}"], args=[",".join(expected), new_state]) == 1
 
+    # ---- root-cause groups: the user's overrides (collector.grouping computes the rest) -------
+    def group_overrides(self) -> dict[str, str]:
+        return dict(self.r.hgetall(P + "groups:override"))
+
+    def group_names(self) -> dict[str, str]:
+        return dict(self.r.hgetall(P + "groups:name"))
+
+    def set_group(self, bucket_ids: Iterable[str], gid: str, name: str | None = None) -> None:
+        """Put buckets into group ``gid`` (named ``name`` when given); buckets are not touched."""
+        pipe = self.r.pipeline()
+        for bid in bucket_ids:
+            pipe.hset(P + "groups:override", bid, gid)
+        if name:
+            pipe.hset(P + "groups:name", gid, name)
+        pipe.execute()
+
     # ---- artifacts -------------------------------------------------------------------------
     def put_artifact(self, bid: str, files: dict[str, bytes]) -> None:
         """Replace the bucket's artifact with ``files`` (name -> bytes), with a sha256 map that
@@ -460,7 +478,8 @@ def _enc(v) -> str:
 TEXT_FIELDS = frozenset({"id", "campaign", "harness", "variant", "strategy", "signature", "harness_hash",
                          "version", "input_sha256", "first_input", "minimized_sha256", "message", "error",
                          "state", "kind", "exc_class", "crash_type", "worker", "artifact", "log_tail",
-                         "dump", "scenario", "fix_variant", "fix_signature"})
+                         "dump", "scenario", "fix_variant", "fix_signature", "fix_verdict", "fix_summary",
+                         "masked_bucket", "masked_by_fix_of", "group", "object", "racing_site"})
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 

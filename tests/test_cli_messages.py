@@ -33,12 +33,21 @@ def test_replay_on_fixed_warns_when_the_fix_keeps_the_failure_kind(tmp_path):
     p3b = "WaitGroup reused before previous Wait returned"
     out = collector.replay("checker", "buggy", b"", trace=True)  # any input; only repro.json's kind matters
     files = collector.build_artifact(bucket={"id": "b1", "harness": "checker", "variant": "buggy", "signature": "s"},
-                                     original=b"", minimized=b"", outcome={**out, "crash_type": p3b},
+                                     original=b"", minimized=b"", outcome={**out, "crash_type": p3b, "crash_state": [
+                                         "Group.wait", "WaitForControlledPods.gather", "execute.main"]},
                                      harness_hash="", version="")
     collector.write_artifact(files, tmp_path)
     p = cli("replay", str(tmp_path), "--variant", "fixed", "-q")
     assert p.returncode == 0 and "checker/fixed: not failing" in p.stdout, p.stdout + p.stderr
     assert f"still reaches '{p3b}'" in p.stderr and "does not mean the fix holds" in p.stderr
+    # the same kind elsewhere is no declared hazard (FIXED_MAY_FAIL holds signatures): no excuse
+    files = collector.build_artifact(bucket={"id": "b3", "harness": "checker", "variant": "buggy", "signature": "s"},
+                                     original=b"", minimized=b"", outcome={**out, "crash_type": p3b, "crash_state": [
+                                         "Group.add", "ObjectChecker.run", "execute.main"]},
+                                     harness_hash="", version="")
+    collector.write_artifact(files, tmp_path / "other")
+    p = cli("replay", str(tmp_path / "other"), "--variant", "fixed", "-q")
+    assert p.returncode == 0 and "does not mean the fix holds" not in p.stderr, p.stderr
     files = collector.build_artifact(bucket={"id": "b2", "harness": "checker", "variant": "buggy", "signature": "s"},
                                      original=b"", minimized=b"", outcome={**out, "crash_type": "goroutine panic (TypeError)"},
                                      harness_hash="", version="")

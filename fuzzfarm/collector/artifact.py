@@ -11,12 +11,13 @@ names contain; :func:`load_artifact` checks every sha256 and names the file that
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import json
 import os
 
-from .signature import crash_type
+from fuzzfarm.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
 REPRO = "repro.json"
@@ -61,6 +62,45 @@ def _text(value) -> bytes:
     return (value or "").encode("utf-8")
 
 
+def reproducibility(bucket: dict) -> str:
+    """``10/10``, or ``flaky (3/10)`` when the reproducer did not fail every time it ran."""
+    n, ok = bucket.get("verify_n"), bucket.get("verify_ok")
+    if n in (None, "") or not n:
+        return "-"
+    return f"flaky ({ok}/{n})" if bucket.get("flaky") else f"{ok}/{n}"
+
+
+def fix_record(bucket: dict) -> dict | None:
+    """The fix verdict and its evidence as ``repro.json`` keeps it (reproducer bytes left out:
+    they are ``fixed-fails.input``)."""
+    ev = bucket.get("fix_evidence")
+    if not ev:
+        return None
+    checks = [{k: v for k, v in c.items() if k != "reproducer_b64"} for c in ev.get("checks") or ()]
+    return {**{k: v for k, v in ev.items() if k != "checks"}, "checks": checks}
+
+
+def fix_text(bucket: dict) -> str:
+    """The fix verdict block of ``failure.txt``."""
+    ev = bucket.get("fix_evidence")
+    if not ev:
+        return ""
+    lines = [f"fix check:   {ev.get('summary') or ev.get('verdict')} (variant {ev.get('variant')}, "
+             f"{ev.get('schedules_tried', 0)} schedules tried)"]
+    out = ev.get("outcome")
+    if out and out.get("failed"):
+        lines.append(f"  fixed run:  {out.get('crash_type') or out.get('kind')}: {out.get('message') or ''}")
+        lines.append(f"  at:         {' <- '.join(out.get('crash_state') or []) or '(no project frames)'}")
+    for c in ev.get("checks") or ():
+        line = f"  - {c['name']}: {c.get('failed', 0)}/{c.get('runs', 0)} failed -> {c.get('verdict')}"
+        if c.get("statement"):
+            line += f"\n      {c['statement']}"
+        lines.append(line)
+    if ev.get("masked_bucket"):
+        lines.append(f"  masked by the fix: the other failure is bucket {ev['masked_bucket']}")
+    return "\n".join(lines) + "\n\n"
+
+
 def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: dict, harness_hash: str,
                    version: str) -> dict[str, bytes]:
     """The files of a bucket's reproducer, ``MANIFEST.json`` included.
@@ -90,10 +130,15 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "preemptions": outcome.get("preemptions"),
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
+        "reproducible": bucket.get("reproducible"),
+        "verify": [bucket.get("verify_ok"), bucket.get("verify_n")] if bucket.get("verify_n") not in (None, "") else None,
+        "flaky": bool(bucket.get("flaky")),
+        "fix": fix_record(bucket),
     }
     state = "\n".join(repro["crash_state"]) or "(no project frames)"
     failure = (f"crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
-               f"message:     {outcome.get('message') or ''}\ncrash state:\n{state}\n\n{outcome.get('dump') or ''}\n")
+               f"message:     {outcome.get('message') or ''}\ncrash state:\n{state}\n\n"
+               f"{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),
@@ -101,6 +146,10 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "failure.txt": _text(failure),
         REPRO: json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n",
     }
+    ev = bucket.get("fix_evidence") or {}
+    for c in ev.get("checks") or ():
+        if c.get("reproducer_b64") and "fixed-fails.input" not in files:
+            files["fixed-fails.input"] = base64.b64decode(c["reproducer_b64"])
     manifest = {"format": FORMAT, "files": {name: _sha256(data) for name, data in sorted(files.items())}}
     files[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
     return files

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fuzzfarm.engine.target import resolve
 
+from . import verdict as V
 from .replay import replay
 
 
@@ -11,23 +12,30 @@ def fix_check(harness, fixed_variant: str, data: bytes, *, expected_signature: s
               buggy_variant: str | None = None, timeout_s: float = 30.0) -> dict:
     """Run ``data`` once, in a fresh process, on ``fixed_variant``.
 
-    ``fixed`` is True when it does not fail with the bug's signature: ``expected_signature``,
-    or else the signature ``data`` gives on ``buggy_variant`` (default: the harness's first
-    variant). What the fixed variant did instead is recorded: ``failed``, ``kind``,
-    ``crash_type``, ``message``, ``signature``. Raises HarnessError for an unknown harness or
+    ``verdict`` (:mod:`.verdict`): ``fixed`` when the run does not fail, ``NO`` when it fails
+    with the bug's signature (``expected_signature``, or else the signature ``data`` gives on
+    ``buggy_variant``, default: the harness's first variant), ``fails differently`` for any
+    other failure, a timeout or a hang included; ``fixed`` is True only for the first. What the
+    fixed variant did is recorded: ``failed``, ``kind``, ``crash_type``, ``crash_state``,
+    ``message``, ``signature``; ``summary`` is the verdict as shown
+    (``fails differently: KIND at STATE``). Raises HarnessError for an unknown harness or
     variant, ValueError for an oversized input."""
     target = resolve(harness)
     if expected_signature is None:
         buggy = buggy_variant or (target.declared_variants() or ("buggy",))[0]
         expected_signature = replay(target, buggy, data, timeout_s=timeout_s)["signature"]
     out = replay(target, fixed_variant, data, timeout_s=timeout_s)
+    verdict = V.run_verdict(expected_signature, out)
     return {
         "variant": fixed_variant,
         "failed": bool(out["failed"]),
         "kind": out["kind"],
         "crash_type": out["crash_type"],
         "message": out["message"],
+        "crash_state": list(out.get("crash_state") or []),
         "signature": out["signature"],
         "expected_signature": expected_signature,
-        "fixed": out["signature"] is None or out["signature"] != expected_signature,
+        "verdict": verdict,
+        "summary": V.describe(verdict, out),
+        "fixed": verdict == V.FIXED,
     }

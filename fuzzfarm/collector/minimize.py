@@ -29,7 +29,7 @@ from fuzzfarm.engine.target import resolve
 
 from .replay import check_size, replay
 from .shrink import ExitReason, Probe, Shrinker
-from .signature import artifact_signature, classify
+from fuzzfarm.signature import artifact_signature, classify
 
 
 @dataclasses.dataclass

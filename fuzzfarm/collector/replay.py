@@ -13,7 +13,7 @@ from fuzzfarm.engine.model import MAX_INPUT_BYTES
 from fuzzfarm.engine.target import Target, resolve
 from fuzzfarm.harness import HarnessError
 
-from .signature import artifact_signature, classify
+from fuzzfarm.signature import artifact_signature, classify
 
 
 def check_size(data: bytes) -> None:

@@ -58,11 +58,20 @@ class Target:
         value = self.declared("VARIANTS")
         return tuple(value) if isinstance(value, (tuple, list)) else None
 
-    def kept_by_fix(self, kind: str) -> bool:
-        """Whether the harness declares failure ``kind`` reachable by its fixed variant too
-        (``FIXED_MAY_FAIL``: an upstream hazard the fix does not touch): a reproducer of it
-        that passes on ``fixed`` only shows that its schedule does not carry over."""
-        return kind in (self.declared("FIXED_MAY_FAIL") or ())
+    def fixed_may_fail(self) -> frozenset[str]:
+        """``FIXED_MAY_FAIL``: the failures the harness declares reachable by its fixed variant
+        too (upstream hazards the fix does not touch), each a signature ``kind at f1 <- f2 <-
+        f3`` (:func:`fuzzfarm.signature.hazard_name`). An entry without ``" at "`` (a bare kind)
+        matches nothing: a kind alone would hide any new bug of that kind the fix brings."""
+        value = self.declared("FIXED_MAY_FAIL") or ()
+        return frozenset(v for v in value if isinstance(v, str) and " at " in v)
+
+    def kept_by_fix(self, kind: str, crash_state) -> bool:
+        """Whether failure ``kind`` at ``crash_state`` is a hazard the fix keeps (see
+        :meth:`fixed_may_fail`): a reproducer of it that passes on ``fixed`` only shows that its
+        schedule does not carry over; that failure on ``fixed`` is no news."""
+        from fuzzfarm.signature import hazard_name
+        return hazard_name(kind, crash_state) in self.fixed_may_fail()
 
     def check_variant(self, variant: str) -> str | None:
         """An error sentence when ``variant`` is not declared by the harness, else None."""

@@ -46,7 +46,7 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
          timeout_s: float, per_signature: int, emit) -> int:
     """The walk loop; returns the process exit code."""
     from fuzzfarm import harness as H
-    from fuzzfarm.collector.signature import signature_of
+    from fuzzfarm.signature import signature_of
     from fuzzfarm.runone import outcome_of_module
     from fuzzfarm.strategies import make
 

@@ -5,54 +5,23 @@
 
 The Redis URL comes from ``$FUZZFARM_REDIS_URL`` (see :mod:`fuzzfarm.farm.redis_url`);
 :func:`configure` points an already imported app at another Redis (the CLI's ``--redis``).
+
+The Celery app (:mod:`.celery_app`) is built on first access to ``app`` / ``configure``, not
+when the package is imported: the store and the CLI's Redis-URL checks import
+``fuzzfarm.farm.redis_url`` / ``.config`` without pulling Celery in.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+import importlib
 
-from celery import Celery, signals
-
-from . import config, redis_url, watchdog  # noqa: F401 - watchdog: worker signal handlers
-
-# A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
-# it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one
-# line, by a worker at start-up (below).
-try:
-    _env_url, URL_ERROR = redis_url.from_env(), None
-except redis_url.RedisURLError as e:
-    _env_url, URL_ERROR = redis_url.DEFAULT_URL, e
-
-app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks"])
-app.conf.task_queues = config.task_queues()
-app.conf.update(config.celery_config(_env_url))
+_LAZY = ("app", "configure", "URL_ERROR")
 
 
-@signals.celeryd_init.connect
-def _refuse_a_bad_url(**_) -> None:
-    """A worker started with a malformed $FUZZFARM_REDIS_URL stops with that error instead of
-    quietly serving the default Redis."""
-    if URL_ERROR is not None and redis_url.ENV in os.environ:
-        sys.stderr.write(f"fuzzfarm worker: {URL_ERROR}\n")
-        sys.stderr.flush()
-        os._exit(2)
-
-
-def configure(url: str) -> None:
-    """Use the Redis at ``url`` from now on (this process and the processes it starts)."""
-    global URL_ERROR
-    redis_url.validate(url)
-    URL_ERROR = None
-    os.environ[redis_url.ENV] = url
-    app.conf.update(config.celery_config(url))
-    # Publishing connections are pooled on first use; drop them (as Celery does after a fork)
-    # so that the next message goes to the new Redis, not to the one used before.
-    # (not closed: kombu keeps the pool in a registry by URL, and would hand out the closed one)
-    app._pool = None
-    amqp = app.__dict__.get("amqp")
-    if amqp is not None:
-        amqp._producer_pool = None
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(".celery_app", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["app", "configure"]

@@ -201,4 +201,4 @@ def verify(self, bid: str) -> bool:
 @app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)
 def fix_check(self, bid: str) -> bool:
     """Replay the reproducers against the fixed variant; store the final artifact."""
-    return _bucket_task(self, bid, triage.fix_check)
+    return _bucket_task(self, bid, triage.fix_check, enqueue_triage=_enqueue_triage(minimize))

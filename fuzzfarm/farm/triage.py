@@ -25,6 +25,16 @@ log = logging.getLogger("fuzzfarm.farm")
 
 MINIMIZE_BUDGET_S = float(os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "60"))
 VERIFY_RUNS = int(os.environ.get("FUZZFARM_VERIFY_RUNS", "10"))
+# A crash input whose first replay passes is replayed up to this many times more before it is
+# called unreproducible: a bug that fails 30% of the time is still a bug (a flaky one).
+INTAKE_REPLAYS = int(os.environ.get("FUZZFARM_INTAKE_REPLAYS", "4"))
+# Fix verification budget (see collector.fixverify): schedules of the reproducer's scenario on
+# the fixed variant, random and PCT; corpus inputs replayed on it; replays of a flaky reproducer.
+FIX_RANDOM_RUNS = int(os.environ.get("FUZZFARM_FIX_RANDOM_RUNS", "100"))
+FIX_PCT_RUNS = int(os.environ.get("FUZZFARM_FIX_PCT_RUNS", "100"))
+FIX_CORPUS_MAX = int(os.environ.get("FUZZFARM_FIX_CORPUS_MAX", "200"))
+FIX_FLAKY_REPLAYS = int(os.environ.get("FUZZFARM_FIX_FLAKY_REPLAYS", "20"))
+FIX_BUDGET_S = float(os.environ.get("FUZZFARM_FIX_BUDGET_S", "60"))
 LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
 # Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
 RESOURCE_KINDS = ("timeout", "oom", "leak")
@@ -56,11 +66,16 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     data = crash["data"]
     artifact = crash.get("artifact", "crash")
     out = outcome(harness, variant, data, trace=True)
+    replays = 1
+    while not out.get("failed") and artifact not in RESOURCE_KINDS and replays <= INTAKE_REPLAYS:
+        out = outcome(harness, variant, data, trace=True)  # it failed once: maybe it is flaky
+        replays += 1
     if not out.get("failed") and artifact in RESOURCE_KINDS:  # a hang / memory hog gets its own bucket
         out = col.triage(harness, variant, data, artifact=artifact)
     if not out.get("failed"):
-        log.warning("intake %s: %s input does not fail on replay; recorded as unreproducible", sha[:12], artifact)
-        st.set_crash(harness, variant, sha, bucket="", status="unreproducible")
+        log.warning("intake %s: %s input did not fail in %d replays; kept, recorded as unreproducible",
+                    sha[:12], artifact, replays)
+        st.set_crash(harness, variant, sha, bucket="", status="unreproducible", replays=replays)
         st.mark_intaken(cid, sha, None)
         return None
     sig = out.get("signature") or col.signature(out["kind"], out.get("exc_class") or "",
@@ -69,10 +84,12 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
     fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": out.get("crash_type") or col.crash_type(out),
               "crash_state": list(out.get("crash_state") or []), "message": (out.get("message") or "")[:2000],
+              "object": out.get("object") or "", "racing_site": out.get("racing_site") or "",
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
-              "replayable": out["kind"] not in NOT_REPLAYABLE}
+              "replayable": out["kind"] not in NOT_REPLAYABLE, "intake_replays": replays,
+              "intake_flaky": replays > 1}
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
@@ -150,18 +167,20 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
         res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS, expected_signature=b["signature"])
         sigs = list(res.signatures)
         ok = sum(1 for s in sigs if s == b["signature"])
+        # flaky: it did not fail every time it was run (here, or at intake where a replay passed)
+        flaky = 0 < len(sigs) and (ok < len(sigs) or bool(b.get("intake_flaky")))
         st.update_bucket(bid, reproducible=bool(res.reproducible) and ok == len(sigs), verify_ok=ok,
-                         verify_n=len(sigs), first_divergence=res.first_divergence)
+                         verify_n=len(sigs), first_divergence=res.first_divergence, flaky=flaky)
     st.advance_bucket(bid, (S.B_VERIFYING,), S.B_FIX_CHECKING)
     enqueue_next(bid)
     st.release_lease(f"{bid}:verify", owner)
     return True
 
 
-def kept_by_fix(harness: str, kind: str) -> bool:
+def kept_by_fix(harness: str, kind: str, crash_state) -> bool:
     """``Target.kept_by_fix`` of the harness named ``harness``."""
     from fuzzfarm.engine.target import resolve
-    return resolve(harness).kept_by_fix(kind)
+    return resolve(harness).kept_by_fix(kind, crash_state)
 
 
 def fix_variant(harness: str, variant: str) -> str | None:
@@ -172,8 +191,23 @@ def fix_variant(harness: str, variant: str) -> str | None:
     return "fixed" if "fixed" in variants and variant != "fixed" else None
 
 
-def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = _replay) -> bool:
-    """Check the reproducers against the fixed variant, then store the final artifact."""
+def _file_masked(st: S.Store, b: dict, variant: str, data: bytes, enqueue_triage) -> str | None:
+    """File the other failure the fixed variant shows on a reproducer as its own bucket (through
+    intake, as a crash of the bucket's first campaign on ``variant``); returns its id."""
+    cid = b.get("first_campaign") or ""
+    sha, _ = st.report_crash(cid, -1, b["harness"], variant, data, artifact="crash",
+                             log_tail=f"found by the fix check of bucket {b['id']}")
+    bid2 = intake(st, cid, b["harness"], variant, sha, enqueue_triage=enqueue_triage or (lambda _bid: None))
+    if bid2:
+        st.update_bucket(bid2, masked_by_fix_of=b["id"])
+    return bid2
+
+
+def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = _replay,
+              enqueue_triage: Callable[[str], None] | None = None) -> bool:
+    """Verify the fix (collector.fixverify: reproducers, flaky replays, schedules of the
+    scenario and the corpus on the fixed variant), store the evidence and the final artifact.
+    A different failure on the fixed variant is filed as its own bucket (``masked_bucket``)."""
     b = _step(st, bid, owner, "fix_check", (S.B_FIX_CHECKING,))
     if b is None:
         return False
@@ -181,18 +215,24 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
     fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
     if fv:
-        checks = [col.fix_check(b["harness"], fv, minimized, expected_signature=b["signature"])]
-        if original != minimized:
-            checks.append(col.fix_check(b["harness"], fv, original, expected_signature=b["signature"]))
-        bad = [c for c in checks if not c.get("fixed")]
-        if kept_by_fix(b["harness"], b["kind"]):  # whether or not these schedules carry over
-            also = "; a reproducer fails on the fixed variant too" if bad else ""
-            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_keeps=True,
-                             fix_kind=f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL){also}")
-        elif bad:
-            st.update_bucket(bid, fix_variant=fv, fixed=False, fix_kind=bad[0].get("crash_type") or bad[0].get("kind") or "")
-        else:
-            st.update_bucket(bid, fix_variant=fv, fixed=True, fix_kind="")
+        ev = col.fix_verify(b["harness"], fv, minimized, expected_signature=b["signature"], original=original,
+                            buggy_ok=int(b.get("verify_ok") or 0), buggy_n=int(b.get("verify_n") or 0),
+                            corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX], random_runs=FIX_RANDOM_RUNS,
+                            pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S)
+        other = ev.pop("other", None)
+        keeps = kept_by_fix(b["harness"], b["kind"], b.get("crash_state") or [])
+        if keeps:  # a known hazard: whether or not these schedules carry over, the fix keeps it
+            also = "; a reproducer fails on the fixed variant too" if ev["verdict"] != "fixed" else ""
+            ev["verdict"], ev["summary"] = "kept (hazard)", f"kept (hazard){also}"
+        if other is not None:
+            masked = _file_masked(st, b, fv, other["data"], enqueue_triage)
+            ev["masked_bucket"] = masked
+        fix_kind = (f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL){also}" if keeps
+                    else "" if ev["verdict"] == "fixed" else ev["summary"])
+        st.update_bucket(bid, fix_variant=fv, fixed={"fixed": True, "unknown (flaky)": None}.get(ev["verdict"], False),
+                         fix_keeps=keeps, fix_verdict=ev["verdict"], fix_summary=ev["summary"], fix_kind=fix_kind,
+                         fix_outcome=ev.get("outcome"), fix_schedules=ev.get("schedules_tried", 0), fix_evidence=ev,
+                         masked_bucket=ev.get("masked_bucket") or "")
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     out = outcome(b["harness"], b["variant"], minimized, trace=True)

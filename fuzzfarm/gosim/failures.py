@@ -140,10 +140,12 @@ class GoFailure(Exception):
     kind = "failure"
     fatal = True  # Go "fatal error" (unrecoverable) as opposed to a panic
 
-    def __init__(self, detail: str, *, cause: BaseException | None = None):
+    def __init__(self, detail: str, *, cause: BaseException | None = None, obj: str | None = None):
         super().__init__(detail)
         self.detail = detail
         self.cause = cause
+        self.obj = obj  # label of the object whose operation failed (a map), when there is one
+        self.racing: int | None = None  # gid of the goroutine caught mid-operation on it (a map writer)
         self.goroutine: int | None = None
         self.goroutine_name: str | None = None
         self.dumps: list[GoroutineDump] = []
@@ -160,6 +162,17 @@ class GoFailure(Exception):
     def stack(self) -> list[StackFrame]:
         """Project frames of the failing goroutine, innermost first."""
         return self.dumps[0].stack if self.dumps else []
+
+    @property
+    def racing_site(self) -> str | None:
+        """Innermost project function of the ``racing`` goroutine (the other side of the race),
+        from the crash dump; None when unknown."""
+        if self.racing is None:
+            return None
+        for d in self.dumps:
+            if d.gid == self.racing and d.stack:
+                return d.stack[0].func
+        return None
 
     @property
     def crash_state(self) -> list[str]:
@@ -181,6 +194,8 @@ class GoFailure(Exception):
             "kind": self.kind,
             "exc_class": self.exc_class,
             "message": self.detail,
+            "object": self.obj,
+            "racing": self.racing,
             "goroutine": self.goroutine,
             "goroutine_name": self.goroutine_name,
             "crash_state": self.crash_state,

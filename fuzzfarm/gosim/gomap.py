@@ -15,9 +15,8 @@ that no check lands in goes unseen.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
-
 import sys
+from typing import Any, Iterable, Iterator
 
 from . import failures as F
 from . import race as _race
@@ -34,7 +33,7 @@ class Map:
     new map. Keys must be hashable; their order never depends on hashing.
     """
 
-    __slots__ = ("rt", "label", "d", "writing", "hb")
+    __slots__ = ("rt", "label", "d", "writing", "hb", "writer")
 
     def __init__(self, init: Iterable | dict | None = None, name: str | None = None):
         self.rt = current_runtime()
@@ -44,9 +43,15 @@ class Map:
         # With the race detector on, the map is one checked location (Go's -race checks the
         # map header: racereadpc/racewritepc in mapaccess/mapassign/mapiterinit).
         self.hb = _race.Loc(self.label)
+        self.writer: int | None = None  # gid of the goroutine that last toggled the writing flag
 
     def __repr__(self) -> str:
         return f"{self.label}{self.d!r}"
+
+    def _fail(self, failure) -> None:
+        """Fail naming this map and the goroutine caught writing it (the other side of the race)."""
+        failure.racing = self.writer
+        self.rt.fail(failure, frames=F.frames_from_frame(sys._getframe(1)))
 
     # -- reads
     def _read_check(self) -> None:
@@ -54,7 +59,7 @@ class Map:
         rt = self.rt
         rt.sched("map.read", self.label)
         if self.writing:
-            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
+            self._fail(F.ConcurrentMapReadWrite("concurrent map read and map write", obj=self.label))
         if rt.race is not None:
             rt.race.read(self.hb, sys._getframe(1))
 
@@ -90,10 +95,11 @@ class Map:
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
         if self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
         rt.sched("map.write.begin", what)  # between the check and the toggle
         self.writing = not self.writing
+        self.writer = rt.cur.gid if rt.cur is not None else None
         rt.sched("map.write", what)  # inside the write
         old = None
         if op == "set":
@@ -103,7 +109,7 @@ class Map:
         else:
             self.d.clear()
         if not self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         if rt.race is not None:
             # checked once the write is over: writes that overlap in time end in Go's fatal
             # above, a write merely unordered with another access is a data race
@@ -160,7 +166,7 @@ class Map:
         for i in range(n):
             rt.sched("map.iter", self.label)
             if self.writing:
-                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+                self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
             if rt.race is not None:
                 rt.race.read(self.hb, sys._getframe(1))
             k = keys[(start + i) % n]
@@ -170,7 +176,7 @@ class Map:
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
-            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+            self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
         if rt.race is not None:
             rt.race.read(self.hb, sys._getframe(1))
 

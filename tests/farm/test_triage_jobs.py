@@ -23,7 +23,8 @@ def _outcome_of(data: bytes) -> dict:
                 "crash_state": ["default_opts", "new", "new"], "preemptions": 1, "trace": "t", "dump": "d"}
     if data[:1] == b"W":  # upstream hazard P3(b), which checker's fixed variant keeps
         return {"failed": True, "kind": "WaitGroup reused before previous Wait returned", "exc_class": "WaitGroupReuse",
-                "message": "m", "crash_state": ["wait", "gather", "main"], "preemptions": 0, "trace": "t", "dump": "d"}
+                "message": "m", "crash_state": ["Group.wait", "WaitForControlledPods.gather", "execute.main"],
+                "preemptions": 0, "trace": "t", "dump": "d"}
     return {"failed": False, "preemptions": 0, "trace": "t"}
 
 
@@ -61,8 +62,21 @@ def make_collector(min_to: bytes | None = None):
     def build_artifact(*, bucket, original, minimized, outcome, harness_hash, version):
         return {"input.min": minimized, "input.orig": original, "repro.json": b"{}"}
 
-    return types.SimpleNamespace(signature=sig, crash_type=lambda o: o["kind"], minimize=minimize, verify=verify,
-                                 fix_check=fix_check, build_artifact=build_artifact)
+    def fix_verify(harness, fv, minimized, *, expected_signature, original=None, **_kw):
+        """The reproducers through this stand-in's (maybe replaced) fix_check; no fuzzing."""
+        from fuzzfarm.collector import verdict as V
+        checks = []
+        for name, data in (("reproducer", minimized), ("original input", original)):
+            if data is not None:
+                r = ns.fix_check(harness, fv, data, expected_signature=expected_signature)
+                checks.append({"name": name, "runs": 1, "failed": int(r["failed"]),
+                               "verdict": V.run_verdict(expected_signature, r)})
+        v = V.worst([c["verdict"] for c in checks])
+        return V.evidence(variant=fv, verdict=v, outcome=None, checks=checks)
+
+    ns = types.SimpleNamespace(signature=sig, crash_type=lambda o: o["kind"], minimize=minimize, verify=verify,
+                               fix_check=fix_check, fix_verify=fix_verify, build_artifact=build_artifact)
+    return ns
 
 
 @pytest.fixture
@@ -298,9 +312,12 @@ def test_a_hazard_the_fixed_variant_keeps_is_not_called_fixed(store, col):
     b = store.bucket(bid)
     assert b["state"] == S.B_DONE and b["fixed"] is False and b["fix_keeps"] is True, b
     assert "kept by the fix" in b["fix_kind"]
-    assert triage.kept_by_fix("checker", "WaitGroup reused before previous Wait returned")
-    assert not triage.kept_by_fix("checker", "goroutine panic")
-    assert not triage.kept_by_fix("cluster-builder", "WaitGroup reused before previous Wait returned")
+    p3b = "WaitGroup reused before previous Wait returned"
+    p3b_state = ["Group.wait", "WaitForControlledPods.gather", "execute.main"]
+    assert triage.kept_by_fix("checker", p3b, p3b_state)
+    assert not triage.kept_by_fix("checker", "goroutine panic", p3b_state)
+    assert not triage.kept_by_fix("checker", p3b, ["Group.add", "ObjectChecker.run", "execute.main"])  # a new reuse bug
+    assert not triage.kept_by_fix("cluster-builder", p3b, p3b_state)
 
 
 def test_a_kept_hazard_that_also_fails_on_fixed_is_kept_not_merely_unfixed(store, col, monkeypatch):
@@ -323,6 +340,7 @@ def test_declared_reads_literals_from_the_harness_source_without_importing_it():
 
     t = resolve("checker")
     assert t.declared_variants() == ("buggy", "fixed")
-    assert t.declared("FIXED_MAY_FAIL") == {"WaitGroup reused before previous Wait returned"}
+    assert t.declared("FIXED_MAY_FAIL") == {"WaitGroup reused before previous Wait returned at Group.wait <- "
+                                            "WaitForControlledPods.gather <- execute.main"}
     assert t.declared("NO_SUCH_NAME") is None
     assert resolve("cluster-builder").declared("FIXED_MAY_FAIL") is None

@@ -1,0 +1,130 @@
+"""Root-cause groups: a second level above buckets. A bucket is exact (one signature: crash type
+and the top frames of the failing goroutine); one bug reached along different paths makes
+several buckets, and a group puts them back together.
+
+What the runtime knows decides the group, per harness and variant:
+
+* a hazard the fix keeps (the harness's ``FIXED_MAY_FAIL``) is its own named group, never
+  merged with a bug;
+* map failures (``concurrent map writes`` / ``... read and map write`` / ``... iteration and
+  map write``) group by what raced: two buckets are one bug when they failed on the same map
+  (the runtime's label of the object, ``GoFailure.obj``) or raced with a writer in the same
+  function (the goroutine the runtime caught writing the map, ``GoFailure.racing_site``, and
+  for ``concurrent map writes`` the failing goroutine, a writer too), and
+  so on transitively: reads, iterations and writes racing on the shared options every cluster
+  of the cluster-builder gets (``DefaultNamespaces``, ``ByObject``, written in ``default_opts``
+  and ``new_multi_namespace_cache``) are one group. Without either, by the failing frame;
+* any other failure groups by its crash type and the operation that failed, the innermost
+  project frame (the checker's nil cancel, reached from ``delete_and_stop``, ``add`` or
+  ``dispose``, is one ``goroutine panic (TypeError)`` in ``ObjectChecker.stop``).
+
+Users override this (``fuzzfarm group split|merge``): an override maps a bucket to a group id
+and wins over the computed one. Grouping never touches a bucket or its inputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from fuzzfarm.signature import hazard_name
+
+MAP_KINDS = ("concurrent map writes", "concurrent map read and map write", "concurrent map iteration and map write")
+
+
+def root_cause(bucket: dict) -> tuple[str, str]:
+    """``(key, name)`` of the group a bucket belongs to by default; ``key`` is stable text."""
+    harness, variant = bucket.get("harness") or "?", bucket.get("variant") or "?"
+    kind = bucket.get("kind") or "failure"
+    state = list(bucket.get("crash_state") or [])
+    top = state[0] if state else "(no project frames)"
+    if bucket.get("fix_keeps"):
+        key, name = f"hazard|{hazard_name(kind, state)}", f"hazard: {kind} at {top}"
+    elif kind in MAP_KINDS:
+        writer, obj = bucket.get("racing_site") or "", bucket.get("object") or ""
+        if writer:
+            key, name = f"map-writer|{writer}", f"concurrent map access racing with the write in {writer}"
+        elif obj:
+            key, name = f"map|{obj}", f"concurrent map access to map {obj}"
+        else:
+            key, name = f"map-at|{top}", f"concurrent map access at {top}"
+    else:
+        ctype = bucket.get("crash_type") or kind
+        key, name = f"op|{ctype}|{top}", f"{ctype} in {top}"
+    return f"{harness}|{variant}|{key}", f"{harness}/{variant}: {name}"
+
+
+def group_id(key: str) -> str:
+    """Deterministic id of a computed group (``g`` + 10 hex digits)."""
+    return "g" + hashlib.sha1(key.encode()).hexdigest()[:10]
+
+
+def _map_nodes(bucket: dict) -> list[str]:
+    """What a map bucket raced on: its map and the functions of the writers in the race (the
+    one the runtime caught writing and, for ``concurrent map writes``, the failing one too)."""
+    pre = f"{bucket.get('harness') or '?'}|{bucket.get('variant') or '?'}|"
+    nodes = [pre + f"map-obj|{bucket['object']}"] if bucket.get("object") else []
+    writers = [bucket.get("racing_site")]
+    if bucket.get("kind") == "concurrent map writes" and nodes:
+        writers.append((bucket.get("crash_state") or [None])[0])
+    nodes += [pre + f"map-writer|{w}" for w in writers if w]
+    return nodes
+
+
+def _map_components(buckets: list[dict]) -> dict[int, tuple[str, str]]:
+    """Index of each non-hazard map bucket with race information -> (key, name) of its
+    connected component (buckets linked by a shared map or a shared writer function)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    members = {}
+    for i, b in enumerate(buckets):
+        if b.get("fix_keeps") or (b.get("kind") or "") not in MAP_KINDS or not _map_nodes(b):
+            continue
+        nodes = _map_nodes(b)
+        members[i] = nodes[0]
+        for n in nodes[1:]:
+            ra, rb = find(nodes[0]), find(n)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    comp: dict[str, list[str]] = {}
+    for n in list(parent):
+        comp.setdefault(find(n), []).append(n)
+    out = {}
+    for i, node in members.items():
+        root = find(node)
+        nodes = sorted(comp[root])
+        maps = [n.split("|map-obj|", 1)[1] for n in nodes if "|map-obj|" in n]
+        writers = [n.split("|map-writer|", 1)[1] for n in nodes if "|map-writer|" in n]
+        b = buckets[i]
+
+        def few(xs):
+            return ", ".join(xs[:3]) + (", ..." if len(xs) > 3 else "")
+        name = (f"{b.get('harness') or '?'}/{b.get('variant') or '?'}: concurrent map access"
+                + (f" to {few(maps)}" if maps else "") + (f", racing with writes in {few(writers)}" if writers else ""))
+        out[i] = (root.rsplit("|map-", 1)[0] + "|map|" + root, name)
+    return out
+
+
+def group_buckets(buckets: list[dict], overrides: dict[str, str] | None = None,
+                  names: dict[str, str] | None = None) -> list[dict]:
+    """Groups of ``buckets`` in order of first appearance: ``{"id", "name", "buckets": [...],
+    "hazard": bool, "manual": bool}``. ``overrides``: bucket id -> group id set by the user;
+    ``names``: group id -> name of a group the user made."""
+    overrides, names = overrides or {}, names or {}
+    groups: dict[str, dict] = {}
+    maps = _map_components(buckets)
+    for i, b in enumerate(buckets):
+        key, name = maps.get(i) or root_cause(b)
+        gid = overrides.get(b.get("id") or "", group_id(key))
+        g = groups.get(gid)
+        if g is None:
+            g = groups[gid] = {"id": gid, "name": names.get(gid, name), "buckets": [], "hazard": True,
+                               "manual": gid in names}
+        g["buckets"].append(b)
+        g["hazard"] = g["hazard"] and bool(b.get("fix_keeps"))
+    return list(groups.values())

@@ -1,0 +1,103 @@
+"""The fix verdict: what running the fixed variant says about a bug, in words a user can act on.
+
+Three states for a deterministic reproducer (the runtime replays the same input the same way):
+
+* ``fixed``: the fixed variant passes the reproducer *and* every other check of the evidence
+  (the original input, the fuzzed neighbourhood, the corpus);
+* ``NO``: the fixed variant fails with the bug's own signature;
+* ``fails differently: KIND at STATE``: it fails otherwise, a timeout or a hang included.
+
+A flaky reproducer (one that fails in k of N replays on the buggy variant, 0 < k < N) cannot be
+called fixed by one passing replay: it needs M replays on ``fixed`` that pass and a buggy rate
+they can be told from. :func:`fisher_p` is the one-sided Fisher exact test of "0 of M on fixed"
+against "k of N on buggy"; only ``p < ALPHA`` makes it ``fixed``, else ``unknown (flaky)``.
+
+A known hazard the fix keeps (the harness's ``FIXED_MAY_FAIL``, matched by signature) is
+``kept (hazard)``. The evidence is a dict with a ``checks`` list (see :func:`evidence`): each
+check says what ran, how often, what failed; a later check (e.g. a bounded exhaustive search)
+appends its own entry with a ``statement`` line.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+FIXED, NO, DIFFERENT, UNKNOWN_FLAKY, KEPT = "fixed", "NO", "fails differently", "unknown (flaky)", "kept (hazard)"
+ALPHA = 0.05  # the significance a flaky bug's "fixed" needs (one-sided Fisher exact test)
+
+OUTCOME_FIELDS = ("failed", "kind", "crash_type", "crash_state", "message", "signature")
+
+
+def outcome_summary(out: dict | None) -> dict:
+    """The part of a classified outcome a bucket keeps (kind, crash state, message, signature)."""
+    out = out or {}
+    s = {k: out.get(k) for k in OUTCOME_FIELDS}
+    s["failed"] = bool(s["failed"])
+    s["crash_state"] = list(s["crash_state"] or [])
+    s["message"] = (s["message"] or "")[:2000]
+    return s
+
+
+def run_verdict(expected_signature: str, out: dict) -> str:
+    """``fixed`` / ``NO`` / ``fails differently`` for one run of the fixed variant."""
+    if not out.get("failed"):
+        return FIXED
+    return NO if out.get("signature") == expected_signature else DIFFERENT
+
+
+def where(out: dict) -> str:
+    """``KIND at f1 <- f2 <- f3`` of a failed outcome."""
+    kind = out.get("crash_type") or out.get("kind") or "failure"
+    state = " <- ".join(out.get("crash_state") or []) or "(no project frames)"
+    return f"{kind} at {state}"
+
+
+def describe(verdict: str, out: dict | None) -> str:
+    """The verdict as shown: ``fails differently: KIND at STATE`` names the other failure."""
+    if verdict == DIFFERENT and out:
+        return f"{DIFFERENT}: {where(out)}"
+    return verdict
+
+
+def worst(verdicts: list[str]) -> str:
+    """The verdict of several checks: any NO is NO, else any other failure, else fixed."""
+    for v in (NO, DIFFERENT):
+        if v in verdicts:
+            return v
+    return FIXED
+
+
+def fisher_p(buggy_failed: int, buggy_runs: int, fixed_failed: int, fixed_runs: int) -> float:
+    """One-sided Fisher exact p-value that the fixed variant fails no less often than the buggy
+    one, given ``fixed_failed`` = 0 (the only case asked): the chance that all of the
+    ``buggy_failed`` failures land in the buggy group when both rates are equal."""
+    if fixed_failed:
+        return 1.0
+    k, n, m = buggy_failed, buggy_runs, fixed_runs
+    if k <= 0:
+        return 1.0
+    return comb(n, k) / comb(n + m, k)
+
+
+def flaky_statement(k: int, n: int, m: int, p: float) -> str:
+    return (f"buggy failed {k}/{n} replays, fixed 0/{m}: one-sided Fisher exact p = {p:.3g} "
+            f"({'below' if p < ALPHA else 'not below'} {ALPHA}: the fixed rate "
+            f"{'is' if p < ALPHA else 'cannot be'} told from the buggy rate)")
+
+
+def pct_statement(n: int, k: int, d: int, runs: int) -> str:
+    """The PCT guarantee, stated with its figures (Burckhardt et al., ASPLOS 2010)."""
+    p = 1.0 / (max(1, n) * max(1, k) ** max(0, d - 1))
+    miss = (1.0 - p) ** runs
+    return (f"pct with n={n} goroutines, k={k} scheduling steps, depth d={d}: each run finds a bug of "
+            f"depth <= {d} in this scenario with probability >= 1/(n*k^(d-1)) = {p:.2g}, so {runs} passing "
+            f"runs miss such a bug with probability <= {miss:.2g}")
+
+
+def evidence(*, variant: str, verdict: str, outcome: dict | None, checks: list[dict], **extra) -> dict:
+    """The fix evidence a bucket stores (``fix_evidence``): the verdict, the text shown
+    (``summary``), the deciding outcome of the fixed variant, and every check that ran."""
+    tried = sum(int(c.get("runs", 0)) for c in checks if c.get("schedules"))
+    return {"variant": variant, "verdict": verdict, "summary": describe(verdict, outcome),
+            "outcome": outcome_summary(outcome) if outcome else None, "checks": checks,
+            "schedules_tried": tried, **extra}

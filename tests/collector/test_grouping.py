@@ -1,0 +1,126 @@
+"""Root-cause groups: exact buckets below, one group per bug above; hazards their own group;
+user splits and merges through the real CLI on a real redis-server; nothing is discarded."""
+
+from __future__ import annotations
+
+import json
+
+from fuzzfarm.collector.grouping import group_buckets
+
+P3B = "WaitGroup reused before previous Wait returned"
+
+
+def _b(bid, harness, kind, state, **kw):
+    return {"id": bid, "harness": harness, "variant": "buggy", "kind": kind, "crash_state": state,
+            "crash_type": kw.pop("crash_type", kind), **kw}
+
+
+# The demo's buckets (kinds, crash states, map labels and racing writers as the runtime reports them).
+DEMO = [
+    _b("s1", "checker", "goroutine panic", ["ObjectChecker.stop", "CheckerMap.delete_and_stop", "x"],
+       crash_type="goroutine panic (TypeError)"),
+    _b("s2", "checker", "goroutine panic", ["ObjectChecker.stop", "CheckerMap.add", "y"],
+       crash_type="goroutine panic (TypeError)"),
+    _b("s3", "checker", "goroutine panic", ["ObjectChecker.stop", "CheckerMap.dispose", "z"],
+       crash_type="goroutine panic (TypeError)"),
+    _b("p3b", "checker", P3B, ["Group.wait", "WaitForControlledPods.gather", "execute.main"], fix_keeps=True),
+    _b("t1", "cluster-builder", "concurrent map writes", ["default_opts", "new", "new"], object="DefaultNamespaces",
+       racing_site="default_opts"),
+    _b("t2", "cluster-builder", "concurrent map iteration and map write", ["new_multi_namespace_cache", "new", "new"],
+       object="DefaultNamespaces", racing_site="default_opts"),
+    _b("t3", "cluster-builder", "concurrent map read and map write", ["default_opts", "new", "new"],
+       object="DefaultNamespaces", racing_site="default_opts"),
+    _b("t4", "cluster-builder", "concurrent map iteration and map write", ["new", "new", "KubernetesOptions._build_one"],
+       object="ByObject", racing_site="default_opts"),
+    _b("t5", "cluster-builder", "concurrent map writes", ["default_opts", "new", "new"],
+       object="ByObject[Pod].Namespaces", racing_site="new_multi_namespace_cache"),
+]
+
+
+def _ids(groups):
+    return [sorted(b["id"] for b in g["buckets"]) for g in groups]
+
+
+def test_the_demo_is_two_bugs_and_a_named_hazard():
+    groups = group_buckets(DEMO)
+    assert _ids(groups) == [["s1", "s2", "s3"], ["p3b"], ["t1", "t2", "t3", "t4", "t5"]]
+    names = [g["name"] for g in groups]
+    assert names[0] == "checker/buggy: goroutine panic (TypeError) in ObjectChecker.stop"
+    assert names[1].startswith("checker/buggy: hazard: " + P3B) and groups[1]["hazard"]
+    assert "DefaultNamespaces" in names[2] and "default_opts" in names[2] and not groups[2]["hazard"]
+    assert sum(len(g["buckets"]) for g in groups) == len(DEMO)  # every bucket is in exactly one group
+
+
+def test_different_bugs_stay_apart():
+    other = [
+        _b("a", "checker", "goroutine panic", ["ObjectChecker.stop", "p", "q"], crash_type="goroutine panic (TypeError)"),
+        _b("b", "checker", "goroutine panic", ["ObjectChecker.stop", "p", "q"], crash_type="goroutine panic (KeyError)"),
+        _b("c", "checker", P3B, ["Group.add", "ObjectChecker.run", "execute.main"]),  # a new reuse bug: no hazard
+        _b("d", "cluster-builder", "concurrent map writes", ["f"], object="m1", racing_site="w1"),
+        _b("e", "cluster-builder", "concurrent map writes", ["g"], object="m2", racing_site="w2"),
+        {**_b("f", "cluster-builder", "concurrent map writes", ["f"], object="m1", racing_site="w1"), "variant": "fixed"},
+    ]
+    assert _ids(group_buckets(other)) == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"]]
+
+
+def test_overrides_win_and_ids_are_stable():
+    first = group_buckets(DEMO)
+    assert [g["id"] for g in group_buckets(list(reversed(DEMO)))][::-1] == [g["id"] for g in first]
+    gid_s = first[0]["id"]
+    groups = group_buckets(DEMO, overrides={"s3": "mine"}, names={"mine": "S3 alone"})
+    assert ["s3"] in _ids(groups) and next(g for g in groups if g["id"] == "mine")["name"] == "S3 alone"
+    assert next(g for g in groups if g["id"] == gid_s)["buckets"][-1]["id"] == "s2"
+
+
+def test_the_runtime_names_the_map_and_the_racing_writer(toy):
+    from fuzzfarm.runone import outcome
+    out = outcome("toy", "buggy", bytes.fromhex("003703e44da7f2370d9e260e27136550a4a3a6d07f5c0c"), module="toy_harness")
+    assert out["kind"] == "concurrent map writes" and out["object"] == "shared"
+    assert out["racing_site"] == out["crash_state"][0]  # the other writer runs the same function
+
+
+class _InProcessCLI:
+    """The real ``fuzzfarm`` Typer app, run in this process (a subprocess per call costs seconds)."""
+
+    def __init__(self, url: str):
+        from typer.testing import CliRunner
+        self.url, self.runner = url, CliRunner()
+
+    def __call__(self, *args: str):
+        from fuzzfarm.cli import app
+        r = self.runner.invoke(app, ["--redis", self.url, *args])
+        r.returncode = r.exit_code
+        return r
+
+    def json(self, *args: str):
+        r = self(*args, "--json")
+        assert r.exit_code == 0, r.stderr
+        return json.loads(r.stdout)
+
+
+def test_group_split_and_merge_through_the_cli(store):
+    for b in DEMO:
+        store.create_or_join_bucket(harness=b["harness"], variant="buggy", signature=b["id"], input_sha256=b["id"],
+                                    fields={k: v for k, v in b.items() if k not in ("id", "harness", "variant")})
+    cli = _InProcessCLI(store.url)
+    rows = cli.json("crashes")
+    by_sig = {r["signature"]: r for r in rows}
+    assert len({by_sig[s]["group"] for s in ("s1", "s2", "s3")}) == 1
+    assert by_sig["s1"]["group"] != by_sig["t1"]["group"] != by_sig["p3b"]["group"]
+    text = cli("crashes").stdout
+    assert text.index("ObjectChecker.stop") < text.index(by_sig["s1"]["id"])  # group row, then its buckets
+    flat = cli("crashes", "--flat").stdout
+    assert "groups of buckets" not in flat and by_sig["t5"]["id"] in flat
+
+    p = cli("group", "split", by_sig["s3"]["id"], "--name", "S3 dispose")
+    assert p.returncode == 0, p.stderr
+    rows = {r["signature"]: r for r in cli.json("crashes")}
+    assert rows["s3"]["group"] != rows["s1"]["group"] and rows["s3"]["group_name"] == "S3 dispose"
+    p = cli("group", "merge", rows["s1"]["group"], rows["s3"]["group"])
+    assert p.returncode == 0, p.stderr
+    rows = {r["signature"]: r for r in cli.json("crashes")}
+    assert rows["s3"]["group"] == rows["s1"]["group"] == rows["s2"]["group"]
+    assert len(rows) == len(DEMO) and all(store.bucket_inputs(r["id"]) for r in rows.values())  # nothing lost
+    p = cli("group", "merge", "nope", rows["s1"]["group"])
+    assert p.returncode == 2 and "no group or bucket 'nope'" in p.stderr
+    assert json.loads(cli("crashes", "--json").stdout)  # still readable
