@@ -512,6 +512,10 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                      "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
+from fuzzfarm import cli_web  # noqa: E402  (`fuzzfarm web`, registered on this app)
+cli_web.register(app, sys.modules[__name__])  # this module, also when run as __main__
+
+
 def main() -> None:
     app()
 

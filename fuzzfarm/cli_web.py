@@ -1,0 +1,38 @@
+"""``fuzzfarm web``: serve the web view of the farm (see fuzzfarm/web/)."""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer, cli: ModuleType) -> None:
+    """Add ``web`` to ``app``. ``cli``: the fuzzfarm.cli module that owns ``app`` (its --redis
+    state and error handling; it is ``__main__`` under ``python -m fuzzfarm.cli``)."""
+    C = cli
+
+    @app.command()
+    @C.errors_to_exit
+    def web(host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback unless a token is given)."),
+            port: int = typer.Option(8765, "--port", "-p", help="TCP port."),
+            token: Optional[str] = typer.Option(None, "--token", envvar="FUZZFARM_WEB_TOKEN", show_envvar=True,
+                                                help="Enables cancel and group split/merge from the page (log in "
+                                                     "with it); required for a non-loopback --host.")) -> None:
+        """Serve the web view: campaigns live, bug groups and buckets, goroutine swimlanes."""
+        from fuzzfarm.farm import redis_url
+        from fuzzfarm.web import server
+        try:
+            server.check_bind(host, token)
+        except server.ServeError as e:
+            raise C.CLIError(str(e)) from None
+        url = C._url()
+        C._store(url)
+        C.err.print(f"fuzzfarm web: {server.page_url(host, port)}  (Redis {redis_url.mask(url)}; "
+                    f"{'token set: log in to change' if token else 'read-only'}; Ctrl-C stops)", markup=False)
+        try:
+            server.serve(url, host, port, token, log_level=os.environ.get("FUZZFARM_WEB_LOG", "warning"))
+        except server.ServeError as e:
+            raise C.CLIError(str(e)) from None
