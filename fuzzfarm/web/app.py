@@ -65,7 +65,9 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
     def page(request: Request, name: str, status: int = 200, **ctx) -> HTMLResponse:
         ctx.update(request=request, redis=masked, can_change=token is not None, authed=_authed(request),
                    refresh_ms=REFRESH_MS, nav=name.split(".")[0])
-        return HTMLResponse(env.get_template(name).render(**ctx), status_code=status)
+        html = env.get_template(name).render(**ctx)
+        # whatever a harness or a message carried, the Redis password never leaves in a page
+        return HTMLResponse(redis_url.mask_text(html, url), status_code=status)
 
     def _authed(request: Request) -> bool:
         if token is None:

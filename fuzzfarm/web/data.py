@@ -57,6 +57,13 @@ def series(st: S.Store, cid: str) -> dict:
         t = round(float(p["t"]) - t0, 2)
         execs.append((t, sum(q["execs"] for q in last.values())))
         cov.append((t, max(q["cov"] for q in last.values())))
+    # the jobs' hashes hold the latest figures (a job's last point may have been throttled)
+    jobs = st.jobs(cid)
+    upd = [float(j["updated"]) for j in jobs if j.get("updated") and j.get("state") != S.JOB_QUEUED]
+    if upd and (not execs or max(upd) - t0 > execs[-1][0]):
+        t = round(max(upd) - t0, 2)
+        execs.append((t, sum(int(j.get("execs_base", 0) or 0) + int(j.get("execs", 0) or 0) for j in jobs)))
+        cov.append((t, max(int(j.get("cov", 0) or 0) for j in jobs)))
     joined = st.r.zrange(S.P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
     buckets = [(round(float(ts) - t0, 2), i + 1) for i, (_, ts) in enumerate(joined)]
     return {"execs": execs, "cov": cov, "buckets": buckets}

@@ -45,15 +45,14 @@ def line_chart(points: list[tuple[float, float]], *, title: str, css: str, step:
         return round(x0 + pw * t / xm, 1)
     def py(v: float) -> float:
         return round(y0 - ph * v / ym, 1)
-    coords = []
-    prev = None
+    coords = [f"{px(0)},{py(0)}"] if step else []
+    prev = 0
     for t, v in pts:
-        if step and prev is not None:
+        if step:
             coords.append(f"{px(t)},{py(prev)}")
         coords.append(f"{px(t)},{py(v)}")
         prev = v
     if step:
-        coords.insert(0, f"{px(0)},{py(0)}")
         coords.append(f"{px(xm)},{py(prev)}")
     out.append(f'<polyline points="{" ".join(coords)}" class="series"/>')
     out.append(f'<text x="{x0 - 4}" y="{y0 - ph + 4}" class="ylab">{_fmt(ym)}</text>'
