@@ -36,3 +36,26 @@ def register(app: typer.Typer, cli: ModuleType) -> None:
             server.serve(url, host, port, token, log_level=os.environ.get("FUZZFARM_WEB_LOG", "warning"))
         except server.ServeError as e:
             raise C.CLIError(str(e)) from None
+
+
+def start_background(url: str, console, port: int = 8765):
+    """The web view for ``fuzzfarm demo``: in a thread on loopback (read-only), on ``port`` or,
+    when that is taken, a free one; prints its URL. None (and one line why) when it cannot start."""
+    from fuzzfarm.web import server
+    for p in (port, 0):
+        try:
+            bg = server.Background(url, "127.0.0.1", p or _free_port()).start()
+        except server.ServeError as e:
+            last = e
+            continue
+        console.print(f"fuzzfarm demo: web view {bg.url} (read-only, up while the demo runs)", markup=False)
+        return bg
+    console.print(f"fuzzfarm demo: no web view ({last})", markup=False)
+    return None
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -247,7 +247,11 @@ class Store:
         pipe.scard(P + f"campaign:{cid}:intaken")
         pipe.zrange(P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
         n_crashes, n_intaken, joined = pipe.execute()
-        hits = [(t, b) for t, b in ((t, self.bucket(bid)) for bid, t in joined) if b]
+        pipe = self.r.pipeline()  # one round trip for all the campaign's buckets
+        for bid, _ in joined:
+            pipe.hgetall(P + f"bucket:{bid}")
+        raws = pipe.execute() if joined else []
+        hits = [(t, {k: _dec(k, v) for k, v in raw.items()}) for (_, t), raw in zip(joined, raws) if raw]
         buckets = [b for _, b in hits]
         # when the campaign first had a downloadable reproducer (its own or a known bucket's)
         ready = [max(t, float(b["first_artifact_at"])) for t, b in hits if b.get("first_artifact_at")]

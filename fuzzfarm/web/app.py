@@ -115,13 +115,15 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        rows = [r for r in (data.bucket(st, b) for b in st.campaign_bucket_ids(cid)) if r]
+        rows = data.bucket_rows(st, st.campaign_bucket_ids(cid))
         return {"charts": charts, "jobs": st.jobs(cid), "buckets": rows}
 
     def bugs(request: Request):
         q = request.query_params
         f = {"harness": q.get("harness", ""), "kind": q.get("kind", ""), "verdict_": q.get("verdict", "")}
-        return page(request, "bugs.html", groups=data.groups(st, **f), choices=data.filter_choices(st),
+        rows = data.buckets(st)
+        return page(request, "bugs.html", groups=data.groups(data.filter_rows(rows, **f)),
+                    choices=data.filter_choices(rows),
                     f={"harness": f["harness"], "kind": f["kind"], "verdict": f["verdict_"]})
 
     def bucket(request: Request):

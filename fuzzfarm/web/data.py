@@ -97,39 +97,49 @@ def verdict(b: dict) -> tuple[str, str]:
 
 
 def bucket(st: S.Store, bid: str) -> dict | None:
-    b = st.bucket(bid)
-    if b is None:
-        return None
-    row = {k: b.get(k) for k in BUCKET_FIELDS}
-    row["verdict"], row["evidence"] = verdict(b)
-    row["group"] = group_of(b)
-    row["first_seen"] = b.get("created")
-    row["last_seen"] = _last_seen(st, bid, b)
-    return row
+    rows = bucket_rows(st, [bid])
+    return rows[0] if rows else None
 
 
-def _last_seen(st: S.Store, bid: str, b: dict) -> float | None:
-    """The latest time a campaign first hit the bucket (joins of known inputs are not timed)."""
-    times = [float(b["created"])] if b.get("created") else []
-    camp = b.get("last_campaign") or b.get("first_campaign")
-    if camp:
-        ts = st.r.zscore(S.P + f"campaign:{camp}:buckets", bid)
-        if ts:
-            times.append(float(ts))
-    return max(times) if times else None
+def bucket_rows(st: S.Store, bids: list[str]) -> list[dict]:
+    """The table rows of ``bids`` (unknown ids left out), read in two pipelined round trips:
+    the bucket records, then when the campaign that last hit each one did so."""
+    pipe = st.r.pipeline()
+    for bid in bids:
+        pipe.hgetall(S.P + f"bucket:{bid}")
+    recs = [{k: S._dec(k, v) for k, v in raw.items()} for raw in pipe.execute()] if bids else []
+    recs = [b for b in recs if b]
+    pipe = st.r.pipeline()
+    for b in recs:
+        pipe.zscore(S.P + f"campaign:{b.get('last_campaign') or b.get('first_campaign')}:buckets", b["id"])
+    joined = pipe.execute() if recs else []
+    rows = []
+    for b, ts in zip(recs, joined):
+        row = {k: b.get(k) for k in BUCKET_FIELDS}
+        row["verdict"], row["evidence"] = verdict(b)
+        row["group"] = group_of(b)
+        row["first_seen"] = b.get("created")
+        # the latest time a campaign first hit it (joins of known inputs are not timed)
+        row["last_seen"] = max([float(x) for x in (b.get("created"), ts) if x not in (None, "")], default=None)
+        rows.append(row)
+    return rows
 
 
 def buckets(st: S.Store, *, harness: str = "", kind: str = "", verdict_: str = "") -> list[dict]:
-    rows = [r for r in (bucket(st, bid) for bid in reversed(st.bucket_ids())) if r]
+    rows = bucket_rows(st, list(reversed(st.bucket_ids())))
+    return filter_rows(rows, harness=harness, kind=kind, verdict_=verdict_)
+
+
+def filter_rows(rows: list[dict], *, harness: str = "", kind: str = "", verdict_: str = "") -> list[dict]:
     return [r for r in rows if (not harness or r["harness"] == harness) and (not kind or r["kind"] == kind)
             and (not verdict_ or r["verdict"] == verdict_)]
 
 
-def groups(st: S.Store, **filters) -> list[dict]:
-    """Groups of buckets (filtered as :func:`buckets`), largest count first: ``id``, ``buckets``,
-    ``count``, ``harness``, ``kinds``, ``verdicts``, first and last seen."""
+def groups(rows: list[dict]) -> list[dict]:
+    """Bucket rows (:func:`buckets`) gathered into their groups, largest count first: ``id``,
+    ``buckets``, ``count``, ``harness``, ``kinds``, ``verdicts``, first and last seen."""
     by: dict[str, list[dict]] = {}
-    for r in buckets(st, **filters):
+    for r in rows:
         by.setdefault(r["group"], []).append(r)
     out = []
     for gid, rs in by.items():
@@ -142,8 +152,7 @@ def groups(st: S.Store, **filters) -> list[dict]:
     return out
 
 
-def filter_choices(st: S.Store) -> dict:
-    rows = buckets(st)
+def filter_choices(rows: list[dict]) -> dict:
     return {"harness": sorted({r["harness"] for r in rows}), "kind": sorted({r["kind"] or "" for r in rows}),
             "verdict": sorted({r["verdict"] for r in rows})}
 
