@@ -123,8 +123,8 @@ def render(model: Swimlanes) -> str:
         out.append(f'<g class="lane" data-gid="{ln.gid}"><title>G{ln.gid} {escape(ln.name)}'
                    f'{" created by " + escape(ln.created_by) if ln.created_by else ""}</title>'
                    f'<line x1="{x}" y1="{HEAD_H}" x2="{x}" y2="{height - 6}" class="laneline"/>'
-                   f'<text x="{x}" y="16" class="lanehead">G{ln.gid} {escape(_clip(ln.name, 26))}</text>'
-                   f'<text x="{x}" y="32" class="lanesub">{escape(_clip(ln.created_by, 34))}</text></g>')
+                   f'<text x="{x}" y="16" class="lanehead">G{ln.gid} {escape(_clip_head(ln.name, 26))}</text>'
+                   f'<text x="{x}" y="32" class="lanesub">{escape(_clip_head(ln.created_by, 36))}</text></g>')
     prev_t = None
     for i, e in enumerate(model.events):
         step, _dec, now, gid, kind, detail, site = e[:7]
@@ -165,9 +165,16 @@ def render(model: Swimlanes) -> str:
                        f'class="failrow"/>')
         out.append(f'<g class="{cls}" data-index="{i}" data-gid="{gid}" data-kind="{escape(kind)}">'
                    f'<title>{escape(tip)}</title><circle cx="{x}" cy="{yy}" r="{7 if i == model.failing else 4}"/>'
-                   f'<text x="{x + 9}" y="{yy + 4}">{escape(_clip(label, 30))}</text></g>')
+                   f'<text x="{x + 9}" y="{yy + 4}">{escape(_clip(label, 60 if i == model.failing else 30))}</text></g>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _clip_head(s: str, n: int) -> str:
+    """``s`` cut at its start: a goroutine's name ends with what tells lanes apart
+    (``...func1(build01)``), a creation site with its file and line."""
+    s = s or ""
+    return s if len(s) <= n else "…" + s[-(n - 1):]
 
 
 def _clip(s: str, n: int) -> str:
