@@ -34,7 +34,8 @@ def test_lanes_events_and_failure_of_a_map_race(runs):
     tj = out["trace_json"]
     assert out["kind"] == "concurrent map writes"
     m = swimlane.build(tj)
-    assert [ln.gid for ln in m.lanes] == [g for g, *_ in tj["legend"]]  # no gid-0 events in this run
+    # no gid-0 events in this run: exactly the legend's goroutines, with their names and creation sites
+    assert [(ln.gid, ln.name, ln.created_by) for ln in m.lanes] == [(g, n, c or "") for g, n, c in tj["legend"]]
     svg = swimlane.render(m)
     assert len(re.findall(r'<g class="lane"', svg)) == len(tj["legend"])
     assert len(re.findall(r'<g class="ev', svg)) == len(tj["events"])
@@ -55,6 +56,16 @@ def test_map_race_links_the_other_goroutines_open_write(runs):
     assert later == []
     assert m.links[0].dst == m.failing
     assert 'class="link"' in swimlane.render(m)
+
+
+def test_only_a_write_still_open_is_linked():
+    ev = lambda g, kind, detail: [0, 0, 0.0, g, kind, detail, "", False]  # noqa: E731
+    events = [ev(2, "map.write.begin", "m[1]"), ev(2, "map.write", "m[1]"), ev(2, "map.write.end", "m[1]"),  # done
+              ev(3, "map.write.begin", "other[1]"), ev(3, "map.write", "other[1]"),  # another map
+              ev(4, "map.write.begin", "m[2]"), ev(4, "map.write", "m[2]"),  # open on m: the racing write
+              ev(1, "map.read", "m"), ev(1, "failure", "concurrent map read and map write")]
+    m = swimlane.build({"events": events, "legend": [[g, f"g{g}", None] for g in (1, 2, 3, 4)]})
+    assert [(lk.src, lk.dst) for lk in m.links] == [(6, 8)]
 
 
 def test_no_link_is_guessed_for_a_nil_call(runs):
