@@ -514,6 +514,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
          strategy: Optional[str] = typer.Option(None, "--strategy",
                                                 help="bytes | random | pct (default: bytes)."),
          timeout: float = typer.Option(900, "--timeout", help="Give up after this many seconds."),
+         web_view: bool = typer.Option(True, "--web/--no-web", help="Serve the web view while the demo runs."),
          as_json: bool = typer.Option(False, "--json", help="JSON summary at the end.")) -> None:
     """Run the whole farm here: redis-server (unless --redis/$FUZZFARM_REDIS_URL), two workers, the
     harnesses' buggy variants (any installed harness; default: the two seed harnesses); print the
@@ -543,6 +544,8 @@ def demo(names: Optional[list[str]] = typer.Argument(
                    "worker_pids": [w.proc.pid for w in farm.workers]}
         err.print(f"fuzzfarm demo: redis {redis_url.mask(farm.url)}, workers up in {time.monotonic() - t0:.1f} s "
                   f"(logs in {farm.workdir})", markup=False)
+        from fuzzfarm import cli_web
+        web = cli_web.start_background(farm.url, err) if web_view else None
         cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "bytes")) for h in hs]
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
@@ -561,6 +564,8 @@ def demo(names: Optional[list[str]] = typer.Argument(
             show.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
                        f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
         buckets = {c: bucket_rows(st, c) for c in cids}
+        if web is not None:
+            web.stop()
         st.r.close()
     err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped", markup=False)
     if as_json:
@@ -570,7 +575,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
 
 # Commands in modules of their own (each ``register(app)``; they import this module).
 EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
-              "fuzzfarm.cli_groups")
+              "fuzzfarm.cli_groups", "fuzzfarm.cli_web")
 
 
 def _register_extensions() -> None:

@@ -28,7 +28,8 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     function names) / ``dump`` (Go-like crash dump text) when failed, ``decisions`` (the
     recorded schedule), ``steps``, ``preemptions``, ``schedule_bytes`` (bytes the schedule
     consumed), ``preemption_edits`` ([[offset, byte], ...]), ``scenario``, ``trace`` (text,
-    when asked), ``input_sha256``, ``input_size``.
+    when asked) and ``trace_json`` (when asked: ``events`` as ``Trace.to_json``, ``legend``
+    [[gid, name, created_by], ...], ``failing_goroutine``, ``now``), ``input_sha256``, ``input_size``.
     An exception escaping the harness's own decoding is reported as kind ``harness error``.
     Raises HarnessError when the harness cannot be loaded or has no such variant.
     ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
@@ -70,6 +71,11 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         scenario=ex.scenario,
         trace=rep.render_trace() if trace else None,
     )
+    if trace:  # the same run as structured data: the web view draws it (fuzzfarm/web/swimlane.py)
+        out["trace_json"] = {"events": rep.trace.to_json() if rep.trace is not None else [],
+                             "legend": [list(g) for g in rep.legend],
+                             "failing_goroutine": f.goroutine if f else None, "now": rep.now,
+                             "scenario": ex.scenario}
     return out
 
 

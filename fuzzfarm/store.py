@@ -23,6 +23,8 @@ key                                    type    holds
 ``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
 ``lease:<name>``                       string  task id holding a triage step (expires)
 ``deliveries:<task id>``               string  how often a task message was delivered
+``campaign:<cid>:series``              list    JSON points of the jobs' live stats over time
+                                               (bounded, expires; the web view plots them)
 =====================================  ======  ================================================
 
 A campaign's status is derived from its jobs: ``queued`` (no job started), ``running``,
@@ -218,6 +220,45 @@ class Store:
     def job_stats(self, cid: str, n: int, stats: dict) -> None:
         """Stream a job's live stats (the engine's JobStats as a dict)."""
         self.update_job(cid, n, **{k: stats[k] for k in STAT_FIELDS if k in stats})
+        self.record_series(cid, n, stats)
+
+    # ---- time series of a campaign (the web view's plots) -----------------------------------
+    # One point per job at most every ``duration / (SERIES_CAP / jobs)`` seconds (>= 1 s), so a
+    # whole campaign fits in SERIES_CAP points; LTRIM keeps the newest SERIES_CAP whatever
+    # happens, and the key expires SERIES_TTL_S after the campaign's last point.
+    SERIES_CAP = 2000
+    SERIES_TTL_S = 30 * 24 * 3600
+
+    def record_series(self, cid: str, n: int, stats: dict, now: float | None = None) -> bool:
+        """Append one point ``{t, job, execs, cov, ft, corpus}`` (execs counted over the whole job,
+        earlier slices included) unless this job's last point is too recent. True when added."""
+        now = time.time() if now is None else now
+        last = getattr(self, "_series_last", None)
+        if last is None:
+            last = self._series_last = {}
+        if cid not in last:
+            camp = self.campaign(cid) or {}
+            jobs, dur = int(camp.get("jobs", 1) or 1), float(camp.get("duration_s", 60) or 60)
+            last[cid] = {"every": max(1.0, dur * jobs / self.SERIES_CAP)}
+        seen = last[cid]
+        if now - seen.get(n, float("-inf")) < seen["every"]:
+            return False
+        seen[n] = now
+        base = int(self.r.hget(self._job_key(cid, n), "execs_base") or 0)
+        point = {"t": round(now, 3), "job": n, "execs": base + int(stats.get("execs", 0) or 0),
+                 "cov": int(stats.get("cov", 0) or 0), "ft": int(stats.get("ft", 0) or 0),
+                 "corpus": int(stats.get("corpus_size", 0) or 0)}
+        key = P + f"campaign:{cid}:series"
+        pipe = self.r.pipeline()
+        pipe.rpush(key, json.dumps(point, sort_keys=True))
+        pipe.ltrim(key, -self.SERIES_CAP, -1)
+        pipe.expire(key, self.SERIES_TTL_S)
+        pipe.execute()
+        return True
+
+    def series(self, cid: str) -> list[dict]:
+        """The campaign's recorded points, oldest first."""
+        return [json.loads(p) for p in self.r.lrange(P + f"campaign:{cid}:series", 0, -1)]
 
     def campaign_summary(self, cid: str) -> dict | None:
         """Spec + derived status + totals over jobs, crashes and buckets."""
@@ -230,7 +271,11 @@ class Store:
         pipe.scard(P + f"campaign:{cid}:intaken")
         pipe.zrange(P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
         n_crashes, n_intaken, joined = pipe.execute()
-        hits = [(t, b) for t, b in ((t, self.bucket(bid)) for bid, t in joined) if b]
+        pipe = self.r.pipeline()  # one round trip for all the campaign's buckets
+        for bid, _ in joined:
+            pipe.hgetall(P + f"bucket:{bid}")
+        raws = pipe.execute() if joined else []
+        hits = [(t, {k: _dec(k, v) for k, v in raw.items()}) for (_, t), raw in zip(joined, raws) if raw]
         buckets = [b for _, b in hits]
         # when the campaign first had a downloadable reproducer (its own or a known bucket's)
         ready = [max(t, float(b["first_artifact_at"])) for t, b in hits if b.get("first_artifact_at")]

@@ -1,7 +1,8 @@
 """The downloadable reproducer of a bucket: a flat directory of files plus a manifest.
 
 Files: ``input.min`` (minimized input), ``input.orig`` (the input as found), ``trace.txt``
-(rendered interleaving of the minimized input, with the crash dump), ``failure.txt`` (crash
+(rendered interleaving of the minimized input, with the crash dump), ``trace.json`` (the same
+interleaving as data: events and goroutine legend; when the replay recorded it), ``failure.txt`` (crash
 type, state, message, dump), ``repro.json`` (harness, variant, signature, fuzzfarm version,
 harness source hash, replay command, ...) and ``MANIFEST.json`` (sha256 of every other file).
 
@@ -150,6 +151,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     for c in ev.get("checks") or ():
         if c.get("reproducer_b64") and "fixed-fails.input" not in files:
             files["fixed-fails.input"] = base64.b64decode(c["reproducer_b64"])
+    if outcome.get("trace_json"):  # the interleaving as data (events, goroutine legend) for the web view
+        files["trace.json"] = json.dumps(outcome["trace_json"], sort_keys=True).encode() + b"\n"
     manifest = {"format": FORMAT, "files": {name: _sha256(data) for name, data in sorted(files.items())}}
     files[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
     return files

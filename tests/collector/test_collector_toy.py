@@ -140,7 +140,11 @@ def _files(toy, sig_a, m_data=MAP_WRITES[:9]):
 
 def test_artifact_round_trip(toy, sig_a, tmp_path):
     files = _files(toy, sig_a)
-    assert set(files) == {"input.min", "input.orig", "trace.txt", "failure.txt", "repro.json", "MANIFEST.json"}
+    assert set(files) == {"input.min", "input.orig", "trace.txt", "trace.json", "failure.txt", "repro.json",
+                          "MANIFEST.json"}
+    tj = json.loads(files["trace.json"])  # the interleaving as data: the failing event is the last one
+    assert tj["events"][-1][4] == "failure" and tj["events"][-1][3] == tj["failing_goroutine"]
+    assert {g for g, *_ in tj["legend"]} >= {e[3] for e in tj["events"] if e[3]}
     written = write_artifact(files, tmp_path / "repro")
     assert sorted(os.path.basename(p) for p in written) == sorted(files)
     art = load_artifact(tmp_path / "repro")

@@ -46,3 +46,13 @@ def test_demo_end_to_end(tmp_path):
     for pid in [started["redis_pid"], *started["worker_pids"]]:
         assert _gone(pid), pid
     assert "bucket" in p.stderr and "fuzzfarm demo: done" in p.stderr
+    # the web view was up while it ran, and is down now
+    import re
+    import urllib.request
+    m = re.search(r"web view (http://127\.0\.0\.1:\d+/)", p.stderr)
+    assert m, p.stderr[-2000:]
+    try:
+        urllib.request.urlopen(m.group(1), timeout=2)
+        raise AssertionError("the demo's web view outlived the demo")
+    except OSError:
+        pass
