@@ -575,7 +575,8 @@ def demo(names: Optional[list[str]] = typer.Argument(
 
 # Commands in modules of their own (each ``register(app)``; they import this module).
 EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
-              "fuzzfarm.cli_groups", "fuzzfarm.cli_web")
+              "fuzzfarm.cli_groups", "fuzzfarm.cli_web",
+              "fuzzfarm.cli_gc")
 
 
 def _register_extensions() -> None:

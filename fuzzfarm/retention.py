@@ -1,0 +1,105 @@
+"""What a finished campaign leaves in Redis, and how it goes: ``fuzzfarm gc`` and ``fuzzfarm delete``.
+
+Redis is the farm's only database and it lives in memory, so what is kept must be bounded. The
+split (docs/RELIABILITY.md, "Redis growth"):
+
+* **kept until deleted**: buckets (``bucket:*``, ``bucket:*:inputs``, ``sig:*``, ``buckets``),
+  their artifacts (``artifact:*``: minimized and original input, trace, failure, sha256s), the
+  user's groups (``groups:*``) and each harness's shared corpus (``corpus:*``). That is what a
+  user downloads, replays and triages, and what later campaigns build on.
+* **belongs to one campaign** and goes with it: the campaign record, its jobs (state and live
+  stats), its crash / intake / bucket sets, its time series, and the crash inputs it reported
+  whose intake has finished (each one is then counted in its bucket, and the bucket's artifact
+  holds its reproducer). A crash input whose intake never finished is kept whatever happens:
+  nothing here loses a crash.
+
+Only *settled* campaigns (every job final and every crash triaged) are collected: a campaign
+still fuzzing or triaging is never touched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from fuzzfarm import store as S
+
+P = S.P
+
+
+@dataclasses.dataclass
+class Removal:
+    """What removing one campaign deletes (or, in a dry run, would delete)."""
+
+    campaign: str
+    keys: list[str]
+    crash_inputs: int       # crash records among ``keys`` (filed into a bucket)
+    kept_untriaged: int     # crash records kept: in no bucket
+
+    def as_dict(self) -> dict:
+        return {"campaign": self.campaign, "keys": len(self.keys), "crash_inputs": self.crash_inputs,
+                "kept_untriaged": self.kept_untriaged}
+
+
+class NotRemovable(ValueError):
+    """The campaign cannot be removed (unknown, or still running / triaging); ``str`` says why."""
+
+
+def campaign_keys(st: S.Store, cid: str) -> Removal:
+    """The keys that belong to campaign ``cid`` alone."""
+    camp = st.campaign(cid)
+    if camp is None:
+        raise NotRemovable(f"unknown campaign {cid!r}; list campaigns with `fuzzfarm status`")
+    keys = [P + f"campaign:{cid}", P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken",
+            P + f"campaign:{cid}:buckets", P + f"campaign:{cid}:series"]
+    keys += [P + f"job:{cid}:{n}" for n in range(int(camp.get("jobs", 0) or 0))]
+    crashes = sorted(st.r.smembers(P + f"campaign:{cid}:crashes"))
+    ckeys = [P + f"crash:{camp['harness']}:{camp['variant']}:{sha}" for sha in crashes]
+    pipe = st.r.pipeline()
+    for k in ckeys:
+        pipe.hmget(k, "campaign", "bucket")
+    recs = pipe.execute() if ckeys else []
+    # a crash record goes only if this campaign reported it first and it was filed into a bucket
+    mine = [k for k, (owner, bucket) in zip(ckeys, recs) if owner == cid and bucket]
+    kept = sum(1 for owner, bucket in recs if owner == cid and not bucket)
+    present = [k for k, n in zip(keys, _exists(st, keys)) if n]
+    return Removal(cid, present + mine, len(mine), kept)
+
+
+def _exists(st: S.Store, keys: list[str]) -> list[int]:
+    pipe = st.r.pipeline()
+    for k in keys:
+        pipe.exists(k)
+    return pipe.execute()
+
+
+def remove_campaign(st: S.Store, cid: str, *, dry_run: bool = False) -> Removal:
+    """Delete campaign ``cid``'s own keys (see the module doc); its buckets and artifacts stay.
+    Raises NotRemovable for an unknown campaign or one that is not settled."""
+    summary = st.campaign_summary(cid)
+    if summary is None:
+        raise NotRemovable(f"unknown campaign {cid!r}; list campaigns with `fuzzfarm status`")
+    if not summary["settled"]:
+        raise NotRemovable(f"campaign {cid} is {summary['status']} and not settled (jobs running or crashes "
+                           f"still in triage); cancel it (`fuzzfarm cancel {cid}`) or wait, then delete it")
+    rm = campaign_keys(st, cid)
+    if not dry_run:
+        pipe = st.r.pipeline()  # MULTI/EXEC: the campaign is there whole or gone whole
+        pipe.zrem(P + "campaigns", cid)
+        for k in rm.keys:
+            pipe.delete(k)
+        pipe.execute()
+    return rm
+
+
+def collect(st: S.Store, *, older_than_s: float, dry_run: bool = False, now: float | None = None) -> list[Removal]:
+    """Remove every settled campaign submitted more than ``older_than_s`` seconds ago."""
+    now = time.time() if now is None else now
+    old = st.r.zrangebyscore(P + "campaigns", "-inf", now - older_than_s)
+    out = []
+    for cid in old:
+        try:
+            out.append(remove_campaign(st, cid, dry_run=dry_run))
+        except NotRemovable:
+            continue  # still running or triaging: collected by a later gc
+    return out
