@@ -23,6 +23,7 @@ key                                    type    holds
 ``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
 ``lease:<name>``                       string  task id holding a triage step (expires)
 ``deliveries:<task id>``               string  how often a task message was delivered
+``stopping:<node>:<pid>``              string  a worker in warm shutdown: its slices end early
 ``campaign:<cid>:series``              list    JSON points of the jobs' live stats over time
                                                (bounded, expires; the web view plots them)
 =====================================  ======  ================================================
@@ -194,6 +195,13 @@ class Store:
 
     def cancel_requested(self, cid: str) -> bool:
         return bool(self.r.hexists(P + f"campaign:{cid}", "cancel_requested"))
+
+    # ---- warm shutdown: a worker asks its running slices to end early (farm/shutdown.py) -------
+    def request_worker_stop(self, hostname: str, pid: int, ttl_s: float = 3600) -> None:
+        self.r.set(P + f"stopping:{hostname}:{pid}", time.time(), ex=int(ttl_s))
+
+    def worker_stop_requested(self, hostname: str, pid: int) -> bool:
+        return bool(self.r.exists(P + f"stopping:{hostname}:{pid}"))
 
     def campaign_ids(self) -> list[str]:
         return list(self.r.zrange(P + "campaigns", 0, -1))

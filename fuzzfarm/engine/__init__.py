@@ -12,12 +12,12 @@ from typing import Callable
 from fuzzfarm.harness import HarnessError
 
 from .corpus import merge_corpus
-from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats
+from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats, StopRequested
 from .target import resolve
 
 STRATEGIES = ("bytes", "random", "pct")
 
-__all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "STRATEGIES", "MAX_INPUT_BYTES"]
+__all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "StopRequested", "STRATEGIES", "MAX_INPUT_BYTES"]
 
 
 def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, duration_s: float,

@@ -30,7 +30,7 @@ from . import process
 from .corpus import read_inputs, sha1, write_inputs
 from .libfuzzer_output import (BANNER, NOT_INSTRUMENTED, crash_excerpt, last_error_line, parse_final_execs,
                                parse_status)
-from .model import CrashReport, JobResult, JobStats
+from .model import CrashReport, JobResult, JobStats, StopRequested
 from .redact import redact
 from .supervise import ArtifactDir, JobState, supervise
 from .target import Target
@@ -73,6 +73,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     init_crashes = 0
     error = None
     warned = False
+    stopped = False
     known: list[str] = []  # signatures this job's fuzzer crashed on: tolerated after a restart
     # libFuzzer's own timeout fires at about 2x -timeout (docs/TRAPS.md#g23); give it time before we kill.
     grace = 2 * timeout_s + 5
@@ -120,9 +121,14 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
             run.crash_inputs.append(data)
             job.report(data, kind, crash_excerpt(list(tail.recent)))
 
-        rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"fuzz-{restarts}.log"),
-                             artifacts=artifacts, deadline=deadline + grace, on_line=on_line,
-                             on_artifact=on_artifact, on_poll=lambda run=run: job.tick(run.execs))
+        try:
+            rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"fuzz-{restarts}.log"),
+                                 artifacts=artifacts, deadline=deadline + grace, on_line=on_line,
+                                 on_artifact=on_artifact, on_poll=lambda run=run: job.tick(run.execs))
+        except StopRequested:  # the fuzzer is gone (supervise kills it on any way out); keep what it did
+            job.run_ended(run.execs)
+            stopped = True
+            break
         job.run_ended(run.final_execs if run.final_execs is not None else run.execs)
         if rc is None:  # overran the budget by more than the grace: killed
             break
@@ -153,7 +159,8 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
     if on_stats is not None:
         on_stats(final)
     new = [d for k, d in read_inputs(corpus_dir).items() if k not in initial]
-    return JobResult(stats=final, new_corpus=new, crashes=final.crashes, restarts=max(restarts, 0), error=error)
+    return JobResult(stats=final, new_corpus=new, crashes=final.crashes, restarts=max(restarts, 0), error=error,
+                     stopped=stopped)
 
 
 def _exit_error(name: str, rc: int, banner: bool, lines: list[str]) -> str:

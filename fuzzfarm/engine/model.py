@@ -42,16 +42,24 @@ class JobStats:
         return dataclasses.asdict(self)
 
 
+class StopRequested(Exception):
+    """Raised by an ``on_stats`` callback to end a job early as if its time were up (a worker
+    shutting down): the fuzzer is stopped, the crashes found so far have been reported, the new
+    corpus is collected, and the result says ``stopped``."""
+
+
 @dataclasses.dataclass
 class JobResult:
     """The end of a job. ``error`` is one sentence saying what went wrong and what to do, or
-    None; ``restarts`` counts fuzzer (re)starts after the first."""
+    None; ``restarts`` counts fuzzer (re)starts after the first; ``stopped``: it ended early
+    because a callback raised :class:`StopRequested` (``stats.elapsed_s`` is the time it ran)."""
 
     stats: JobStats
     new_corpus: list[bytes]
     crashes: int
     restarts: int
     error: str | None = None
+    stopped: bool = False
 
     def to_json(self) -> dict:
         return {"stats": self.stats.to_json(), "crashes": self.crashes, "restarts": self.restarts,

@@ -12,7 +12,7 @@ from typing import Callable
 
 from . import process
 from .libfuzzer_output import artifact_kind, artifact_written
-from .model import MAX_INPUT_BYTES, CrashReport, JobStats
+from .model import MAX_INPUT_BYTES, CrashReport, JobStats, StopRequested
 from .redact import redact
 
 
@@ -98,11 +98,14 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
     feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
     complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit).
     Returns ``(exit status or None when it was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
-    time limit), the process group is killed before this returns or raises."""
+    time limit), the process group is killed before this returns or raises. ``on_poll`` raising
+    :class:`StopRequested` ends the run as the deadline does (killed, its last lines and artifacts
+    read), then the exception is raised again."""
     tail = LogTail(log_path)
     with open(log_path, "ab") as logf:
         proc = process.spawn(argv, env=env, cwd=cwd, stdout=logf)
     killed = False
+    stop: StopRequested | None = None
     try:
         while True:
             rc = proc.poll()
@@ -117,8 +120,14 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
                 present = artifacts.scan()
             for name, kind, data in artifacts.take(present, exited):
                 on_artifact(name, kind, data, tail)
-            on_poll()
+            try:
+                on_poll()
+            except StopRequested as e:
+                if stop is None:  # end it now, as at the deadline: the loop then reads what it left
+                    stop, deadline = e, 0.0
             if exited:
+                if stop is not None:
+                    raise stop
                 return (None if killed else rc), tail
             if time.monotonic() >= deadline and not killed:
                 process.kill_group(proc)

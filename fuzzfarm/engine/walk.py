@@ -154,7 +154,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
     from . import process
     from .libfuzzer_output import last_error_line
-    from .model import JobResult
+    from .model import JobResult, StopRequested
     from .supervise import ArtifactDir, JobState, supervise
 
     deadline = time.monotonic() + duration_s
@@ -164,7 +164,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     job = JobState(on_crash, on_stats, interval_s=stats_interval_s)
     artifacts = ArtifactDir(art_dir, atomic=True)
     env = process.child_env({"FUZZFARM_VARIANT": variant}, pythonpath=target.pythonpath)
-    restarts, error = -1, None
+    restarts, error, stopped = -1, None, False
     while deadline - time.monotonic() >= 0.5:
         restarts += 1
         remaining = deadline - time.monotonic()
@@ -188,9 +188,14 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
             said = [ln for ln in tail.recent if name in ln]
             job.report(data, kind, f"{strategy} walk (seed {seed}, restart {restarts}) found {name}\n" + "\n".join(said[-1:]))
 
-        rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),
-                             artifacts=artifacts, deadline=deadline + 2 * timeout_s + 5, on_line=on_line,
-                             on_artifact=on_artifact, on_poll=lambda execs=execs: job.tick(execs[0]))
+        try:
+            rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),
+                                 artifacts=artifacts, deadline=deadline + 2 * timeout_s + 5, on_line=on_line,
+                                 on_artifact=on_artifact, on_poll=lambda execs=execs: job.tick(execs[0]))
+        except StopRequested:  # the walk is gone (supervise kills it on any way out)
+            job.run_ended(execs[0])
+            stopped = True
+            break
         job.run_ended(execs[0])
         if rc in (RC_TIMEOUT, RC_OOM):
             continue
@@ -200,7 +205,8 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     final = job.snapshot()
     if on_stats is not None:
         on_stats(final)
-    return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=max(restarts, 0), error=error)
+    return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=max(restarts, 0), error=error,
+                     stopped=stopped)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from typing import Callable
 
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
+from fuzzfarm.engine.model import StopRequested
 from fuzzfarm.farm import config
 
 log = logging.getLogger("fuzzfarm.farm")
@@ -138,10 +139,15 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         if new:
             enqueue_intake(cid, harness, variant, sha)
 
+    stopping = []  # once: the job's final stats after an early stop go through the same callback
+
     def on_stats(stats) -> None:
         st.job_stats(cid, n, _as_dict(stats))
         if st.cancel_requested(cid):
             raise Cancelled(cid)
+        if worker and not stopping and st.worker_stop_requested(worker, os.getppid()):
+            stopping.append(True)  # our worker is in warm shutdown (farm/shutdown.py): end the slice now
+            raise StopRequested(f"worker {worker} is shutting down")
 
     corpus = st.corpus(harness)
     # A work directory of this job still here belongs to a slice whose process was killed (the
@@ -163,7 +169,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     else:
         st.job_stats(cid, n, stats)
         added = st.add_corpus(harness, result.new_corpus)
-        _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
+        if not result.stopped:  # a worker shutting down has no time for a corpus merge
+            _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -171,6 +178,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if result.error and execs == 0:
         fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
         return "failed"
+    if result.stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
+        log.info("job %s/%s slice %s: stopped after %.1f s of %.1f (worker shutting down); the rest is requeued",
+                 cid, n, k, float(stats.get("elapsed_s", 0) or 0), slice_s)
+        slice_s = min(slice_s, float(stats.get("elapsed_s", 0) or 0))
     elapsed_base += slice_s
     execs_base += execs
     fields = {"elapsed_base": elapsed_base, "execs_base": execs_base, "execs": 0, "elapsed_s": 0,
