@@ -27,7 +27,9 @@ def test_pubsub_killed_worker_exits_with_one_line_and_its_replacement_runs_the_j
     workers = []
     try:
         def worker(queue: str) -> Worker:
-            w = Worker(srv.url, [queue], env=faultlib.worker_env(), logfile=str(tmp_path / f"{queue}-{len(workers)}.log"))
+            # pings every 2 s instead of 5 (the default, measured in docs/RELIABILITY.md): a shorter test
+            w = Worker(srv.url, [queue], env=faultlib.worker_env(FUZZFARM_WATCHDOG_INTERVAL_S="2"),
+                       logfile=str(tmp_path / f"{queue}-{len(workers)}.log"))
             workers.append(w.start())
             return w
 

@@ -15,7 +15,7 @@ from fuzzfarm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm.farm.embedded import Worker
 
-DURATION_S = 40.0
+DURATION_S = 24.0
 
 
 def test_sigterm_ends_the_running_slice_early_keeps_its_crashes_and_requeues_the_rest(fault_farm, tmp_path):
