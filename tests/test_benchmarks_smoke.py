@@ -15,7 +15,8 @@ import pytest
 from fuzzfarm.farm.embedded import redis_server_binary
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic"}
+SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
+            "startup"}
 SEED_BUGS = {"checker", "cluster-builder"}
 
 
