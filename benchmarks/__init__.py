@@ -19,6 +19,8 @@ module             what it measures
 ``redis_traffic``  Redis commands/s per worker (``INFO commandstats``) and workers per Redis
 ``end_to_end``     submit -> first downloadable, verified reproducer per seed bug
 ``minimization``   input size and preemptions before -> after, and time, per bucket
+``startup``        launch to exit of fresh fuzz child processes (walk, atheris) and where their
+                   import time goes (``-X importtime``)
 =================  ===========================================================================
 
 Absolute times are context only (a shared 2-core machine, docs/TRAPS.md#g24); comparisons are

@@ -6,7 +6,7 @@
 
 Order: time_to_bug -> stress (ratio against the time_to_bug of this run) -> throughput ->
 minimization (the inputs time_to_bug found) -> farm_scaling -> end_to_end -> redis_traffic (the
-campaigns of farm_scaling and end_to_end). Every comparison is within this one run.
+campaigns of farm_scaling and end_to_end) -> startup (fresh fuzz child processes). Every comparison is within this one run.
 
 The full profile writes docs/BENCHMARKS.md; ``--quick`` (CI) writes it only when ``--doc`` is
 given. Exit code 1 when a benchmark failed (its section says why; the others still run).
@@ -26,7 +26,8 @@ if __package__ in (None, ""):  # python benchmarks/run_all.py
 
 from benchmarks import common as C  # noqa: E402
 
-SECTIONS = ("time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic")
+SECTIONS = ("time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
+            "startup")
 DOC = os.path.join(C.ROOT, "docs", "BENCHMARKS.md")
 
 
@@ -44,7 +45,7 @@ def _failed(name: str, prof: C.Profile, t0: float, exc: BaseException) -> dict:
 
 
 def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[list[dict], dict]:
-    from benchmarks import (end_to_end, farm_scaling, minimization, redis_traffic, stress, throughput,
+    from benchmarks import (end_to_end, farm_scaling, minimization, redis_traffic, startup, stress, throughput,
                             time_to_bug)
     out: list[dict] = []
     ctx: dict = {}
@@ -91,6 +92,7 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
     step("end_to_end", e2e)
     step("redis_traffic", lambda: redis_traffic.run(prof, only_harness, _log, scaling=ctx.get("scaling") or {},
                                                     e2e=ctx.get("e2e")))
+    step("startup", lambda: startup.run(prof, only_harness, _log))
     busy1, total1 = C.system_busy()
     own1 = os.times()
     wall = time.monotonic() - t_suite
@@ -264,7 +266,8 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         "",
     ]
     for s in sections:
-        parts += [f"### {s['title']} (`benchmarks/{s['section']}.py`, {s['wall_s']:g} s)", ""]
+        # a stable anchor per section (docs cite e.g. docs/BENCHMARKS.md#startup)
+        parts += [f'<a id="{s["section"]}"></a>', "", f"### {s['title']} (`benchmarks/{s['section']}.py`, {s['wall_s']:g} s)", ""]
         if s.get("failed"):
             parts += ["**This benchmark failed in this run:**", "", "```", s["data"].get("traceback", "")[-2000:],
                       "```", ""]

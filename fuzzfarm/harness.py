@@ -27,7 +27,6 @@ import importlib.util
 import os
 import shlex
 import sys
-from importlib import metadata
 from types import ModuleType
 from typing import Callable
 
@@ -267,6 +266,8 @@ def refresh_installed() -> bool:
 
 def registry() -> dict[str, HarnessInfo]:
     """Every installed harness by name (entry points of group ``fuzzfarm.harnesses``)."""
+    from importlib import metadata  # on first use: an atheris child never needs it (docs/BENCHMARKS.md#startup)
+
     out = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         out[ep.name] = HarnessInfo(ep.name, ep.value)

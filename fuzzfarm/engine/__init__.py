@@ -11,13 +11,23 @@ from typing import Callable
 
 from fuzzfarm.harness import HarnessError
 
-from .corpus import merge_corpus
 from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats, StopRequested
 from .target import resolve
 
 STRATEGIES = ("bytes", "random", "pct")
 
 __all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "StopRequested", "STRATEGIES", "MAX_INPUT_BYTES"]
+
+
+def __getattr__(name: str):
+    # ``merge_corpus`` is imported on first use: its module pulls in subprocess, ctypes, logging
+    # and tempfile, which a walk child (``python -m fuzzfarm.engine.walk``, which imports this
+    # package first) never needs. Start-up figures: docs/BENCHMARKS.md#startup.
+    if name == "merge_corpus":
+        from .corpus import merge_corpus
+
+        return merge_corpus
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, duration_s: float,

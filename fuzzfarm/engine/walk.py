@@ -46,8 +46,6 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
          timeout_s: float, per_signature: int, emit) -> int:
     """The walk loop; returns the process exit code."""
     from fuzzfarm import harness as H
-    from fuzzfarm.signature import signature_of
-    from fuzzfarm.runone import outcome_of_module
     from fuzzfarm.strategies import make
 
     H.check_variant(mod, variant)
@@ -83,6 +81,11 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
         if ex is not None and ex.failure is None:
             continue
         repro = data if ex is None else ex.as_bytes_input(data)
+        # Imported at the first failure: the collector package and runone are crash handling,
+        # not needed to start walking (docs/BENCHMARKS.md#startup).
+        from fuzzfarm.signature import signature_of
+        from fuzzfarm.runone import outcome_of_module
+
         # The reproducer must give the same signature under the bytes strategy.
         try:
             with wall_limit(timeout_s):

@@ -1,0 +1,73 @@
+"""A fuzz child imports only what fuzzing needs: never the farm's machinery (Celery, kombu, Redis,
+Rich, Typer, fuzzfarm's farm/cli/store), and a walk child not the crash-handling code before its
+first failure. Each check runs in a fresh interpreter with the engine's child environment, the
+way a job starts the child, and reads ``sys.modules`` (a property, not a timing; the start-up
+figures are ``python -m benchmarks.startup``, docs/BENCHMARKS.md#startup)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from fuzzfarm import harness as H
+from fuzzfarm.engine import process
+
+FORBIDDEN_ROOTS = ("celery", "kombu", "redis", "rich", "typer", "click", "billiard", "amqp")
+FORBIDDEN_OURS = ("fuzzfarm.farm", "fuzzfarm.cli", "fuzzfarm.store")
+
+# What the atheris child does before libFuzzer starts: import the harness module, whose
+# top level imports the runtime and the ports inside atheris.instrument_imports().
+ATHERIS_CHILD = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# ``python -m fuzzfarm.engine.walk`` itself, for a few runs of the fixed variant; then the modules.
+WALK_CHILD = """
+import json, sys, tempfile
+from fuzzfarm.engine import walk
+rc = walk.main([sys.argv[1], "fixed", "--strategy=random", "--seed=1", "--max-time=0.05",
+                "--artifacts=" + tempfile.mkdtemp()])
+print(json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+"""
+
+
+def _child(code: str, arg: str, variant: str) -> tuple[list[str], set[str]]:
+    """The child's stdout lines before the last, and the modules it had imported."""
+    env = process.child_env({"FUZZFARM_VARIANT": variant})
+    p = subprocess.run([sys.executable, "-c", code, arg], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = p.stdout.strip().splitlines()
+    last = json.loads(lines[-1])
+    return lines[:-1], set(last["modules"] if isinstance(last, dict) else last)
+
+
+def _machinery(mods: set[str]) -> list[str]:
+    return sorted(m for m in mods if m.split(".")[0] in FORBIDDEN_ROOTS
+                  or any(m == o or m.startswith(o + ".") for o in FORBIDDEN_OURS))
+
+
+def test_atheris_child_imports_no_farm_machinery():
+    reg = H.registry()
+    assert reg, "no harness installed"
+    for name, info in reg.items():
+        _, mods = _child(ATHERIS_CHILD, info.module, "fixed")
+        assert info.module in mods and "fuzzfarm.gosim" in mods  # the import did happen
+        assert not _machinery(mods), f"harness {name}: the fuzz child imports {_machinery(mods)}"
+
+
+def test_walk_child_imports_neither_farm_machinery_nor_crash_handling_before_a_failure():
+    for name in H.registry():
+        out, mods = _child(WALK_CHILD, name, "fixed")
+        done = json.loads(out[-1])
+        assert done.get("done") and done["execs"] > 0, out  # it walked
+        assert not _machinery(mods), f"harness {name}: the walk child imports {_machinery(mods)}"
+        if done["crashes"] or done["unreplayable"]:
+            continue  # a failure (a hazard the fixed variant keeps) rightly loads crash handling
+        # Imported at the first failure only (fuzzfarm/engine/walk.py), and merge_corpus on use
+        # (fuzzfarm/engine/__init__.py): neither is needed to start walking.
+        late = sorted(m for m in mods if m.startswith(("fuzzfarm.collector", "fuzzfarm.runone",
+                                                      "fuzzfarm.engine.corpus", "fuzzfarm.engine.process")))
+        assert not late, f"harness {name}: the walk child imports {late} before any failure"
