@@ -104,6 +104,10 @@ class RaceDetector:
     # -- clocks
     def clock(self, gid: int) -> list:
         """Goroutine ``gid``'s vector clock (created fresh on first use: own entry 1)."""
+        try:
+            return self.vc[gid - 1]
+        except IndexError:
+            pass
         vc = self.vc
         while len(vc) < gid:
             c = [0] * (len(vc) + 1)
@@ -136,7 +140,12 @@ class RaceDetector:
     def acquire(self, clock: list | None) -> None:
         """The running goroutine acquires ``clock`` (None: nothing to acquire)."""
         if clock:
-            join(self.clock(self.rt.cur.gid), clock)
+            gid = self.rt.cur.gid
+            try:
+                c = self.vc[gid - 1]
+            except IndexError:
+                c = self.clock(gid)
+            join(c, clock)
 
     def acquire_for(self, gid: int, clock: list | None) -> None:
         """Goroutine ``gid`` (maybe parked) acquires ``clock``."""

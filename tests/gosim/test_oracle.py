@@ -155,7 +155,7 @@ def test_failure_carries_kind_message_goroutine_stacks_decision_index_and_time()
 
 def test_every_failure_kind_has_its_own_class_and_kind_string():
     kinds = [c.kind for c in ALL_FAILURES]
-    assert len(set(kinds)) == len(kinds) == 13
+    assert len(set(kinds)) == len(kinds) == 14  # 13 + data race (issue 11)
     assert all(issubclass(c, gosim.GoFailure) for c in ALL_FAILURES)
 
 

@@ -1,0 +1,52 @@
+"""A data race in the upstream code of the checker seed port (both variants), found by the
+detector once upstream's plain field ``isRunning`` is declared checked (docs/ports/race_examples.md,
+"Finding in the seed ports").
+
+Upstream ``Dispose`` (wait_for_controlled_pods.go, perf-tests 83e45df022ca and 19927c1a477e)
+writes ``w.isRunning = false`` before it takes ``w.lock``; the worker's ``handleObject`` reads
+``w.isRunning`` under ``w.lock``. Nothing orders a worker's read after main's last lock before
+Dispose: ``-race`` would report it. The test declares the field ``gosim.Shared`` for its own
+runs only (the harness keeps the plain field, so its schedules and verdicts are unchanged).
+"""
+
+import pytest
+
+from fuzzfarm import gosim
+from fuzzfarm.harness import race_detector
+from fuzzfarm.ports.clusterloader2 import wait_for_controlled_pods as W
+
+FOUND = bytes.fromhex(
+    "14dadd9a4539ae1c32affea61b79531be783cf176d072c80cb3b862793e5661e19fdc90acd465a46b21cd60e"
+    "d7aa58880afe5170a02231708e49685184c0634b3f9b006660a7ecaae7636fe7fbf50c268ab2672b4e77c55d"
+    "764d9554dcb272be4f016b1ec96d3873764601bdba60c43f2169efd8f9f5c6465a43341abdb33c93faa7fe9b"
+    "7f21202871a2a5edd9bad7124e54c90ef40d4648e6")
+
+
+@pytest.fixture
+def checker_harness():
+    from fuzzfarm import harness as H
+
+    return H.get("checker").load()
+
+
+@pytest.fixture
+def is_running_checked(monkeypatch):
+    field = gosim.Shared(False)
+    field.__set_name__(W.WaitForControlledPods, "is_running")
+    monkeypatch.setattr(W.WaitForControlledPods, "is_running", field, raising=False)
+
+
+@pytest.mark.parametrize("variant", ["fixed", "buggy"])
+def test_dispose_writes_is_running_unordered_with_handle_object(checker_harness, is_running_checked, variant):
+    f = checker_harness.execute(FOUND, variant).report.failure
+    assert isinstance(f, gosim.DataRace), f and f.render()
+    assert f.location == "WaitForControlledPods.is_running"
+    assert f.access[:2] == ("Write", 1) and f.access[3].func == "WaitForControlledPods.dispose"
+    assert f.previous[0] == "Read" and f.previous[3].func == "WaitForControlledPods.handle_object"
+    assert f.crash_state == ["WaitForControlledPods.dispose", "WaitForControlledPods.handle_object"]
+
+
+def test_without_the_declaration_the_same_input_has_no_data_race(checker_harness):
+    with race_detector(True):  # Maps checked, every edge tracked: nothing else races here
+        f = checker_harness.execute(FOUND, "fixed").report.failure
+    assert f is None or f.kind != "data race", f.render()
