@@ -86,3 +86,13 @@ def test_a_module_missing_here_names_the_restart(tmp_path):
     info = H.HarnessInfo("ghost", "ghost_pkg_not_installed.harness")
     with pytest.raises(H.HarnessError, match="restart the workers so they see it, then resubmit"):
         info.path
+
+
+def test_demo_and_new_refuse_bad_names_in_one_line_before_starting_anything(tmp_path):
+    import subprocess
+    for args, words in ((["demo", "no-such-harness"], "unknown harness 'no-such-harness'"),
+                        (["new", "Bad_Name", "-o", str(tmp_path / "n")], "is not valid")):
+        p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", *args], capture_output=True, text=True, timeout=120,
+                           cwd=str(tmp_path), env={k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"})
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
+        assert "fuzzfarm demo: starting" not in p.stderr and not (tmp_path / "n").exists()

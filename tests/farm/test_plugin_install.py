@@ -118,6 +118,7 @@ def test_a_harness_installed_after_the_worker_started_runs(tmp_path, store, redi
         w.stop()
 
 
+@pytest.mark.slow  # two worker starts and two campaigns (~90 s); the refusal sentence is in tests/test_plugin_units.py
 def test_a_worker_that_cannot_import_the_harness_says_restart_and_a_resubmit_works(tmp_path, store, redis_server,
                                                                                      scaffolded):
     bindir = G.layered_venv(str(tmp_path / "venv"))
@@ -146,6 +147,7 @@ def test_a_worker_that_cannot_import_the_harness_says_restart_and_a_resubmit_wor
         w.stop()
 
 
+@pytest.mark.slow  # three venvs (~60 s); skew itself is refused in CI by tests/e2e/test_farm_e2e.py
 def test_a_worker_with_the_old_port_refuses_the_new_submitter_as_version_skew(tmp_path, store, redis_server,
                                                                               scaffolded):
     old_src = scaffolded("skew")
