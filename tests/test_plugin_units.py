@@ -96,3 +96,11 @@ def test_demo_and_new_refuse_bad_names_in_one_line_before_starting_anything(tmp_
                            cwd=str(tmp_path), env={k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"})
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
         assert "fuzzfarm demo: starting" not in p.stderr and not (tmp_path / "n").exists()
+
+
+def test_refreshing_the_installed_packages_does_not_pile_up_import_hooks():
+    import sys as _sys
+    before = (list(_sys.meta_path), list(_sys.path_hooks), list(_sys.path))
+    for _ in range(20):
+        H.refresh_installed()
+    assert (len(_sys.meta_path), len(_sys.path_hooks), len(_sys.path)) == tuple(len(x) for x in before)
