@@ -486,6 +486,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         err.print(f"fuzzfarm: warning: {warnings[-1]}", markup=False)
     if as_json:
         _print_json({"harness": harness, "variant": v, "verdict": verdict, "signature": sig, "recorded_signature": recorded,
+                     "harness_hash": local_hash, "recorded_harness_hash": repro.get("harness_hash"),
                      "warnings": warnings, "outcome": res})
         raise typer.Exit(code)
     if not quiet and res.get("trace"):

@@ -10,7 +10,9 @@ A harness is a module (installed with fuzzfarm, registered under the entry-point
   never raises the program's failure (it is in ``Execution.report.failure``);
 * ``TestOneInput(data: bytes)``: the atheris entry point; raises the failure.
 
-and, for standalone use, ends with ``if __name__ == "__main__": atheris_main(TestOneInput)``.
+and, for standalone use, ends with ``if __name__ == "__main__": atheris_main(TestOneInput, __file__)``.
+:func:`declare` (``fuzzfarm.declare``) writes all of this from a scenario decoder and a program;
+docs/HARNESSES.md is the guide.
 A harness reads its scenario from the end of the input with :class:`ScenarioReader` and hands
 the front to :func:`execute_scenario` as the schedule, so that a run driven by another strategy
 can be written back as a bytes reproducer (:meth:`Execution.as_bytes_input`).

@@ -66,8 +66,8 @@ def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
         local = info.source_hash()
     except H.HarnessError as e:
         if str(e).startswith("unknown harness"):  # the submitter has it, this worker does not
-            raise H.HarnessError(f"harness {name!r} is not installed on worker {socket.gethostname()}; install it "
-                                 f"there, {H.RESTART_HINT}") from e
+            raise H.HarnessError(f"{e} (on worker {socket.gethostname()}); if the submitter has it, install it on "
+                                 f"the workers too, {H.RESTART_HINT}") from e
         raise
     if local != submitted_hash:
         raise VersionSkew(f"version skew: harness {name!r} on worker {socket.gethostname()} has source hash "

@@ -132,9 +132,10 @@ def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> l
         if i in outputs:
             results.append((b, outputs[i]))
         if b.lang == "text" and b.marker == "expect":
-            prev = max((j for j in outputs if j < i), default=None)
-            assert prev is not None and bs[prev].lang in ("sh", "python"), f"HARNESSES.md:{b.line}: expect without a block"
-            if prev not in outputs:
+            prev = max((j for j in range(i) if (bs[j].lang, bs[j].marker) in (("sh", ""), ("sh", "farm"), ("python", "run"))),
+                       default=None)
+            assert prev is not None, f"docs/HARNESSES.md:{b.line}: an expect block with no command before it"
+            if prev not in outputs:  # a farm block, not run this time
                 continue
             for line in b.text.splitlines():
                 line = line.strip()
