@@ -120,6 +120,37 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert narrow.returncode == 0 and bucket in narrow.stdout
         assert max(len(line) for line in narrow.stdout.splitlines()) <= 80, narrow.stdout
         print("\nCOLUMNS=80 fuzzfarm crashes:\n" + narrow.stdout)
+
+        # fuzzfarm ci on this farm: the demo's checker campaign as the baseline, then this run's ci.json
+        first = run("ci", "checker", "--duration", "3", "--jobs", "1", "--baseline", checker_cid, "--junit", "j.xml",
+                    "--sarif", "f.sarif", "-o", "ci1", "--json")
+        rep = json.loads(first.stdout)
+        known = set(rep["baseline"])
+        assert known == {b["id"] for b in res["buckets"][checker_cid]}
+        new = [b for b in rep["buckets"] if b["id"] not in known and b.get("reproducible")]
+        assert first.returncode == (1 if new else 0) and rep["new_reproducible"] == len(new), first.stderr[-2000:]
+        for b in new:
+            assert (tmp_path / "ci1" / b["id"] / "input.min").exists() and b["replay"] == f"fuzzfarm replay ci1/{b['id']}"
+        again = run("ci", "checker", "--duration", "3", "--jobs", "1", "--baseline", "ci1/ci.json", "-o", "ci2",
+                    "--json")
+        rep2 = json.loads(again.stdout)
+        assert set(rep2["baseline"]) == known | {b["id"] for b in rep["buckets"]}
+        new2 = [b for b in rep2["buckets"] if b["id"] not in rep2["baseline"] and b.get("reproducible")]
+        assert again.returncode == (1 if new2 else 0), again.stderr[-2000:]
+        # the supervisor restarts a worker that dies
+        import signal
+        import time
+        state_file = tmp_path / "data" / "fuzzfarm" / "farm" / "farm.json"
+        collect = next(w for w in up["workers"] if w["queues"] == ["collect"])
+        os.killpg(collect["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            svc = next(s for s in json.loads(state_file.read_text())["services"] if s["queues"] == ["collect"])
+            if svc["pid"] != collect["pid"] and not _gone(svc["pid"]):
+                break
+            time.sleep(0.5)
+        assert svc["pid"] != collect["pid"] and svc["restarts"] == 1, svc
+        pids.append(svc["pid"])
     finally:
         sids = set(pids)
         members = _session_members(sids)
