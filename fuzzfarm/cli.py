@@ -514,14 +514,14 @@ def demo(names: Optional[list[str]] = typer.Argument(
          output: str = typer.Option("fuzzfarm-out", "-o", "--output", help="Where reproducers are downloaded."),
          strategy: Optional[str] = typer.Option(None, "--strategy",
                                                 help="bytes | random | pct (default: bytes)."),
+         down: bool = typer.Option(False, "--down", help="Stop the local farm at the end if the demo started it."),
          timeout: float = typer.Option(900, "--timeout", help="Give up after this many seconds."),
          web_view: bool = typer.Option(True, "--web/--no-web", help="Serve the web view while the demo runs."),
          as_json: bool = typer.Option(False, "--json", help="JSON summary at the end.")) -> None:
-    """Run the whole farm here: redis-server (unless --redis/$FUZZFARM_REDIS_URL), two workers, the
-    harnesses' buggy variants (any installed harness; default: the two seed harnesses); print the
-    buckets and download the reproducers; then stop everything."""
+    """Run the harnesses' buggy variants (any installed harness; default: the two seed harnesses) on
+    the local farm (started with `fuzzfarm up` if it is not running; it stays up) or on
+    --redis/$FUZZFARM_REDIS_URL with workers of its own; print the buckets and download the reproducers."""
     from fuzzfarm.farm import configure, redis_url
-    from fuzzfarm.farm.embedded import Farm
     duration_s = parse_duration(duration)
     hs = tuple(dict.fromkeys(names)) if names else DEMO_HARNESSES
     for h in hs:  # an unknown name or a harness without "buggy" is reported before anything starts
@@ -531,22 +531,15 @@ def demo(names: Optional[list[str]] = typer.Argument(
     if given:
         _store(url)
     t0 = time.monotonic()
-    err.print("fuzzfarm demo: starting " + ("workers" if given else "redis-server and workers") + " ...", markup=False)
-    # a demo shows results in minutes: minimization gets 30 s per bucket unless the environment says otherwise
-    worker_env = {"FUZZFARM_MINIMIZE_BUDGET_S": os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "30")}
-    farm = Farm(url, fuzz_concurrency=max(2, jobs * len(hs)), collect_concurrency=2,
-                worker_env=worker_env)
     show = err if as_json else out  # with --json, stdout carries the JSON only
-    with farm:
-        _state["redis"] = farm.url
-        configure(farm.url)
-        st = _store(farm.url)
-        started = {"redis_pid": farm.redis.proc.pid if farm.redis else None,
-                   "worker_pids": [w.proc.pid for w in farm.workers]}
-        err.print(f"fuzzfarm demo: redis {redis_url.mask(farm.url)}, workers up in {time.monotonic() - t0:.1f} s "
-                  f"(logs in {farm.workdir})", markup=False)
+    with _demo_farm(url, jobs * len(hs), down) as (farm_url, started, where):
+        _state["redis"] = farm_url
+        configure(farm_url)
+        st = _store(farm_url)
+        err.print(f"fuzzfarm demo: redis {redis_url.mask(farm_url)}, workers up in {time.monotonic() - t0:.1f} s "
+                  f"(logs in {where})", markup=False)
         from fuzzfarm import cli_web
-        web = cli_web.start_background(farm.url, err) if web_view else None
+        web = cli_web.start_background(farm_url, err) if web_view else None
         cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "bytes")) for h in hs]
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
@@ -568,10 +561,42 @@ def demo(names: Optional[list[str]] = typer.Argument(
         if web is not None:
             web.stop()
         st.r.close()
-    err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped", markup=False)
+    if started.get("local") and not started.get("stopped"):
+        err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; the local farm stays up with these results "
+                  f"(`fuzzfarm crashes`, `fuzzfarm status`; `fuzzfarm down` stops it)", markup=False)
+    else:
+        err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped; the results "
+                  f"stay in {'that Redis' if given else 'the local farm data'}", markup=False)
     if as_json:
         _print_json({"campaigns": summaries, "buckets": buckets, "downloads": downloads, "started": started,
                      "elapsed_s": round(time.monotonic() - t0, 1)})
+
+
+@contextlib.contextmanager
+def _demo_farm(url: str | None, jobs: int, down: bool):
+    """(URL, what was started, where the logs are) for the demo's ``jobs`` fuzz jobs: workers of its
+    own on a given Redis (stopped at the end), or the local farm (started if needed, left up unless
+    ``down``)."""
+    # a demo shows results in minutes: minimization gets 30 s per bucket unless the environment says otherwise
+    worker_env = {"FUZZFARM_MINIMIZE_BUDGET_S": os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "30")}
+    fuzz_c = max(2, jobs)
+    if url:
+        from fuzzfarm.farm.embedded import Farm
+        with Farm(url, fuzz_concurrency=fuzz_c, collect_concurrency=2, worker_env=worker_env) as farm:
+            yield farm.url, {"redis_pid": None, "worker_pids": [w.proc.pid for w in farm.workers]}, farm.workdir
+        return
+    from fuzzfarm.cli_local import ensure_up
+    from fuzzfarm.farm import local
+    err.print("fuzzfarm demo: using the local farm (starting it if it is not up) ...", markup=False)
+    st, fresh = ensure_up(fuzz_concurrency=fuzz_c, env=worker_env)
+    started = {"local": True, "started_now": fresh, "redis_pid": st["redis_pid"], "supervisor_pid": st["supervisor_pid"],
+               "worker_pids": [s["pid"] for s in st["services"]]}
+    try:
+        yield st["url"], started, st["dir"]
+    finally:
+        if down and fresh:
+            local.stop()
+            started["stopped"] = True
 
 
 # Commands in modules of their own (each ``register(app)``; they import this module).

@@ -152,6 +152,10 @@ def celery_config(url: str) -> dict:
                         TASK_VERIFY: {"queue": COLLECT_QUEUE},
                         TASK_FIX_CHECK: {"queue": COLLECT_QUEUE}},
         "worker_redirect_stdouts_level": "INFO",
+        # task events on for every worker, however started (the same as -E): Flower and
+        # `celery events` see the fleet's tasks; a few small messages per slice or triage step
+        "worker_send_task_events": True,
+        "task_send_sent_event": True,
     }
     if ssl_opts:
         conf["broker_use_ssl"] = dict(ssl_opts)

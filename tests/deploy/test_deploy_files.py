@@ -27,6 +27,7 @@ KNOWN_FILES = {
     "Dockerfile", "docker-compose.yml", "README.md",
     "k8s/redis.yaml", "k8s/secret.yaml", "k8s/worker.yaml", "k8s/collector.yaml",
     "systemd/fuzzfarm-worker@.service", "systemd/fuzzfarm-collector.service", "systemd/env.example",
+    "ci/github-actions.yml", "ci/gitlab-ci.yml",  # checked by tests/deploy/test_ci_workflows.py
 }
 
 # Environment variables deploy files may set that fuzzfarm does not read itself, with who does.

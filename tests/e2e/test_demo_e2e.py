@@ -1,17 +1,21 @@
-"""The README's main command, short: ``fuzzfarm demo`` with no Redis given starts its own
-redis-server and two workers, finds both seed bugs, downloads the reproducers, and stops
-everything it started."""
+"""The README's path, short: ``fuzzfarm up`` (a second ``up`` says it runs), ``fuzzfarm demo`` on
+that local farm, then every command of the README's "Use it" section as written (durations cut
+to seconds) with no Redis URL anywhere, the downloaded regression test, the 80-column table,
+and ``fuzzfarm down`` stopping every process ``up`` started (checked by PID)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 
 import pytest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _gone(pid: int) -> bool:
@@ -22,37 +26,145 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def test_demo_end_to_end(tmp_path):
+def _session_members(sids: set[int]) -> set[int]:
+    """Every process whose session is one of ``sids`` (pool children, fuzzers)."""
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[4]) in sids:
+                        out.add(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def readme_use_it() -> list[str]:
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    block = text.split("## Use it", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.strip().splitlines() if line.split("#", 1)[0].strip()]
+
+
+def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     from farm_fixtures import E2E_WORKER_ENV, _need_redis
     _need_redis()
     env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"}
-    env.update(E2E_WORKER_ENV)
-    p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "demo", "--duration", "5", "--jobs", "1",
-                        "-o", "out", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=540)
-    assert p.returncode == 0, p.stderr[-3000:]
-    res = json.loads(p.stdout)
-    by_harness = {s["harness"]: s for s in res["campaigns"].values()}
-    assert set(by_harness) == {"checker", "cluster-builder"}
-    for h, s in by_harness.items():
-        assert s["settled"] and s["status"] == "done" and s["buckets"] >= 1, s
-        assert s["first_reproducer_s"] is not None
-    dirs = [d["dir"] for d in res["downloads"]]
-    assert any("checker-" in d for d in dirs) and any("cluster-builder-" in d for d in dirs)
-    for d in dirs:
-        assert (tmp_path / d / "MANIFEST.json").exists() and (tmp_path / d / "input.min").exists()
-    # everything it started is stopped
-    started = res["started"]
-    assert started["redis_pid"] and len(started["worker_pids"]) == 2
-    for pid in [started["redis_pid"], *started["worker_pids"]]:
-        assert _gone(pid), pid
-    assert "bucket" in p.stderr and "fuzzfarm demo: done" in p.stderr
-    # the web view was up while it ran, and is down now
-    import re
-    import urllib.request
-    m = re.search(r"web view (http://127\.0\.0\.1:\d+/)", p.stderr)
-    assert m, p.stderr[-2000:]
+    env.update(E2E_WORKER_ENV, XDG_DATA_HOME=str(tmp_path / "data"))
+
+    def run(*args, timeout=300, extra=None):
+        argv = [sys.executable, "-m", "fuzzfarm.cli", *args] if args[0] != "pytest" else [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args[1:]]
+        return subprocess.run(argv, cwd=tmp_path, env={**env, **(extra or {})}, capture_output=True, text=True,
+                              timeout=timeout)
+
+    p = run("up", "--json")
+    assert p.returncode == 0, p.stderr
+    up = json.loads(p.stdout)
+    assert up["started"] and "***" in up["url"]
+    pids = [up["supervisor_pid"], up["redis_pid"], *(w["pid"] for w in up["workers"])]
+    assert sorted(q for w in up["workers"] for q in w["queues"]) == ["collect", "fuzz"]
     try:
-        urllib.request.urlopen(m.group(1), timeout=2)
-        raise AssertionError("the demo's web view outlived the demo")
-    except OSError:
-        pass
+        again = run("up")
+        assert again.returncode == 0 and "already running" in again.stdout, again.stdout + again.stderr
+
+        p = run("demo", "--duration", "5", "--jobs", "1", "-o", "out", "--json", timeout=540)
+        assert p.returncode == 0, p.stderr[-3000:]
+        res = json.loads(p.stdout)
+        assert res["started"]["local"] and not res["started"]["started_now"]  # it ran on the farm of `up`
+        assert res["started"]["redis_pid"] == up["redis_pid"]
+        assert {s["harness"] for s in res["campaigns"].values()} == {"checker", "cluster-builder"}
+        assert all(s["settled"] and s["buckets"] >= 1 for s in res["campaigns"].values())
+        assert "the local farm stays up" in p.stderr
+        # the web view was up while the demo ran, and went down with it
+        import urllib.request
+        m = re.search(r"web view (http://127\.0\.0\.1:\d+/)", p.stderr)
+        assert m, p.stderr[-2000:]
+        try:
+            urllib.request.urlopen(m.group(1), timeout=2)
+            raise AssertionError("the demo's web view outlived the demo")
+        except OSError:
+            pass
+        checker_cid = next(c for c, s in res["campaigns"].items() if s["harness"] == "checker")
+        bucket = next(b["id"] for b in res["buckets"][checker_cid] if b.get("fixed") is True and b["state"] == "done")
+
+        # the README's "Use it" commands as written, in a shell with no Redis URL
+        codes = {}
+        for line in readme_use_it():
+            argv = shlex.split(line)
+            argv = [a.replace("[CAMPAIGN]", checker_cid).replace("CAMPAIGN", checker_cid).replace("BUCKET", bucket)
+                    for a in argv]
+            if "--duration" in argv:  # the README's campaign, cut to seconds
+                argv[argv.index("--duration") + 1] = "3"
+                argv[argv.index("--jobs") + 1] = "1"
+            if argv[1:2] == ["cancel"]:
+                argv[2] = codes["submit"][1]  # cancel the README's own campaign (already finished: say so)
+            q = run(*argv[1:]) if argv[0] == "fuzzfarm" else run(*argv)
+            codes[argv[1] if argv[0] == "fuzzfarm" else argv[0]] = (q.returncode, q.stdout.splitlines()[0]
+                                                                    if q.stdout else "")
+            want = {"submit": (0, 1), "replay": (1,) if "--variant" not in argv else (0,), "cancel": (2,)}.get(
+                argv[1] if argv[0] == "fuzzfarm" else "", (0,))
+            assert q.returncode in want, f"{line}: rc {q.returncode}\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}"
+            if argv[1:2] == ["cancel"]:
+                assert "already done" in q.stderr  # a finished campaign: one line saying so
+            assert "Traceback" not in q.stderr, q.stderr
+        assert re.fullmatch(r"c\d{8}[0-9a-f]{6}", codes["submit"][1])
+
+        # the regression test in the download folder: passes; it fails once it replays buggy as "fixed"
+        repro = tmp_path / "repro"
+        (test_file,) = repro.glob("test_*.py")
+        assert run("pytest", str(repro)).returncode == 0
+        src = test_file.read_text()
+        test_file.write_text(src.replace("FIXED = 'fixed'", "FIXED = 'buggy'"))
+        assert run("pytest", str(repro)).returncode == 1
+        test_file.write_text(src)
+        # runone: exit 1 on the failing input, 0 where it does not fail
+        for variant, rc in (("buggy", 1), ("fixed", 0)):
+            r = subprocess.run([sys.executable, "-m", "fuzzfarm.runone", "checker", variant, str(repro / "input.min")],
+                               capture_output=True, text=True, env=env, timeout=120)
+            assert r.returncode == rc and json.loads(r.stdout)["failed"] is bool(rc), r.stderr
+        # at 80 columns, even piped: no line over 80 characters
+        narrow = run("crashes", extra={"COLUMNS": "80"})
+        assert narrow.returncode == 0 and bucket in narrow.stdout
+        assert max(len(line) for line in narrow.stdout.splitlines()) <= 80, narrow.stdout
+        print("\nCOLUMNS=80 fuzzfarm crashes:\n" + narrow.stdout)
+
+        # fuzzfarm ci on this farm: the demo's checker campaign as the baseline, then this run's ci.json
+        first = run("ci", "checker", "--duration", "3", "--jobs", "1", "--baseline", checker_cid, "--junit", "j.xml",
+                    "--sarif", "f.sarif", "-o", "ci1", "--json")
+        rep = json.loads(first.stdout)
+        known = set(rep["baseline"])
+        assert known == {b["id"] for b in res["buckets"][checker_cid]}
+        new = [b for b in rep["buckets"] if b["id"] not in known and b.get("reproducible")]
+        assert first.returncode == (1 if new else 0) and rep["new_reproducible"] == len(new), first.stderr[-2000:]
+        for b in new:
+            assert (tmp_path / "ci1" / b["id"] / "input.min").exists() and b["replay"] == f"fuzzfarm replay ci1/{b['id']}"
+        again = run("ci", "checker", "--duration", "3", "--jobs", "1", "--baseline", "ci1/ci.json", "-o", "ci2",
+                    "--json")
+        rep2 = json.loads(again.stdout)
+        assert set(rep2["baseline"]) == known | {b["id"] for b in rep["buckets"]}
+        new2 = [b for b in rep2["buckets"] if b["id"] not in rep2["baseline"] and b.get("reproducible")]
+        assert again.returncode == (1 if new2 else 0), again.stderr[-2000:]
+        # the supervisor restarts a worker that dies
+        import signal
+        import time
+        state_file = tmp_path / "data" / "fuzzfarm" / "farm" / "farm.json"
+        collect = next(w for w in up["workers"] if w["queues"] == ["collect"])
+        os.killpg(collect["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            svc = next(s for s in json.loads(state_file.read_text())["services"] if s["queues"] == ["collect"])
+            if svc["pid"] != collect["pid"] and not _gone(svc["pid"]):
+                break
+            time.sleep(0.5)
+        assert svc["pid"] != collect["pid"] and svc["restarts"] == 1, svc
+        pids.append(svc["pid"])
+    finally:
+        sids = set(pids)
+        members = _session_members(sids)
+        down = run("down")
+    assert down.returncode == 0 and "local farm stopped" in down.stdout, down.stdout + down.stderr
+    for pid in pids + sorted(members):
+        assert _gone(pid), f"pid {pid} outlived `fuzzfarm down`"
+    assert "no local farm is running" in run("down").stdout
