@@ -506,7 +506,8 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
             show.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
                        f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
-        buckets = {c: bucket_rows(st, c) for c in cids}
+        from fuzzfarm.cli_groups import annotate
+        buckets = {c: annotate(st, bucket_rows(st, c)) for c in cids}
         st.r.close()
     err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped", markup=False)
     if as_json:

@@ -36,6 +36,14 @@ def test_demo_end_to_end(tmp_path):
     for h, s in by_harness.items():
         assert s["settled"] and s["status"] == "done" and s["buckets"] >= 1, s
         assert s["first_reproducer_s"] is not None
+    # one group per seed bug, hazards in groups of their own, never a bug of both harnesses in one
+    for cid, rows in res["buckets"].items():
+        bugs = {r["group"] for r in rows if not r.get("fix_keeps")}
+        assert len(bugs) == 1, [(r["group_name"], r["crash_type"], r["crash_state"]) for r in rows]
+        assert all(r["group_name"].split(":")[1].strip().startswith("hazard") for r in rows if r.get("fix_keeps"))
+    groups = [{r["group"] for r in rows} for rows in res["buckets"].values()]
+    assert not set.intersection(*groups), groups
+    assert "groups of buckets" in p.stderr
     dirs = [d["dir"] for d in res["downloads"]]
     assert any("checker-" in d for d in dirs) and any("cluster-builder-" in d for d in dirs)
     for d in dirs:
