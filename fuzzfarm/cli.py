@@ -310,7 +310,7 @@ BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
-                 "fix_evidence", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
+                 "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
