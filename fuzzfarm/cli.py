@@ -355,7 +355,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
-                 "fix_evidence", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
+                 "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -557,7 +557,8 @@ def demo(names: Optional[list[str]] = typer.Argument(
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
             show.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
                        f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
-        buckets = {c: bucket_rows(st, c) for c in cids}
+        from fuzzfarm.cli_groups import annotate
+        buckets = {c: annotate(st, bucket_rows(st, c)) for c in cids}
         if web is not None:
             web.stop()
         st.r.close()

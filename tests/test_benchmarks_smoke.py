@@ -1,7 +1,11 @@
 """The benchmark suite cannot rot: run it once with the quick profile (issue 7) and check the
 JSON it prints: every section present and not failed, the table's shape, and that both seed
 bugs were found (by time_to_bug and end to end through the farm). Timings are not checked:
-they are figures, not assertions."""
+they are figures, not assertions.
+
+The whole quick suite takes minutes (270 s of the default run), so it is in the slow tier; the
+default run keeps a fast check of the suite's command line, JSON and table shape on one
+section (``--only stress``, about 25 s)."""
 
 from __future__ import annotations
 
@@ -20,12 +24,44 @@ SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling
 SEED_BUGS = {"checker", "cluster-builder"}
 
 
-@pytest.fixture(scope="module")
-def suite():
+def _need_redis_server():
     if redis_server_binary() is None:
         if os.environ.get("FUZZFARM_REQUIRE_REDIS") == "1":
             pytest.fail("redis-server is not installed (FUZZFARM_REQUIRE_REDIS=1): run scripts/setup")
         pytest.skip("redis-server is not installed; scripts/test installs it")
+
+
+def _shape(out: dict, sections: set[str]) -> None:
+    assert {s["section"] for s in out["sections"]} == sections
+    for s in out["sections"]:
+        assert not s.get("failed"), s["data"].get("traceback", "")[-1500:]
+        assert s["quick"] is True and s["profile"] == "quick"
+        assert s["rows"], f"{s['section']} printed no rows"
+        assert all(len(r) == 3 and all(isinstance(c, str) for c in r) for r in s["rows"])
+    assert out["table"] and all(len(r) == 4 for r in out["table"])
+    m = out["machine"]
+    for key in ("cpu_model", "nproc", "mem_total_gb", "python", "atheris", "celery", "redis_server"):
+        assert m.get(key) not in (None, ""), key
+    assert out["command"].startswith("python -m benchmarks --quick")
+
+
+@pytest.mark.timeout(600)
+def test_one_quick_section_prints_the_suite_shape():
+    """What CI keeps of the suite: it starts, runs one section and prints the documented JSON."""
+    _need_redis_server()
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc", "--only", "stress"],
+                       cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"}, capture_output=True, text=True,
+                       timeout=540)
+    assert p.returncode == 0 and p.stdout.strip().startswith("{"), p.stderr[-3000:]
+    out = json.loads(p.stdout)
+    _shape(out, {"stress"})
+    stress = out["sections"][0]["data"]["harnesses"]
+    assert {h["harness"] for h in stress} == SEED_BUGS and all(h["runs"] > 0 for h in stress)
+
+
+@pytest.fixture(scope="module")
+def suite():
+    _need_redis_server()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -49,20 +85,13 @@ def _section(out, name):
     return next(s for s in out["sections"] if s["section"] == name)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_shape(suite):
-    assert {s["section"] for s in suite["sections"]} == SECTIONS
-    for s in suite["sections"]:
-        assert s["quick"] is True and s["profile"] == "quick"
-        assert s["rows"], f"{s['section']} printed no rows"
-        assert all(len(r) == 3 and all(isinstance(c, str) for c in r) for r in s["rows"])
-    assert all(len(r) == 4 for r in suite["table"])
-    m = suite["machine"]
-    for key in ("cpu_model", "nproc", "mem_total_gb", "python", "atheris", "celery", "redis_server"):
-        assert m.get(key) not in (None, ""), key
-    assert suite["command"].startswith("python -m benchmarks --quick")
+    _shape(suite, SECTIONS)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_seed_bugs_found(suite):
     ttb = _section(suite, "time_to_bug")["data"]
@@ -82,6 +111,7 @@ def test_seed_bugs_found(suite):
     assert done == SEED_BUGS, [(h["harness"], h["strategy"], h.get("error"), h["marks"]) for h in e2e]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_other_sections_measured(suite):
     stress = _section(suite, "stress")["data"]["harnesses"]

@@ -71,7 +71,7 @@ def fuzz_fixed(harness, variant: str, data: bytes, *, random_runs: int, pct_runs
 
 
 # ---------------------------------------------------------------- the child process
-def _runs(mod, variant: str, data: bytes, random_runs: int, pct_runs: int, depth: int, corpus: list[bytes]):
+def _runs(data: bytes, random_runs: int, pct_runs: int, depth: int, corpus: list[bytes]):
     """``(strategy name, seed, input, strategy or None)`` in search order."""
     from fuzzfarm.strategies import PCTStrategy, RandomStrategy
 
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     res = {"failure": None, "stopped": "budget of runs spent", "depth": a.depth, "pct_n": 0, "pct_k": 0}
     start = time.monotonic()
-    for name, seed, inp, strategy in _runs(mod, a.variant, data, a.random, a.pct, a.depth, corpus):
+    for name, seed, inp, strategy in _runs(data, a.random, a.pct, a.depth, corpus):
         if time.monotonic() - start > a.budget:
             res["stopped"] = f"wall budget of {a.budget:g} s spent"
             break

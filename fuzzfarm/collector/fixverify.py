@@ -59,8 +59,7 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
         if data is None or (name == "original input" and data == minimized):
             continue
         r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s)
-        out = {**r, "failed": r["failed"], "crash_state": r.get("crash_state")}
-        checks.append(_check(name, 1, int(r["failed"]), note(out, data), out))
+        checks.append(_check(name, 1, int(r["failed"]), note(r, data), r))
 
     flaky = buggy_n > 0 and buggy_ok < buggy_n
     p = None
@@ -96,9 +95,13 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
             if name == "pct" and runs and not hit:
                 extra["statement"] = V.pct_statement(res.get("pct_n", 0), res.get("pct_k", 0), res.get("depth", 3), runs)
             checks.append(_check(label, runs, int(hit), fv if hit else V.FIXED, fout if hit else None, **extra))
-        if res.get("stopped"):
+        if res.get("stopped") and checks:
             checks[-1].setdefault("stopped", res["stopped"])
 
+    # A bounded exhaustive search of the scenario (a `dfs` strategy) appends its entry here, e.g.
+    # {"name": "dfs", "schedules": True, "runs": n, "failed": 0, "verdict": "fixed",
+    #  "statement": "proven up to K preemptions for this scenario"}: it then counts in
+    # schedules_tried and decides like every other check.
     verdict = V.worst([c["verdict"] for c in checks])
     if verdict == V.FIXED and flaky and not (p is not None and p < V.ALPHA):
         verdict = V.UNKNOWN_FLAKY

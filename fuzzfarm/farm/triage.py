@@ -215,6 +215,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
     fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
     if fv:
+        t0 = time.monotonic()
         ev = col.fix_verify(b["harness"], fv, minimized, expected_signature=b["signature"], original=original,
                             buggy_ok=int(b.get("verify_ok") or 0), buggy_n=int(b.get("verify_n") or 0),
                             corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX], random_runs=FIX_RANDOM_RUNS,
@@ -232,7 +233,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         st.update_bucket(bid, fix_variant=fv, fixed={"fixed": True, "unknown (flaky)": None}.get(ev["verdict"], False),
                          fix_keeps=keeps, fix_verdict=ev["verdict"], fix_summary=ev["summary"], fix_kind=fix_kind,
                          fix_outcome=ev.get("outcome"), fix_schedules=ev.get("schedules_tried", 0), fix_evidence=ev,
-                         masked_bucket=ev.get("masked_bucket") or "")
+                         masked_bucket=ev.get("masked_bucket") or "", fix_check_s=round(time.monotonic() - t0, 2))
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     out = outcome(b["harness"], b["variant"], minimized, trace=True)

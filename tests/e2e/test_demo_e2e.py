@@ -76,6 +76,14 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert res["started"]["redis_pid"] == up["redis_pid"]
         assert {s["harness"] for s in res["campaigns"].values()} == {"checker", "cluster-builder"}
         assert all(s["settled"] and s["buckets"] >= 1 for s in res["campaigns"].values())
+        # one group per seed bug, hazards in groups of their own, never a bug of both harnesses in one
+        for cid, rows in res["buckets"].items():
+            bugs = {r["group"] for r in rows if not r.get("fix_keeps")}
+            assert len(bugs) == 1, [(r["group_name"], r["crash_type"], r["crash_state"]) for r in rows]
+            assert all(r["group_name"].split(":")[1].strip().startswith("hazard") for r in rows if r.get("fix_keeps"))
+        groups = [{r["group"] for r in rows} for rows in res["buckets"].values()]
+        assert not set.intersection(*groups), groups
+        assert "groups of buckets" in p.stderr
         assert "the local farm stays up" in p.stderr
         # the web view was up while the demo ran, and went down with it
         import urllib.request

@@ -179,6 +179,22 @@ def test_minimization_that_drifts_to_another_bug_is_refused(store, monkeypatch):
     assert b["minimized_size"] == 6 and store.artifact(bid)["input.min"] == b"X-long"
 
 
+def test_a_reproducer_that_fails_3_of_10_is_recorded_flaky_not_reproducible(store, col, monkeypatch):
+    """verify says which replays failed with which signature; triage must count only the
+    matches (3 of 10 here: two passed, five failed with another signature)."""
+    def verify(harness, variant, data, *, n=10, expected_signature=None):
+        return types.SimpleNamespace(reproducible=False, first_divergence=4,
+                                     signatures=[expected_signature] * 3 + [None] * 2 + ["other"] * 5)
+    monkeypatch.setattr(col, "verify", verify)
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-flaky", queued)
+    _triage_all(store, bid)
+    b = store.bucket(bid)
+    assert b["reproducible"] is False and b["verify_ok"] == 3 and b["verify_n"] == 10 and b["flaky"] is True, b
+    from fuzzfarm.collector.artifact import reproducibility
+    assert reproducibility(b) == "flaky (3/10)"
+
+
 def test_a_step_held_by_another_task_is_skipped(store, col):
     cid, queued = _camp(store), []
     bid = _intake(store, cid, b"X1", queued)

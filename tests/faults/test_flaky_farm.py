@@ -37,7 +37,10 @@ def test_a_flaky_bug_is_kept_labelled_flaky_and_never_called_fixed(flaky_farm):
 
     with faultlib.publishing_to(flaky_farm.url) as st:
         st.r.flushdb()
-        cid = faultlib.submit(st, "ff-flaky", jobs=2, duration=2)
+        # a corpus of inputs that start with F: every job reaches the bug at once (30% per run);
+        # what is tested is the collector, not how fast libFuzzer finds a prefix on a busy machine
+        st.add_corpus("ff-flaky", [b"F", b"F\x00", b"F\x01\x02", b"FF", b"F" * 8])
+        cid = faultlib.submit(st, "ff-flaky", jobs=2, duration=4)
         faultlib.wait_until(lambda: faultlib.campaign_settled(st, cid), 180, "the ff-flaky campaign to settle")
         s = st.campaign_summary(cid)
         assert s["crashes"] >= 1 and s["buckets"] >= 1, s  # found, and kept although replays pass
