@@ -85,6 +85,9 @@ def test_campaigns_bugs_and_bucket_pages_in_a_browser(checker_campaign, web, pag
     page.goto(web.base + f"/campaign/{cid}")
     assert page.locator("svg.chart.execs polyline.series").count() == 1
     assert page.locator("svg.chart.buckets polyline.series").count() == 1
+    # live: the charts and jobs are re-fetched from the server while the page is open
+    page.wait_for_selector("div.live[data-refreshed]", timeout=15000, state="attached")
+    assert page.locator("div.live svg.chart.execs").count() == 1
     page.screenshot(path=str(tmp_path / "campaign.png"), full_page=True)
 
     # bugs page, filtered to the harness: every bucket of the campaign, each inside its group
