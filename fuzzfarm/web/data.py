@@ -165,6 +165,7 @@ def artifact(st: S.Store, bid: str) -> dict[str, bytes] | None:
 
 
 _TRACE_CACHE: dict[tuple[str, str], dict] = {}
+_TRACE_CACHE_MAX = 64
 
 
 def trace(st: S.Store, bid: str, files: dict[str, bytes] | None) -> tuple[dict | None, str]:
@@ -190,6 +191,8 @@ def trace(st: S.Store, bid: str, files: dict[str, bytes] | None) -> tuple[dict |
             return None, f"cannot replay here: {e}"
         if not out.get("trace_json"):
             return None, f"the replay recorded no trace ({out.get('kind') or 'no failure'})"
+        if len(_TRACE_CACHE) >= _TRACE_CACHE_MAX:  # bounded: drop the oldest
+            _TRACE_CACHE.pop(next(iter(_TRACE_CACHE)))
         _TRACE_CACHE[key] = out["trace_json"]
     return _TRACE_CACHE[key], "replayed here with tracing on (the artifact has no trace.json)"
 
