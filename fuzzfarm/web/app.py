@@ -50,7 +50,7 @@ def _num(v) -> str:
 
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("fuzzfarm.web", "templates"),
-                             autoescape=jinja2.select_autoescape(("html",)), undefined=jinja2.StrictUndefined,
+                             autoescape=jinja2.select_autoescape(("html",)),
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(when=_when, num=_num, urlq=lambda s: quote(str(s), safe=""))
     return env
