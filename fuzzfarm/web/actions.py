@@ -15,10 +15,10 @@ class NotAvailable(Exception):
     """This build has no code for the action; ``str`` says which command would provide it."""
 
 
-# (module, function) the CLI's command calls; the first importable one is used.
-CANCEL = (("fuzzfarm.farm.cancel", "cancel_campaign"), ("fuzzfarm.farm.jobs", "cancel_campaign"))
-SPLIT = (("fuzzfarm.collector.groups", "split_group"), ("fuzzfarm.farm.groups", "split_group"))
-MERGE = (("fuzzfarm.collector.groups", "merge_groups"), ("fuzzfarm.farm.groups", "merge_groups"))
+# (module, function) the CLI's command calls; the first importable one is used. Split and merge
+# take (store, bucket id) and (store, [group or bucket ids], the first one receiving the rest).
+SPLIT = (("fuzzfarm.cli_groups", "split_bucket"), ("fuzzfarm.collector.grouping", "split_bucket"))
+MERGE = (("fuzzfarm.cli_groups", "merge_groups"), ("fuzzfarm.collector.grouping", "merge_groups"))
 
 
 def _find(candidates, what: str):
@@ -34,15 +34,23 @@ def _find(candidates, what: str):
 
 
 def cancel(st, cid: str):
-    """Cancel campaign ``cid`` the way ``fuzzfarm cancel`` does."""
-    return _find(CANCEL, "cancel")(st, cid)
+    """Cancel campaign ``cid`` as ``fuzzfarm cancel`` does: ``Store.request_cancel`` (queued jobs
+    never run, running ones stop at their next stats tick; what was found is kept)."""
+    request = getattr(st, "request_cancel", None)
+    if request is None:
+        raise NotAvailable("cancel is not available in this fuzzfarm build (no Store.request_cancel)")
+    s = st.campaign_summary(cid)
+    if s["status"] in ("done", "failed", "cancelled"):
+        raise NotAvailable(f"campaign {cid} is already {s['status']}; nothing to cancel")
+    running = request(cid)
+    return f"{len(running or [])} running job(s) stop within seconds"
 
 
-def split(st, group: str, buckets: list[str]):
-    """Split ``buckets`` out of ``group`` into a group of their own (``fuzzfarm group split``)."""
-    return _find(SPLIT, "group split")(st, group, buckets)
+def split(st, bucket: str):
+    """Make ``bucket`` a group of its own (``fuzzfarm group split BUCKET``)."""
+    return _find(SPLIT, "group split")(st, bucket)
 
 
 def merge(st, groups: list[str]):
-    """Merge ``groups`` into one (``fuzzfarm group merge``)."""
+    """Put the buckets of every later group into the first (``fuzzfarm group merge G G...``)."""
     return _find(MERGE, "group merge")(st, groups)

@@ -50,7 +50,7 @@ def _num(v) -> str:
 
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("fuzzfarm.web", "templates"),
-                             autoescape=jinja2.select_autoescape(("html",)), undefined=jinja2.StrictUndefined,
+                             autoescape=jinja2.select_autoescape(("html",)),
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(when=_when, num=_num, urlq=lambda s: quote(str(s), safe=""))
     return env
@@ -191,20 +191,20 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         try:
             res = actions.cancel(st, cid)
         except actions.NotAvailable as e:
-            return _done(request, str(e), f"/campaign/{cid}", 501)
-        return _done(request, f"campaign {cid}: cancel requested ({res})", f"/campaign/{cid}")
+            return _done(request, str(e), f"/campaign/{quote(cid)}", 501)
+        return _done(request, f"campaign {cid}: cancel requested ({res})", f"/campaign/{quote(cid)}")
 
     async def split(request: Request):
         require_token(request)
         form = await request.form()
-        group, bids = request.path_params["gid"], [str(b) for b in form.getlist("bucket")]
-        if not bids:
-            raise HTTPException(400, "choose the bucket(s) to split out")
+        group, bid = request.path_params["gid"], str(form.get("bucket") or "")
+        if not bid:
+            raise HTTPException(400, "choose the bucket to split out")
         try:
-            res = actions.split(st, group, bids)
+            res = actions.split(st, bid)
         except actions.NotAvailable as e:
-            return _done(request, str(e), "/bugs", 501)
-        return _done(request, f"split {', '.join(bids)} out of {group} ({res})", "/bugs")
+            return _done(request, str(e), f"/bucket/{quote(bid)}", 501)
+        return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
 
     async def merge(request: Request):
         require_token(request)

@@ -16,7 +16,7 @@ from fuzzfarm import store as S
 BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "state",
                  "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "fixed", "fix_variant", "fix_kind", "fix_keeps",
-                 "fix_verdict", "fix_evidence", "group", "first_campaign", "created", "done_at", "error",
+                 "fix_verdict", "fix_summary", "fix_evidence", "flaky", "group", "first_campaign", "created", "done_at", "error",
                  "first_divergence", "signature", "minimize_note")
 
 
@@ -72,8 +72,22 @@ def series(st: S.Store, cid: str) -> dict:
 # ---- groups and buckets ---------------------------------------------------------------------
 def group_of(b: dict) -> str:
     """The root-cause group of a bucket: its ``group`` field when the collector records one,
-    else the bucket is a group of its own."""
+    else the bucket is a group of its own (see :func:`_annotate_groups` for computed groups)."""
     return str(b.get("group") or b["id"])
+
+
+def _annotate_groups(st: S.Store, rows: list[dict]) -> None:
+    """Set ``group`` / ``group_name`` of ``rows`` from the collector's root-cause grouping and
+    the user's overrides, where this build has them (``fuzzfarm.collector.grouping``)."""
+    try:
+        from fuzzfarm.collector.grouping import group_buckets
+    except ImportError:
+        return
+    if not hasattr(st, "group_overrides"):
+        return
+    for g in group_buckets(rows, st.group_overrides(), st.group_names()):
+        for b in g["buckets"]:
+            b["group"], b["group_name"] = g["id"], g.get("name", "")
 
 
 def verdict(b: dict) -> tuple[str, str]:
@@ -82,7 +96,7 @@ def verdict(b: dict) -> tuple[str, str]:
     fixed; kept by the fix (an upstream hazard) -> kept; a failure of the same kind on the fixed
     variant -> NO; of another kind -> fails differently; no check -> none."""
     fv = b.get("fix_variant") or ""
-    ev = b.get("fix_evidence") or b.get("fix_kind") or ""
+    ev = b.get("fix_summary") or b.get("fix_evidence") or b.get("fix_kind") or ""
     if b.get("fix_verdict"):
         return str(b["fix_verdict"]), str(ev)
     if b.get("fix_keeps"):
@@ -97,7 +111,10 @@ def verdict(b: dict) -> tuple[str, str]:
 
 
 def bucket(st: S.Store, bid: str) -> dict | None:
+    """One bucket's row; its group needs the others when groups are computed."""
     rows = bucket_rows(st, [bid])
+    if rows and hasattr(st, "group_overrides"):
+        return next((r for r in buckets(st) if r["id"] == bid), rows[0])
     return rows[0] if rows else None
 
 
@@ -126,7 +143,9 @@ def bucket_rows(st: S.Store, bids: list[str]) -> list[dict]:
 
 
 def buckets(st: S.Store, *, harness: str = "", kind: str = "", verdict_: str = "") -> list[dict]:
+    """Every bucket's row, newest first, in its group, filtered."""
     rows = bucket_rows(st, list(reversed(st.bucket_ids())))
+    _annotate_groups(st, rows)
     return filter_rows(rows, harness=harness, kind=kind, verdict_=verdict_)
 
 
@@ -165,6 +184,7 @@ def artifact(st: S.Store, bid: str) -> dict[str, bytes] | None:
 
 
 _TRACE_CACHE: dict[tuple[str, str], dict] = {}
+_TRACE_CACHE_MAX = 64
 
 
 def trace(st: S.Store, bid: str, files: dict[str, bytes] | None) -> tuple[dict | None, str]:
@@ -190,6 +210,8 @@ def trace(st: S.Store, bid: str, files: dict[str, bytes] | None) -> tuple[dict |
             return None, f"cannot replay here: {e}"
         if not out.get("trace_json"):
             return None, f"the replay recorded no trace ({out.get('kind') or 'no failure'})"
+        if len(_TRACE_CACHE) >= _TRACE_CACHE_MAX:  # bounded: drop the oldest
+            _TRACE_CACHE.pop(next(iter(_TRACE_CACHE)))
         _TRACE_CACHE[key] = out["trace_json"]
     return _TRACE_CACHE[key], "replayed here with tracing on (the artifact has no trace.json)"
 

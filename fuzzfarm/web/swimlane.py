@@ -72,11 +72,14 @@ def links(events: list[list], failing: int | None) -> list[Link]:
     ``hashWriting`` checks): the write of another goroutine still open on the same map when the
     failing goroutine's check fired (its ``map.write.begin`` / ``map.write`` with no
     ``map.write.end`` of the same goroutine after it). Other kinds: none (the trace does not
-    say who set a nil func, and no link is drawn on a guess)."""
+    say who set a nil func, and no link is drawn on a guess). ``send on closed channel``: the
+    ``close`` of that channel (:func:`_closed_here`)."""
     if failing is None:
         return []
     fe = events[failing]
     kind, fg = fe[5], int(fe[3])
+    if kind == "send on closed channel":
+        return _closed_here(events, failing, fg)
     if kind not in _MAP_FAILURES:
         return []
     own = next((i for i in range(failing - 1, -1, -1) if int(events[i][3]) == fg and events[i][4].startswith("map.")),
@@ -94,6 +97,23 @@ def links(events: list[list], failing: int | None) -> list[Link]:
         elif e[4] == "map.write" or g not in open_writes:
             open_writes[g] = i
     return [Link(src, failing, "write in progress on " + obj) for src in sorted(open_writes.values())]
+
+
+def _closed_here(events: list[list], failing: int, fg: int) -> list[Link]:
+    """``send on closed channel``: the failing goroutine's send (its ``send CH`` event, or the
+    ``block chan send CH`` it was woken from by the close) and the last ``close CH`` event before
+    the failure. A channel closed by the runtime itself (a context's done channel) records no close
+    event: then no link."""
+    own = next((i for i in range(failing - 1, -1, -1) if int(events[i][3]) == fg), None)
+    if own is None:
+        return []
+    e = events[own]
+    ch = e[5] if e[4] == "send" else (e[5][len("chan send "):] if e[4] == "block" and e[5].startswith("chan send ")
+                                      else None)
+    if not ch:
+        return []
+    close = next((i for i in range(failing - 1, -1, -1) if events[i][4] == "close" and events[i][5] == ch), None)
+    return [] if close is None else [Link(close, failing, f"{ch} closed here")]
 
 
 def _map_obj(detail: str) -> str:

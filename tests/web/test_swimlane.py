@@ -68,6 +68,20 @@ def test_only_a_write_still_open_is_linked():
     assert [(lk.src, lk.dst) for lk in m.links] == [(6, 8)]
 
 
+def test_a_send_on_a_closed_channel_links_the_close():
+    ev = lambda g, kind, detail: [0, 0, 0.0, g, kind, detail, "", False]  # noqa: E731
+    events = [ev(1, "close", "other"), ev(2, "close", "done"), ev(3, "close", "other"),
+              ev(1, "send", "done"), ev(1, "failure", "send on closed channel")]
+    m = swimlane.build({"events": events, "legend": [[g, f"g{g}", None] for g in (1, 2, 3)]})
+    assert [(lk.src, lk.dst) for lk in m.links] == [(1, 4)]
+    # parked in the send and woken by the close
+    events = [ev(1, "block", "chan send done"), ev(2, "close", "done"), ev(1, "failure", "send on closed channel")]
+    assert [(lk.src, lk.dst) for lk in swimlane.build({"events": events, "legend": []}).links] == [(1, 2)]
+    # closed by the runtime (no close event): nothing is guessed
+    events = [ev(2, "close", "other"), ev(1, "send", "done"), ev(1, "failure", "send on closed channel")]
+    assert swimlane.build({"events": events, "legend": []}).links == []
+
+
 def test_no_link_is_guessed_for_a_nil_call(runs):
     out = runs["cancel"]
     assert out["kind"] == "goroutine panic" and out["exc_class"] == "TypeError"

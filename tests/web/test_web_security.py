@@ -80,6 +80,9 @@ def _populate(st: Store) -> tuple[str, str]:
                                        fields={"kind": out["kind"], "crash_state": out["crash_state"],
                                                "message": f"redis://:{PASSWORD}@example:6379 must not show"})
     st.mark_intaken(cid, "a" * 64, bid)
+    fresh, *_ = st.create_or_join_bucket(harness="toy", variant="buggy", signature="fresh", input_sha256="b" * 64,
+                                         fields={"kind": "goroutine panic"})  # just bucketed: no artifact yet
+    st.mark_intaken(cid, "b" * 64, fresh)
     st.put_artifact(bid, collector.build_artifact(bucket=st.bucket(bid), original=data, minimized=data, outcome=out,
                                                   harness_hash="h" * 64, version="0"))
     return cid, bid
@@ -99,6 +102,10 @@ def test_no_page_and_no_log_line_shows_the_redis_password(secured):
             seen[path] = status
             assert PASSWORD.encode() not in body, path
         assert seen[f"/bucket/{bid}"] == 200 and seen["/bucket/nope"] == 404 and seen["/workers"] == 200
+        fresh = next(b for b in st.bucket_ids() if b != bid)
+        status, body = get(web.base + f"/bucket/{fresh}")
+        assert status == 200 and b"no artifact yet" in body
+        assert all(v == 200 for k, v in seen.items() if "nope" not in k), seen
         body = get(web.base + f"/bucket/{bid}")[1].decode()
         assert 'class="swimlanes"' in body and "***" in body  # the stored message is shown masked
         for path in (f"/campaign/{cid}/cancel", "/groups/merge"):
