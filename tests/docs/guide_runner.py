@@ -62,6 +62,13 @@ def check_markers(bs: list[Block]) -> list[str]:
     return bad
 
 
+def purelib(bindir: str) -> str:
+    """The site-packages directory of the venv whose bin/ is ``bindir``."""
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    return subprocess.run([os.path.join(bindir, "python"), "-c", code], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def layered_venv(path: str) -> str:
     """A virtualenv at ``path`` that sees the test venv's packages (a .pth re-reading its
     site-packages, editable fuzzfarm included) but installs into its own; ``fuzzfarm`` and
@@ -70,8 +77,7 @@ def layered_venv(path: str) -> str:
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
     parent = sysconfig.get_paths()["purelib"]
-    own = subprocess.run([os.path.join(path, "bin", "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    own = purelib(os.path.join(path, "bin"))
     with open(os.path.join(own, "_fuzzfarm_test_parent.pth"), "w") as f:
         f.write(f"import site; site.addsitedir({parent!r})\n")
     bindir = os.path.join(path, "bin")
@@ -132,16 +138,16 @@ def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> l
         if i in outputs:
             results.append((b, outputs[i]))
         if b.lang == "text" and b.marker == "expect":
-            prev = max((j for j in range(i) if (bs[j].lang, bs[j].marker) in (("sh", ""), ("sh", "farm"), ("python", "run"))),
-                       default=None)
+            commands = (("sh", ""), ("sh", "farm"), ("python", "run"))
+            prev = max((j for j in range(i) if (bs[j].lang, bs[j].marker) in commands), default=None)
             assert prev is not None, f"docs/HARNESSES.md:{b.line}: an expect block with no command before it"
             if prev not in outputs:  # a farm block, not run this time
                 continue
             for line in b.text.splitlines():
                 line = line.strip()
                 if line and line != "...":
-                    assert line in outputs[prev], (f"docs/HARNESSES.md:{b.line}: expected {line!r} in the output of the "
-                                                   f"block at line {bs[prev].line}; got:\n{outputs[prev][-3000:]}")
+                    assert line in outputs[prev], (f"docs/HARNESSES.md:{b.line}: expected {line!r} in the output "
+                                                   f"of the block at line {bs[prev].line}; got:\n{outputs[prev][-3000:]}")
     return results
 
 

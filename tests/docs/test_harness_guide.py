@@ -48,7 +48,8 @@ def test_the_guide_excerpts_are_what_fuzzfarm_new_writes(tmp_path):
         rel = os.path.relpath(f, pkg).replace("tracker_copy_harness", "tracker_harness")
         dest = renamed / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(open(f).read().replace("tracker_copy_harness", "tracker_harness").replace("tracker-copy", "tracker"))
+        text = open(f).read().replace("tracker_copy_harness", "tracker_harness")
+        dest.write_text(text.replace("tracker-copy", "tracker"))
     assert G.check_excerpts(str(renamed)) >= 4
 
 

@@ -29,15 +29,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "5", "FUZZFARM_TIMEOUT_S": "10"}
 
 
-def purelib(bindir: str) -> str:
-    return subprocess.run([os.path.join(bindir, "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-
-
 def install(bindir: str, name: str, src: str) -> None:
     """Register the scaffolded package at ``src`` (harness ``name``) in the venv of ``bindir``."""
     from fuzzfarm.cli_new import package_name
-    sp, pkg = purelib(bindir), package_name(name)
+    sp, pkg = G.purelib(bindir), package_name(name)
     dist = os.path.join(sp, f"fuzzfarm_{pkg}-0.1.0.dist-info")
     os.makedirs(dist)
     with open(os.path.join(dist, "METADATA"), "w") as f:
