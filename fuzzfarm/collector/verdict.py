@@ -91,7 +91,7 @@ def pct_statement(n: int, k: int, d: int, runs: int) -> str:
     miss = (1.0 - p) ** runs
     return (f"pct with n={n} goroutines, k={k} scheduling steps, depth d={d}: each run finds a bug of "
             f"depth <= {d} in this scenario with probability >= 1/(n*k^(d-1)) = {p:.2g}, so {runs} passing "
-            f"runs miss such a bug with probability <= {miss:.2g}")
+            f"runs miss such a bug with probability <= {miss:.3g}")
 
 
 def evidence(*, variant: str, verdict: str, outcome: dict | None, checks: list[dict], **extra) -> dict:
