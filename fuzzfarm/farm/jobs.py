@@ -161,6 +161,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
                                      rss_limit_mb=RSS_LIMIT_MB)
         stats = _as_dict(result.stats)
+        stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
     except Cancelled:  # the crashes it found are already kept and their intake enqueued
         _cancel_job(st, cid, n, k)
         if owner:
@@ -169,7 +170,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     else:
         st.job_stats(cid, n, stats)
         added = st.add_corpus(harness, result.new_corpus)
-        if not result.stopped:  # a worker shutting down has no time for a corpus merge
+        if not stopped:  # a worker shutting down has no time for a corpus merge
             _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -178,7 +179,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if result.error and execs == 0:
         fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
         return "failed"
-    if result.stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
+    if stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
         log.info("job %s/%s slice %s: stopped after %.1f s of %.1f (worker shutting down); the rest is requeued",
                  cid, n, k, float(stats.get("elapsed_s", 0) or 0), slice_s)
         slice_s = min(slice_s, float(stats.get("elapsed_s", 0) or 0))
