@@ -93,7 +93,9 @@ def venv_env(bindir: str, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("FUZZFARM_REDIS_URL", "PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PATH=f"{bindir}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=os.path.dirname(bindir),
                # offline installs: nothing is downloaded at test time (setuptools and wheel come from the venv)
-               PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # the local farm the guide's demo starts lives here, never in the user's data dir
+               XDG_DATA_HOME=os.path.join(os.path.dirname(bindir), "xdg-data"))
     env.update(extra)
     return env
 

@@ -29,7 +29,13 @@ def _follow(tmp_path, farm_url: str | None):
     work = tmp_path / "work"
     work.mkdir()
     env = G.venv_env(bindir, **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
-    results = G.run_guide(str(work), env, farm=farm_url is not None)
+    try:
+        results = G.run_guide(str(work), env, farm=farm_url is not None)
+    finally:  # the guide stops its local farm itself; if a block failed before that, stop it here
+        import subprocess
+        subprocess.run([os.path.join(bindir, "fuzzfarm"), "down"], env={k: v for k, v in env.items()
+                                                                      if k != "FUZZFARM_REDIS_URL"},
+                       capture_output=True, timeout=120)
     return work, results
 
 
