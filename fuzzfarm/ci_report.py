@@ -96,7 +96,9 @@ def _state(r: dict) -> str:
 
 
 def _fixed(r: dict) -> str:
-    return "kept by the fix (hazard)" if r.get("fix_keeps") else {True: "yes", False: "NO"}.get(r.get("fixed"), "-")
+    """The bucket's fix verdict as the tables say it (fixed / NO / fails differently / ...)."""
+    from fuzzfarm.cli_tables import fixed_cell
+    return fixed_cell(r)
 
 
 def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict], replay: dict[str, str],

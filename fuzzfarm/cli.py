@@ -416,7 +416,7 @@ def _regression_test(b: dict) -> dict[str, bytes]:
     from fuzzfarm import regression_test
     from fuzzfarm.farm import triage
     fv = b.get("fix_variant") or triage.fix_variant(b["harness"], b["variant"])
-    kept = bool(b.get("fix_keeps")) or triage.kept_by_fix(b["harness"], b.get("kind") or "")
+    kept = bool(b.get("fix_keeps")) or triage.kept_by_fix(b["harness"], b.get("kind") or "", b.get("crash_state") or [])
     return {regression_test.file_name(b["id"]): regression_test.render(b, fixed_variant=fv, kept_by_fix=kept)}
 
 

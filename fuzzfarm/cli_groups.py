@@ -39,12 +39,15 @@ def print_groups(st, rows: list[dict], title: str, console: Console, *, wide: bo
     console.print(T.group_table(grouped(st, rows), title, wide=T.is_wide(console.width, wide)), soft_wrap=False)
 
 
+class GroupError(ValueError):
+    """A split or merge that cannot be done; ``str`` says why and what to do."""
+
+
 def _find_group(groups: list[dict], ref: str) -> dict:
-    from fuzzfarm.cli import CLIError
     for g in groups:
         if g["id"] == ref or any(b["id"] == ref for b in g["buckets"]):
             return g
-    raise CLIError(f"no group or bucket {ref!r}; list them with `fuzzfarm crashes`")
+    raise GroupError(f"no group or bucket {ref!r}; list them with `fuzzfarm crashes`")
 
 
 def _all_groups(st) -> list[dict]:
@@ -52,38 +55,52 @@ def _all_groups(st) -> list[dict]:
     return grouped(st, bucket_rows(st))
 
 
+def split_bucket(st, bucket: str, name: str | None = None) -> str:
+    """Make ``bucket`` a group of its own (``fuzzfarm group split``, and the web view's button).
+    Returns what was done, in one line."""
+    g = _find_group(_all_groups(st), bucket)
+    b = next((b for b in g["buckets"] if b["id"] == bucket), None)
+    if b is None:
+        raise GroupError(f"{bucket!r} is a group, not a bucket; split takes a bucket id")
+    gid = "m" + hashlib.sha1(f"split\0{bucket}".encode()).hexdigest()[:10]
+    st.set_group([bucket], gid, name or f"{b.get('crash_type') or b.get('kind')} at "
+                                        f"{' < '.join(b.get('crash_state') or [])} (split)")
+    return f"{bucket} -> group {gid}"
+
+
+def merge_groups(st, refs: list[str], name: str | None = None) -> str:
+    """Put the buckets of every later group (or bucket's group) of ``refs`` into the first
+    (``fuzzfarm group merge``, and the web view's button). Returns what was done, in one line."""
+    if len(refs) < 2:
+        raise GroupError("merge needs at least two groups: fuzzfarm group merge GROUP GROUP...")
+    all_groups = _all_groups(st)
+    target = _find_group(all_groups, refs[0])
+    moved = [b["id"] for ref in refs[1:] for b in _find_group(all_groups, ref)["buckets"]]
+    st.set_group([b["id"] for b in target["buckets"]] + moved, target["id"], name or target["name"])
+    return f"{len(moved)} bucket(s) -> group {target['id']}"
+
+
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import _store, errors_to_exit, out
+    from fuzzfarm.cli import CLIError, _store, errors_to_exit, out
 
     @group_app.command("split")
     @errors_to_exit
     def split(bucket: str = typer.Argument(..., help="Bucket id to take out of its group."),
               name: str = typer.Option(None, "--name", help="Name of the new group.")) -> None:
         """Make BUCKET a group of its own."""
-        st = _store()
-        g = _find_group(_all_groups(st), bucket)
-        b = next((b for b in g["buckets"] if b["id"] == bucket), None)
-        if b is None:
-            from fuzzfarm.cli import CLIError
-            raise CLIError(f"{bucket!r} is a group, not a bucket; split takes a bucket id")
-        gid = "m" + hashlib.sha1(f"split\0{bucket}".encode()).hexdigest()[:10]
-        st.set_group([bucket], gid, name or f"{b.get('crash_type') or b.get('kind')} at "
-                                            f"{' < '.join(b.get('crash_state') or [])} (split)")
-        out.print(f"{bucket} -> group {gid}", markup=False)
+        try:
+            out.print(split_bucket(_store(), bucket, name), markup=False)
+        except GroupError as e:
+            raise CLIError(str(e)) from None
 
     @group_app.command("merge")
     @errors_to_exit
     def merge(groups: list[str] = typer.Argument(..., help="Group ids (or bucket ids); the first one receives the rest."),
               name: str = typer.Option(None, "--name", help="New name of the merged group.")) -> None:
         """Put the buckets of every later GROUP into the first."""
-        from fuzzfarm.cli import CLIError
-        if len(groups) < 2:
-            raise CLIError("merge needs at least two groups: fuzzfarm group merge GROUP GROUP...")
-        st = _store()
-        all_groups = _all_groups(st)
-        target = _find_group(all_groups, groups[0])
-        moved = [b["id"] for ref in groups[1:] for b in _find_group(all_groups, ref)["buckets"]]
-        st.set_group([b["id"] for b in target["buckets"]] + moved, target["id"], name or target["name"])
-        out.print(f"{len(moved)} bucket(s) -> group {target['id']}", markup=False)
+        try:
+            out.print(merge_groups(_store(), groups, name), markup=False)
+        except GroupError as e:
+            raise CLIError(str(e)) from None
 
     app.add_typer(group_app, name="group")

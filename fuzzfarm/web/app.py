@@ -204,6 +204,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             res = actions.split(st, bid)
         except actions.NotAvailable as e:
             return _done(request, str(e), f"/bucket/{quote(bid)}", 501)
+        except ValueError as e:  # unknown bucket, or a group id where a bucket was wanted
+            return _done(request, str(e), f"/bucket/{quote(bid)}", 400)
         return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
 
     async def merge(request: Request):
@@ -216,6 +218,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             res = actions.merge(st, groups)
         except actions.NotAvailable as e:
             return _done(request, str(e), "/bugs", 501)
+        except ValueError as e:  # an unknown group or bucket
+            return _done(request, str(e), "/bugs", 400)
         return _done(request, f"merged {', '.join(groups)} ({res})", "/bugs")
 
     # ---- errors: one masked line ----------------------------------------------------------------

@@ -13,6 +13,7 @@ import time
 import pytest
 from webtools import WebServer, get, post
 
+from fuzzfarm import store as S
 from fuzzfarm.store import Store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -162,6 +163,16 @@ def test_state_changing_routes_need_the_token(checker_campaign, web, page):
     assert status != 403  # with the token the route runs (cancel itself is `fuzzfarm cancel`'s code)
     if status == 501:  # this build has no cancel: nothing changed
         assert checker_campaign["store"].campaign(cid) == before
+    # split and merge with the token: the same code as `fuzzfarm group split|merge`
+    st = checker_campaign["store"]
+    try:
+        status, body = post(web.base + f"/group/any/split", f"bucket={bid}".encode(), {"X-Fuzzfarm-Token": TOKEN})
+        assert status == 200 and "-> group m" in body, body[-500:]
+        gid = st.group_overrides()[bid]
+        status, body = post(web.base + "/groups/merge", f"group={gid}&group=nope".encode(), {"X-Fuzzfarm-Token": TOKEN})
+        assert status == 400 and "no group or bucket" in body and st.group_overrides()[bid] == gid
+    finally:  # the other tests see the campaign's groups as triage made them
+        st.r.delete(S.P + "groups:override", S.P + "groups:name")
     # in the browser: the cancel button is disabled until one logs in with the token
     page.goto(web.base + f"/campaign/{cid}")
     assert page.locator("form.action button").is_disabled()
