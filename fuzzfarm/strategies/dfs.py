@@ -71,8 +71,27 @@ def _h(*parts) -> bytes:
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
 
 
-def _hi(*parts) -> int:
-    return int.from_bytes(_h(*parts), "big")
+_C1 = 0x9E3779B97F4A7C15F39CC0605CEDC835
+_C2 = 0xBF58476D1CE4E5B94D2E2B8D7F1A3C65
+
+
+def _mix(a: int, b: int) -> int:
+    """A 128-bit mixing step (multiply/xor-shift, as splitmix): fast, deterministic in every
+    process (no ``hash()``), and spreading every input bit over the result."""
+    x = ((a * _C1) ^ b) & _MASK
+    x = ((x ^ (x >> 61)) * _C2) & _MASK
+    return x ^ (x >> 67)
+
+
+_KEY_IDS: dict = {}
+
+
+def _kid(key) -> int:
+    """A 128-bit id for a key (label, ``("G", gid)``, ...), the same in every process."""
+    v = _KEY_IDS.get(key)
+    if v is None:
+        v = _KEY_IDS[key] = int.from_bytes(_h("key", key), "big") | 1
+    return v
 
 
 class _Step:
@@ -88,7 +107,7 @@ class Footprints:
     """Runtime observer keeping the trace fingerprint of the run so far (see module docstring).
 
     ``fingerprint()`` is a hashable value; equal values mean equivalent runs so far (128-bit
-    hashes: a collision is the only way two different traces could compare equal)."""
+    mixes: a collision is the only way two different traces could compare equal)."""
 
     def __init__(self):
         self.rt = None
@@ -97,7 +116,7 @@ class Footprints:
         self.park_key: dict[int, object] = {}
         self.keyh: dict[str, bytes] = {}
         self.comb = 0
-        self.epoch = b""
+        self.epoch = 0
         self.globals = 0
         self.firing = False
 
@@ -194,37 +213,34 @@ class Footprints:
             self.firing = False
         if not self.rt.over:
             self.globals += 1
-            self._fold_global(("T", self.globals))
+            self._fold_global(_mix(_kid("timer"), self.globals))
 
-    # -- the fingerprint
+    # -- the fingerprint: per key, a hash chain of the steps touching it in order; their
+    # sum (order of keys does not matter); around touch-everything steps, a chain of epochs.
     def _close(self, gid: int, st: _Step) -> None:
         n = self.points.get(gid, 0)
         self.points[gid] = n + 1
-        event = (gid, n, tuple(st.data))
+        e = _mix(gid, n)
+        for d in st.data:
+            e = _mix(e, d + 1)
         if st.glob:
-            self._fold_global(event)
+            self._fold_global(e)
             return
+        keys = st.keys or (("G", gid, "self"),)  # a step touching nothing: ordered by its goroutine only
         keyh = self.keyh
         comb = self.comb
-        for k in st.keys:
-            old = keyh.get(k)
+        for k in keys:
+            kid = _kid(k)
+            old = keyh.get(kid)
             if old is not None:
-                comb -= _hi(k, old)
-            new = _h(old, event)
-            keyh[k] = new
-            comb += _hi(k, new)
+                comb -= _mix(kid, old)
+            new = _mix(old or kid, e)
+            keyh[kid] = new
+            comb += _mix(kid, new)
         self.comb = comb & _MASK
-        if not st.keys:
-            # a step touching nothing still happened: it is ordered only by its goroutine
-            k = ("G", gid, "self")
-            old = keyh.get(k)
-            if old is not None:
-                self.comb = (self.comb - _hi(k, old)) & _MASK
-            keyh[k] = new = _h(old, event)
-            self.comb = (self.comb + _hi(k, new)) & _MASK
 
-    def _fold_global(self, event) -> None:
-        self.epoch = _h(self.epoch, self.comb, event)
+    def _fold_global(self, e: int) -> None:
+        self.epoch = _mix(_mix(self.epoch, self.comb), e)
         self.keyh = {}
         self.comb = 0
 
