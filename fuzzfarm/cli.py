@@ -512,6 +512,11 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                      "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
+from fuzzfarm import cli_explore  # noqa: E402 - registers `explore` on app
+
+cli_explore.register(app)
+
+
 def main() -> None:
     app()
 

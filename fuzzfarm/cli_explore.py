@@ -1,0 +1,83 @@
+"""``fuzzfarm explore``: bounded exhaustive search of one scenario, here and now.
+
+    fuzzfarm explore examples --variant fixed --preemption-bound 2
+    FUZZFARM_EXAMPLE=hc03 fuzzfarm explore examples --variant buggy -o hc03.bin
+
+Exit 1 with a reproducer file when a schedule fails, 0 when every schedule within the bound
+was explored clean (proven, for this scenario and bound), 3 when a budget ran out first,
+2 for bad usage. The search itself is ``fuzzfarm.engine.explore`` (``docs/EXPLORE.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import typer
+
+EXIT_FAILURE, EXIT_PROVEN, EXIT_BUDGET = 1, 0, 3
+
+
+def register(app) -> None:
+    from fuzzfarm.cli import CLIError, _print_json, err, errors_to_exit, out
+
+    @app.command()
+    @errors_to_exit
+    def explore(harness: str = typer.Argument(..., help="Registered harness name (see `fuzzfarm harnesses`)."),
+                variant: Optional[str] = typer.Option(None, "--variant", help="Harness variant (default: its first)."),
+                input_file: Optional[str] = typer.Option(None, "--input", help="Input whose scenario to explore "
+                                                         "(default: the empty input's)."),
+                bound: int = typer.Option(2, "--preemption-bound", "-k", help="Most preemptions per schedule."),
+                max_schedules: int = typer.Option(0, "--max-schedules", help="Stop after this many runs (0: none)."),
+                max_time: float = typer.Option(0, "--max-time", help="Stop after this many seconds (0: none)."),
+                no_reduction: bool = typer.Option(False, "--no-reduction",
+                                                  help="Explore every schedule, without partial-order reduction."),
+                output: Optional[str] = typer.Option(None, "--output", "-o", help="Where to write a counterexample "
+                                                     "(default: dfs-<harness>-<variant>.bin here)."),
+                as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
+        """Explore every schedule of one scenario with at most K preemptions. Exit 1 on a failing
+        schedule (reproducer written), 0 when exhausted clean, 3 when a budget ran out first."""
+        from fuzzfarm import harness as H
+        from fuzzfarm.engine.explore import ExploreError, explore as run_explore
+        from fuzzfarm.engine.guard import skip_instrumentation
+
+        if bound < 0:
+            raise CLIError(f"--preemption-bound must be >= 0, got {bound}")
+        if max_schedules < 0 or max_time < 0:
+            raise CLIError("--max-schedules and --max-time must be >= 0 (0: no limit)")
+        data = b""
+        if input_file is not None:
+            try:
+                with open(input_file, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+        skip_instrumentation()
+        mod = H.get(harness).load()
+        v = H.check_variant(mod, variant or mod.VARIANTS[0])
+        try:
+            res = run_explore(mod, v, data, bound=bound, reduce=not no_reduction,
+                              max_schedules=max_schedules or None, max_time=max_time or None)
+        except ExploreError as e:
+            raise CLIError(f"{harness}/{v}: {e}") from None
+        path = None
+        if res.reproducer is not None:
+            path = output or f"dfs-{harness}-{v}.bin"
+            tmp = f"{path}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(res.reproducer)
+            os.replace(tmp, path)
+        code = EXIT_FAILURE if res.failure is not None else (EXIT_PROVEN if res.exhausted else EXIT_BUDGET)
+        if as_json:
+            _print_json({**res.to_json(), "reproducer_file": path})
+            raise typer.Exit(code)
+        out.print(f"{harness}/{v}: {res.scenario}", markup=False)
+        out.print(res.verdict(), markup=False)
+        out.print(f"  {res.runs} runs, {res.pruned} cut as already explored, {res.elapsed_s:.1f} s"
+                  + (f"; left: {res.pending} subtree(s) by preemptions" if res.pending else ""), markup=False)
+        if path is not None:
+            f = res.failure
+            out.print(f"  {f['kind']}: {f['message']}  at {' <- '.join(f['crash_state'])}", markup=False)
+            err.print(f"reproducer written to {path}; replay it with "
+                      f"`python -m fuzzfarm.runone {harness} {v} {path} --trace`", markup=False)
+        raise typer.Exit(code)
