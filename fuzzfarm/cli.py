@@ -308,6 +308,7 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
 BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
+                 "fix_proof", "fix_proof_line",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error")
 
@@ -331,7 +332,8 @@ def _yn(v) -> str:
 def print_buckets(st, campaign: str | None = None, console: Console = out) -> None:
     rows = bucket_rows(st, campaign)
     t = Table(title=f"buckets{' of ' + campaign if campaign else ''}")
-    for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed"):
+    for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed",
+              "proof"):
         t.add_column(c, no_wrap=c in ID_COLUMNS)
     for r in rows:
         size = f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "") else f"{r.get('original_size')}"
@@ -340,7 +342,7 @@ def print_buckets(st, campaign: str | None = None, console: Console = out) -> No
         rep = f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
         t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(r.get("crash_state") or []),
                   r.get("state") or "", str(r.get("count")), size, pre, rep,
-                  "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")))
+                  "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")), r.get("fix_proof_line") or "-")
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""))
         return

@@ -7,10 +7,11 @@ from __future__ import annotations
 from .artifact import Artifact, ArtifactError, build_artifact, load_artifact, write_artifact
 from .fixcheck import fix_check
 from .minimize import MinimizeResult, minimize
+from .prove import prove_fixed
 from .replay import replay, triage
 from .signature import artifact_signature, classify, crash_type, signature, signature_of
 from .verify import VerifyResult, verify
 
 __all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",
-           "verify", "VerifyResult", "fix_check", "replay", "triage", "build_artifact", "write_artifact",
+           "verify", "VerifyResult", "fix_check", "prove_fixed", "replay", "triage", "build_artifact", "write_artifact",
            "load_artifact", "Artifact", "ArtifactError"]

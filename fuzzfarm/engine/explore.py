@@ -59,6 +59,9 @@ class ExploreResult:
     failure: dict | None = None
     reproducer: bytes | None = None
     stopped_by: str | None = None
+    tolerated: dict = dataclasses.field(default_factory=dict)
+    proven_bound: int = -1  # every schedule with at most this many preemptions was explored clean
+    proven_schedules: int = 0  # ... and this many distinct schedules have at most that many
 
     @property
     def proven(self) -> bool:
@@ -72,8 +75,12 @@ class ExploreResult:
         if self.exhausted:
             return (f"proven up to {self.bound} preemptions for this scenario ({self.schedules} schedules"
                     f"{'' if self.reduction else ', no reduction'})")
-        return (f"no counterexample in {self.schedules} schedules (not exhausted: {self.stopped_by} at "
+        line = (f"no counterexample in {self.schedules} schedules (not exhausted: {self.stopped_by} at "
                 f"{self.level} preemption(s) of {self.bound})")
+        if self.proven_bound >= 0:
+            line += (f"; proven up to {self.proven_bound} preemption(s) for this scenario "
+                     f"({self.proven_schedules} schedules)")
+        return line
 
     def to_json(self) -> dict:
         d = dataclasses.asdict(self)
@@ -108,20 +115,23 @@ def scenario_of(mod, variant: str, data: bytes) -> str:
 
 def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: bool = True,
                   max_runs: int | None = None, deadline: float | None = None, stop_on_failure: bool = True,
-                  cache: dict | None = None) -> dict:
+                  cache: dict | None = None, tolerate=()) -> dict:
     """Explore the subtrees ``items`` (``[(decisions, preemptions), ...]``) in order of increasing
     preemptions. Stops at the first failure (``stop_on_failure``), after ``max_runs`` runs or at
-    ``deadline`` (``time.monotonic()``), returning the items not yet explored in ``pending``."""
+    ``deadline`` (``time.monotonic()``), returning the items not yet explored in ``pending``.
+    Failures of a kind in ``tolerate`` are counted in ``tolerated`` and the search goes on."""
     levels: dict[int, list] = {}
     for dec, p in items:
         levels.setdefault(int(p), []).append((list(dec), int(p)))
     cache = ({} if cache is None else cache) if reduce else None
     classes: set[str] = set()
     runs = pruned = 0
+    tolerated: dict[str, int] = {}
     failure = None
     repro = None
     stopped = None
     level = min(levels) if levels else bound
+    done_level, done_classes = min(levels, default=bound + 1) - 1, 0
     while levels:
         level = min(levels)
         stack = levels[level]
@@ -150,6 +160,9 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
                 continue
             classes.add(_class_key(strat, ex))
             f = ex.report.failure
+            if f is not None and f.kind in tolerate:
+                tolerated[f.kind] = tolerated.get(f.kind, 0) + 1
+                continue
             if f is not None and failure is None:
                 failure = {"kind": f.kind, "exc_class": f.exc_class, "message": f.detail,
                            "crash_state": list(f.crash_state), "preemptions": strat.preemptions,
@@ -164,17 +177,23 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
                 del levels[level]
             break
         del levels[level]
+        done_level, done_classes = level, len(classes)
+    if not levels and stopped is None:
+        done_level, done_classes = bound, len(classes)
     pending = [(d, p) for lv in sorted(levels) for d, p in levels[lv]]
     return {"classes": classes, "runs": runs, "pruned": pruned, "pending": pending, "failure": failure,
+            "tolerated": tolerated, "done_level": done_level, "done_classes": done_classes,
             "reproducer": repro, "stopped_by": stopped, "level": level}
 
 
 def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND, reduce: bool = True,
             max_schedules: int | None = None, max_time: float | None = None,
-            stop_on_failure: bool = True) -> ExploreResult:
+            stop_on_failure: bool = True, tolerate=()) -> ExploreResult:
     """Search every schedule of the scenario ``data`` decodes to, on harness module ``mod``,
     with at most ``bound`` preemptions. ``max_schedules`` bounds the runs executed and
-    ``max_time`` the wall seconds; either one stopping the search makes ``exhausted`` False."""
+    ``max_time`` the wall seconds; either one stopping the search makes ``exhausted`` False.
+    ``tolerate``: failure kinds that do not count as counterexamples (a hazard the fixed
+    variant is declared to keep); they are counted in ``tolerated``."""
     from fuzzfarm import harness as H
 
     H.check_variant(mod, variant)
@@ -184,7 +203,7 @@ def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND,
     scenario = scenario_of(mod, variant, data)
     deadline = t0 + max_time if max_time else None
     r = explore_items(mod, variant, data, [([], 0)], bound=bound, reduce=reduce, max_runs=max_schedules,
-                      deadline=deadline, stop_on_failure=stop_on_failure)
+                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate))
     return result_from(mod.NAME, variant, scenario, bound, reduce, r, time.monotonic() - t0)
 
 
@@ -200,4 +219,6 @@ def result_from(harness: str, variant: str, scenario: str, bound: int, reduce: b
                          exhausted=exhausted, schedules=len(r["classes"]), runs=r["runs"], pruned=r["pruned"],
                          elapsed_s=round(elapsed_s, 3), level=bound if exhausted else r["level"], pending=pending,
                          failure=r["failure"], reproducer=r["reproducer"],
-                         stopped_by=r["stopped_by"] if budget else None)
+                         stopped_by=r["stopped_by"] if budget else None, tolerated=dict(r.get("tolerated") or {}),
+                         proven_bound=-1 if r["failure"] is not None else r.get("done_level", -1),
+                         proven_schedules=r.get("done_classes", 0))
