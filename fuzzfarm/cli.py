@@ -28,6 +28,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 import fuzzfarm
+from fuzzfarm import cli_explore
 from fuzzfarm import harness as H
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -206,11 +207,18 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            variant: str = typer.Option("buggy", "--variant", help="Harness variant, e.g. buggy or fixed."),
            jobs: int = typer.Option(1, "--jobs", "-j", help="Parallel fuzz jobs."),
            duration: str = typer.Option("60", "--duration", "-d", help="Fuzzing time per job: seconds or 30s/10m/1h."),
-           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct"),
+           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct | dfs (exhaustive search)"),
            wait: bool = typer.Option(False, "--wait", help="Show live progress until the campaign is triaged."),
            timeout: float = typer.Option(0, "--timeout", help="With --wait: give up after this many seconds (0: none)."),
+           bound: int = typer.Option(2, "--preemption-bound", "-k", help="dfs: most preemptions per schedule."),
+           input_file: Optional[str] = typer.Option(None, "--input", help="dfs: input whose scenario to explore."),
+           all_failures: bool = typer.Option(False, "--all-failures", help="dfs: go on after the first failure."),
+           no_reduction: bool = typer.Option(False, "--no-reduction", help="dfs: no partial-order reduction."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
+    if strategy == "dfs":
+        return cli_explore.submit_dfs(harness, variant, input_file, bound, all_failures, no_reduction, wait,
+                                      timeout, as_json)
     duration_s = parse_duration(duration)
     _check_harness(harness, variant, jobs, strategy)  # a typo is reported as such, Redis up or not
     st = _store()
@@ -270,6 +278,10 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Campaign status: all campaigns, or one with its jobs."""
     st = _store()
+    if campaign and campaign.startswith("dfs-"):
+        if not cli_explore.print_explorations(st, campaign, as_json):
+            raise CLIError(f"unknown search {campaign!r}; list them with `fuzzfarm status`")
+        return
     if campaign:
         s = st.campaign_summary(campaign)
         if s is None:
@@ -302,6 +314,7 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
                   f"{s['execs']:,}", str(s["crashes"]), str(s["buckets"]),
                   "-" if s["first_reproducer_s"] is None else f"{s['first_reproducer_s']:.1f} s")
     out.print(t)
+    cli_explore.print_explorations(st)
 
 
 # ---- crashes / download / replay --------------------------------------------------------------
@@ -514,7 +527,7 @@ def demo(duration: str = typer.Option("20", "--duration", "-d", help="Fuzzing ti
                      "elapsed_s": round(time.monotonic() - t0, 1)})
 
 
-from fuzzfarm import cli_explore  # noqa: E402 - registers `explore` on app
+
 
 cli_explore.register(app)
 

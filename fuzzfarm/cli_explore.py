@@ -81,3 +81,76 @@ def register(app) -> None:
             err.print(f"reproducer written to {path}; replay it with "
                       f"`python -m fuzzfarm.runone {harness} {v} {path} --trace`", markup=False)
         raise typer.Exit(code)
+
+
+def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, all_failures: bool,
+               no_reduction: bool, wait: bool, timeout: float, as_json: bool) -> None:
+    """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue."""
+    import time
+
+    import fuzzfarm
+    from fuzzfarm import harness as H
+    from fuzzfarm.cli import CLIError, _print_json, _store, err, out
+    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.farm import configure, explore_jobs
+    from fuzzfarm.farm.explore_tasks import submit
+
+    if bound < 0:
+        raise CLIError(f"--preemption-bound must be >= 0, got {bound}")
+    info = H.get(harness)
+    bad = resolve(harness).check_variant(variant)
+    if bad:
+        raise CLIError(bad)
+    data = b""
+    if input_file is not None:
+        try:
+            with open(input_file, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+    st = _store()
+    configure(st.url)
+    spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,
+            "all_failures": all_failures, "harness_hash": info.source_hash(), "version": fuzzfarm.__version__}
+    eid = submit(st, spec, data)
+    if not wait:
+        return _print_json({"exploration": eid}) if as_json else out.print(eid)
+    start = time.monotonic()
+    while True:
+        s = explore_jobs.summary(st, eid)
+        if s["settled"]:
+            break
+        if timeout and time.monotonic() - start > timeout:
+            raise CLIError(f"exploration {eid} not finished after {timeout:g} s; check `fuzzfarm status {eid}` "
+                           f"and that a worker consumes -Q fuzz")
+        time.sleep(0.5)
+    if as_json:
+        return _print_json(s)
+    out.print(f"{eid}: {harness}/{variant}: {s['line']}", markup=False)
+    err.print(f"  {s['subtrees_done']} subtrees, {s['runs']} runs", markup=False)
+
+
+def print_explorations(st, eid: str | None = None, as_json: bool = False) -> bool:
+    """``fuzzfarm status``: the dfs searches (one, or all); False when ``eid`` is unknown."""
+    from rich.table import Table
+
+    from fuzzfarm.cli import _print_json, out
+    from fuzzfarm.farm import explore_jobs
+
+    rows = [s for s in (explore_jobs.summary(st, e) for e in ([eid] if eid else explore_jobs.ids(st))) if s]
+    if eid and not rows:
+        return False
+    if as_json:
+        _print_json(rows[0] if eid else rows)
+        return True
+    if not rows:
+        return True
+    t = Table(title="dfs searches")
+    for c in ("search", "harness", "variant", "bound", "subtrees done/pending", "schedules", "runs", "result"):
+        t.add_column(c, no_wrap=c == "search")
+    for s in rows:
+        pending = s["subtrees"] - s["subtrees_done"] - s["subtrees_cancelled"]
+        t.add_row(s["id"], s["harness"], s["variant"], str(s["bound"]), f"{s['subtrees_done']}/{pending}",
+                  f"{s['schedules']:,}", f"{s['runs']:,}", s["line"] if s["settled"] else "running")
+    out.print(t)
+    return True

@@ -25,7 +25,7 @@ try:
 except redis_url.RedisURLError as e:
     _env_url, URL_ERROR = redis_url.DEFAULT_URL, e
 
-app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks"])
+app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks", "fuzzfarm.farm.explore_tasks"])
 app.conf.task_queues = [Queue(q) for q in config.QUEUES]
 app.conf.update(config.celery_config(_env_url))
 
