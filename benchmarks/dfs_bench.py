@@ -80,7 +80,7 @@ def farm_figures() -> None:
 
     data = b"\x02"  # examples case hc04 (the last byte picks the case)
     print("== farm: distributed dfs of examples hc04/fixed, bound 2, 1 vs 2 fuzz workers ==")
-    with tempfile.TemporaryDirectory() as tmp, RedisServer(os.path.join(tmp, "redis")) as srv:
+    with tempfile.TemporaryDirectory() as tmp, RedisServer(tmp) as srv:
         st = Store(srv.url)
         configure(srv.url)
         times = {}
@@ -110,10 +110,12 @@ def main(argv=None) -> int:
     ap.add_argument("--cap", type=float, default=60.0, help="seconds per search")
     ap.add_argument("--no-plain", action="store_true", help="skip the searches without reduction")
     ap.add_argument("--no-farm", action="store_true")
+    ap.add_argument("--farm-only", action="store_true")
     a = ap.parse_args(argv)
     from fuzzfarm.engine.guard import skip_instrumentation
     skip_instrumentation()
-    local_figures(a.cap, not a.no_plain)
+    if not a.farm_only:
+        local_figures(a.cap, not a.no_plain)
     if not a.no_farm:
         farm_figures()
     return 0

@@ -101,6 +101,9 @@ def test_buggy_campaign_finds_the_seed_bug_minimized_verified_fix_checked(campai
         assert (b["preemptions_after"] < b["preemptions_before"] or b["minimized_size"] <= b["original_size"]), b
         assert b["reproducible"] is True and b["verify_ok"] == b["verify_n"] == 10, b
         assert b["fix_variant"] == "fixed" and b["fixed"] is True, b
+        # the exhaustive search's line is there, and says "proven" only for an exhausted search
+        assert b["fix_proof_line"] and b["fix_proof"]["bound"] == 2, b
+        assert ("proven up to 2 preemptions" in b["fix_proof_line"]) == bool(b["fix_proof"]["exhausted"]), b
         assert b["count"] >= 1
     # every bucket of the campaign was triaged to the end
     assert all(b["state"] == "done" for b in buckets), buckets
