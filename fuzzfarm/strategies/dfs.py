@@ -48,7 +48,21 @@ _PURE_POINTS = frozenset({None, "gosched"})  # `go`'s point after the spawn, Gos
 _GLOBAL = object()
 
 
+_KEYS: dict = {}
+
+
 def _key(ev, obj):
+    """:func:`_key_of`, memoised (labels repeat across the runs of a search)."""
+    try:
+        return _KEYS[ev, obj]
+    except KeyError:
+        k = _KEYS[ev, obj] = _key_of(ev, obj)
+        return k
+    except TypeError:  # an unhashable label
+        return _key_of(ev, obj)
+
+
+def _key_of(ev, obj):
     """The object a point of kind ``ev`` with trace label ``obj`` names, ``None`` for none,
     ``_GLOBAL`` for unknown. Labels are normalised so one object always gets one key (two
     objects sharing a key only adds dependences, which is safe)."""
