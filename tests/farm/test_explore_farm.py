@@ -27,10 +27,12 @@ def _local(variant: str):
     return explore(ex, variant, HC03, bound=2)
 
 
-@pytest.fixture
-def workers(redis_server, store, tmp_path):
-    ws = [Worker(redis_server.url, ["fuzz"], concurrency=1, env={"FUZZFARM_DFS_SUBTREE_RUNS": "60"},
-                 logfile=str(tmp_path / f"w{i}.log"), name=f"dfs{i}-{os.getpid()}") for i in range(2)]
+@pytest.fixture(scope="module")
+def workers(redis_server, tmp_path_factory):
+    """Two real fuzz workers (-c 1 each), idle between the tests (each test flushes Redis)."""
+    tmp = tmp_path_factory.mktemp("dfs-workers")
+    ws = [Worker(redis_server.url, ["fuzz"], concurrency=1, env={"FUZZFARM_DFS_SUBTREE_RUNS": "150"},
+                 logfile=str(tmp / f"w{i}.log"), name=f"dfs{i}-{os.getpid()}") for i in range(2)]
     for w in ws:
         w.start()
     for w in ws:
@@ -77,19 +79,27 @@ def _subtree_pool_process() -> int | None:
                 ppid = int(f.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        if b"fuzzfarm.engine.explore" in cmd and b"--max-runs=60" in cmd:
+        if b"fuzzfarm.engine.explore" in cmd and b"--max-runs=150" in cmd:
             return ppid
     return None
 
 
-def test_distributed_count_equals_local(store, workers):
+def test_distributed_count_equals_local(store, workers, tmp_path):
     local = _local("fixed")
     assert local.exhausted and local.schedules > 100
-    s = _settle(store, _submit(store, "fixed"))
+    eid = _submit(store, "fixed")
+    s = _settle(store, eid)
     assert s["exhausted"] and not s["failures"] and not s["errors"]
     assert s["schedules"] == local.schedules, s
     assert s["subtrees_done"] > 2  # the tree really was split
     assert s["line"] == f"proven up to 2 preemptions for this scenario ({local.schedules} schedules)"
+    # `fuzzfarm status` shows the search: subtrees done / pending, schedules, the result
+    from farm_fixtures import CLI
+    cli = CLI(store.url, str(tmp_path))
+    one = cli.json("status", eid)
+    assert one["schedules"] == local.schedules and one["subtrees_done"] == s["subtrees_done"]
+    p = cli("status", env={"COLUMNS": "250"})
+    assert p.returncode == 0 and eid in p.stdout and f"{s['subtrees_done']}/0" in p.stdout, p.stdout
 
 
 @pytest.mark.slow
