@@ -208,7 +208,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
-                "proven_bound", "proven_schedules", "line")
+                "proven_bound", "proven_schedules", "reduction", "line")
 
 
 def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes) -> None:

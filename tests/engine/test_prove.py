@@ -1,13 +1,17 @@
 """Fix evidence from the exhaustive search: "proven" only for an exhausted search."""
 
+import pytest
+
 from fuzzfarm.collector.prove import prove_fixed, proof_line
 from fuzzfarm.harness import HarnessInfo
 
 TOYS = HarnessInfo("dfs-toys", "dfs_toys")
 
 
-def test_a_real_fix_is_proven_with_its_bound_and_scenario():
-    r = prove_fixed(TOYS, "guarded", b"\x00", bound=2, budget=60)
+@pytest.mark.parametrize("reduce", [False, True])
+def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce):
+    r = prove_fixed(TOYS, "guarded", b"\x00", bound=2, budget=60, reduce=reduce)
+    assert r["reduction"] is reduce
     assert r["exhausted"] and r["failure"] is None
     assert r["line"] == f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules)"
 
