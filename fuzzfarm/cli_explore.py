@@ -85,7 +85,9 @@ def register(app) -> None:
 
 def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, all_failures: bool,
                no_reduction: bool, wait: bool, timeout: float, as_json: bool) -> None:
-    """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue."""
+    """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue.
+    With ``wait``: exit codes as ``explore`` (1 + reproducer file, 0 exhausted clean, 3 not
+    exhausted: stopped by an error)."""
     import time
 
     import fuzzfarm
@@ -124,10 +126,21 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
             raise CLIError(f"exploration {eid} not finished after {timeout:g} s; check `fuzzfarm status {eid}` "
                            f"and that a worker consumes -Q fuzz")
         time.sleep(0.5)
+    path = None
+    if s["failures"] and s["failures"][0].get("reproducer"):
+        path = f"dfs-{harness}-{variant}.bin"
+        with open(f"{path}.tmp", "wb") as f:
+            f.write(bytes.fromhex(s["failures"][0]["reproducer"]))
+        os.replace(f"{path}.tmp", path)
+    code = EXIT_FAILURE if s["failures"] else (EXIT_PROVEN if s["exhausted"] else EXIT_BUDGET)
     if as_json:
-        return _print_json(s)
+        _print_json({**s, "reproducer_file": path})
+        raise typer.Exit(code)
     out.print(f"{eid}: {harness}/{variant}: {s['line']}", markup=False)
     err.print(f"  {s['subtrees_done']} subtrees, {s['runs']} runs", markup=False)
+    if path:
+        err.print(f"reproducer written to {path}", markup=False)
+    raise typer.Exit(code)
 
 
 def print_explorations(st, eid: str | None = None, as_json: bool = False) -> bool:
