@@ -224,11 +224,18 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            variant: str = typer.Option("buggy", "--variant", help="Harness variant, e.g. buggy or fixed."),
            jobs: int = typer.Option(1, "--jobs", "-j", help="Parallel fuzz jobs."),
            duration: str = typer.Option("60", "--duration", "-d", help="Fuzzing time per job: seconds or 30s/10m/1h."),
-           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct"),
+           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct | dfs (exhaustive search)"),
            wait: bool = typer.Option(False, "--wait", help="Show live progress until the campaign is triaged."),
            timeout: float = typer.Option(0, "--timeout", help="With --wait: give up after this many seconds (0: none)."),
+           bound: int = typer.Option(2, "--preemption-bound", "-k", help="dfs: most preemptions per schedule."),
+           input_file: Optional[str] = typer.Option(None, "--input", help="dfs: input whose scenario to explore."),
+           all_failures: bool = typer.Option(False, "--all-failures", help="dfs: go on after the first failure."),
+           no_reduction: bool = typer.Option(False, "--no-reduction", help="dfs: no partial-order reduction."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
+    if strategy == "dfs":
+        return cli_explore.submit_dfs(harness, variant, input_file, bound, all_failures, no_reduction, wait,
+                                      timeout, as_json)
     duration_s = parse_duration(duration)
     _check_harness(harness, variant, jobs, strategy)  # a typo is reported as such, Redis up or not
     st = _store()
@@ -301,6 +308,11 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
     if interval <= 0:
         raise CLIError(f"--interval must be positive, got {interval:g}")
     st = _store()
+    from fuzzfarm import cli_explore
+    if campaign and campaign.startswith("dfs-"):  # a distributed dfs search (`submit --strategy dfs`)
+        if not cli_explore.print_explorations(st, campaign, as_json):
+            raise CLIError(f"unknown search {campaign!r}; list them with `fuzzfarm status`")
+        return
     if campaign and st.campaign(campaign) is None:
         raise CLIError(f"unknown campaign {campaign!r}; list campaigns with `fuzzfarm status`")
     if as_json:
@@ -309,7 +321,10 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
-        return out.print(render(), soft_wrap=False)
+        out.print(render(), soft_wrap=False)
+        if not campaign:
+            cli_explore.print_explorations(st)
+        return
     try:
         if not out.is_terminal:  # a log: one table per refresh, one after the other
             while True:
@@ -353,6 +368,7 @@ def _status_view(st, campaign: str | None, wide: bool):
 BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
+                 "fix_proof", "fix_proof_line",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site")
@@ -603,7 +619,7 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
 # Commands in modules of their own (each ``register(app)``; they import this module).
 EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
               "fuzzfarm.cli_groups", "fuzzfarm.cli_web",
-              "fuzzfarm.cli_gc")
+              "fuzzfarm.cli_gc", "fuzzfarm.cli_explore")
 
 
 def _register_extensions() -> None:

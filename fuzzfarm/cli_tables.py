@@ -47,13 +47,25 @@ def crash_state_text(r: dict) -> str:
     return " < ".join(r.get("crash_state") or [])
 
 
+def _states(rows: list[dict]) -> Text:
+    """Under a narrow table: each bucket's crash state, and its fix proof when there is one."""
+    states = Text()
+    for r in rows:
+        states.append(f"{r['id']}  ", style="bold")
+        states.append(crash_state_text(r) or "-")
+        states.append("\n")
+        if r.get("fix_proof_line"):
+            states.append(f"  fix: {r['fix_proof_line']}\n", style="dim")
+    return states
+
+
 def bucket_table(rows: list[dict], title: str, *, wide: bool):
     """The bucket table. Narrow: bucket, group, kind, count, repro, fixed, and under the table
     each bucket's crash state on a line of its own. Wide: every column in one row."""
     if wide:
         tb = Table(title=title)
         for c in ("bucket", "group", "kind", "crash state", "triage", "count", "size orig→min", "preemptions",
-                  "reproducible", "fixed"):
+                  "reproducible", "fixed", "proof"):
             tb.add_column(c, no_wrap=c == "bucket")
         for r in rows:
             size = (f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "")
@@ -62,7 +74,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
                    if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
             tb.add_row(*map(t, (r["id"], r.get("group") or "-", r.get("crash_type") or r.get("kind") or "",
                                 crash_state_text(r), r.get("state") or "", r.get("count"), size, pre,
-                                repro_cell(r), fixed_cell(r))))
+                                repro_cell(r), fixed_cell(r), r.get("fix_proof_line") or "-")))
         return tb
     tb = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
     tb.add_column("bucket", no_wrap=True)
@@ -76,12 +88,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
         if r.get("state") not in (None, "", "done"):
             kind += f" ({r.get('state')})"  # triage still under way: its verdicts are not final
         tb.add_row(*map(t, (r["id"], r.get("group") or "-", kind, r.get("count"), repro_cell(r), fixed_cell(r))))
-    states = Text()
-    for r in rows:
-        states.append(f"{r['id']}  ", style="bold")
-        states.append(crash_state_text(r) or "-")
-        states.append("\n")
-    return Group(tb, Text("crash state (innermost first):", style="dim"), states)
+    return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))
 
 
 def campaign_rows_table(rows: list[dict], *, wide: bool, title: str = "campaigns"):
@@ -133,9 +140,4 @@ def group_table(groups: list[dict], title: str, *, wide: bool):
         tb.add_row(*map(t, cells))
     if wide:
         return tb
-    states = Text()
-    for r in rows:
-        states.append(f"{r['id']}  ", style="bold")
-        states.append(crash_state_text(r) or "-")
-        states.append("\n")
-    return Group(tb, Text("crash state (innermost first):", style="dim"), states)
+    return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))

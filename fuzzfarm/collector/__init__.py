@@ -9,10 +9,12 @@ from .fixcheck import fix_check
 from .fixfuzz import fuzz_fixed
 from .fixverify import fix_verify
 from .minimize import MinimizeResult, minimize
+from .prove import prove_fixed
 from .replay import replay, triage
 from fuzzfarm.signature import artifact_signature, classify, crash_type, signature, signature_of
 from .verify import VerifyResult, verify
 
 __all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",
-           "verify", "VerifyResult", "fix_check", "fix_verify", "fuzz_fixed", "replay", "triage", "build_artifact", "write_artifact",
+           "verify", "VerifyResult", "fix_check", "fix_verify", "fuzz_fixed", "prove_fixed", "replay", "triage",
+           "build_artifact", "write_artifact",
            "load_artifact", "Artifact", "ArtifactError"]

@@ -24,7 +24,7 @@ try:
 except redis_url.RedisURLError as e:
     _env_url, URL_ERROR = redis_url.DEFAULT_URL, e
 
-app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks"])
+app = Celery("fuzzfarm", include=["fuzzfarm.farm.tasks", "fuzzfarm.farm.explore_tasks"])
 app.conf.task_queues = config.task_queues()
 app.conf.update(config.celery_config(_env_url))
 

@@ -236,6 +236,8 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
                          masked_bucket=ev.get("masked_bucket") or "", fix_check_s=round(time.monotonic() - t0, 2))
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
+    if fv:
+        prove(st, bid, b["harness"], fv, minimized)
     out = outcome(b["harness"], b["variant"], minimized, trace=True)
     files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
@@ -244,6 +246,25 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_DONE)
     st.release_lease(f"{bid}:fix_check", owner)
     return True
+
+
+PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
+                "proven_bound", "proven_schedules", "reduction", "line")
+
+
+def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes) -> None:
+    """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
+    the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
+    stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence)."""
+    from fuzzfarm.collector.prove import budget_s
+    prove_fixed = getattr(_collector(), "prove_fixed", None)  # a test double of the collector may leave it out
+    if prove_fixed is None or budget_s() <= 0:
+        return
+    try:
+        res = prove_fixed(harness, fixed_variant, data)
+    except Exception as e:  # noqa: BLE001 - no proof is no reason to lose the bucket's triage
+        res = {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
+    st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""))
 
 
 def fail_bucket(st: S.Store, bid: str, error: str) -> None:

@@ -234,6 +234,10 @@ class Runtime:
         # out); a strategy without pick_yield gets pick at yields too.
         self._ystrat = strategy if hasattr(strategy, "pick_yield") else _YieldAdapter(strategy)
         self.trace: Trace | None = Trace() if trace else None
+        # Optional observer of what each step touches (exhaustive exploration's reduction,
+        # ``fuzzfarm.strategies.dfs.Footprints``): told of every scheduling point, wake-up,
+        # spawn, exit, object serial, timer arm/cancel and firing. None costs one test per hook.
+        self.observer = getattr(strategy, "observer", None)
         # Optional strategy fast path: ``byte_stream()`` gives the ``__next__`` of the raw
         # decision bytes (BytesStrategy), used as ``byte % options`` while it lasts.
         stream = None if trace else getattr(strategy, "byte_stream", None)
@@ -259,6 +263,8 @@ class Runtime:
     def new_object_id(self) -> int:
         """A per-run serial (1, 2, ...) for labelling primitives deterministically (never ``id()``)."""
         self._objects += 1
+        if self.observer is not None:
+            self.observer.touch("alloc")  # the serial is shared state: creation order shows in labels
         return self._objects
 
     # ------------------------------------------------------------------ goroutines
@@ -274,6 +280,8 @@ class Runtime:
         self.runnable.append(g)  # highest gid: the list stays sorted
         if self.race is not None:
             self.race.go(self.cur, g)  # the go statement happens before the goroutine starts
+        if self.observer is not None:
+            self.observer.spawned(g)
         if self.trace is not None and self.cur is not None:
             self.trace.event(self, "go", f"G{g.gid} {g.name}")
         return g
@@ -294,6 +302,8 @@ class Runtime:
         """Make a parked goroutine runnable, handing it ``value`` (Go: ``goready``).
         A goroutine that is not BLOCKED is left alone."""
         if g.state is BLOCKED:
+            if self.observer is not None:
+                self.observer.readied(g)
             g.state = RUNNABLE
             g.wait = None
             g.value = value
@@ -338,6 +348,8 @@ class Runtime:
             s, g = self._sched_bytes, self._gosched_bytes
         else:
             s, g = self._sched_plain, self._gosched_plain
+        if self.observer is not None:
+            s, g = self.observer.wrap(s, g)
         self.sched = s
         self.gosched = g
         if _rt is self:
@@ -528,6 +540,8 @@ class Runtime:
             next(self._ticks)
         except StopIteration:
             self._limit_or_over()
+        if self.observer is not None:
+            self.observer.point(wait, obj)
         g.state = BLOCKED
         g.wait = wait
         self.runnable.remove(g)
@@ -650,6 +664,8 @@ class Runtime:
         """Arm ``fire`` at virtual time ``when`` exactly (seconds; a past time means now).
         Timers due at the same time fire in the order they were armed."""
         self._seq += 1
+        if self.observer is not None:
+            self.observer.touch("clock")
         t = _TimerEntry(when if when > self.now else self.now, self._seq, fire, label, idle)
         timers = self.timers
         heapq.heappush(timers, t)
@@ -660,6 +676,8 @@ class Runtime:
     def cancel_timer(self, t: _TimerEntry) -> bool:
         """Remove a pending timer; False if it already fired or was cancelled."""
         timers = self.timers
+        if self.observer is not None:
+            self.observer.touch("clock")
         for i, x in enumerate(timers):
             if x is t:
                 last = timers.pop()
@@ -678,6 +696,9 @@ class Runtime:
         if t.when > self.now:
             self.now = t.when
         next(self._ticks, None)
+        if self.observer is not None:
+            self.observer.timer(t.fire)
+            return
         if self.trace is None:
             t.fire()
             return
@@ -792,6 +813,8 @@ class Runtime:
                     break
                 g.state = DONE
                 self.runnable.remove(g)
+                if self.observer is not None:
+                    self.observer.exited(g)
                 if self.trace is not None:
                     self.trace.event(self, "exit", f"G{g.gid}", gid=g.gid)
                 if g.gid == 1:

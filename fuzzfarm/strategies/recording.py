@@ -15,6 +15,7 @@ class RecordingStrategy:
         """Wrap strategy ``inner``; ``recorded`` restarts at every ``begin``."""
         self.inner = inner
         self.recorded = bytearray()
+        self.observer = getattr(inner, "observer", None)  # the runtime's step observer (dfs)
 
     def begin(self, rt) -> None:
         """Start a new recording, then the inner strategy's run."""

@@ -111,6 +111,9 @@ def test_buggy_campaign_finds_the_seed_bug_minimized_verified_fix_checked(campai
         names = [c["name"] for c in b["fix_evidence"]["checks"]]
         assert names[0] == "reproducer" and "schedules (random)" in names and "schedules (pct)" in names, b
         assert b["fix_schedules"] == b["fix_evidence"]["schedules_tried"] > 0, b
+        # the exhaustive search's line is there, and says "proven" only for an exhausted search
+        assert b["fix_proof_line"] and b["fix_proof"]["bound"] == 2, b
+        assert ("proven up to 2 preemptions" in b["fix_proof_line"]) == bool(b["fix_proof"]["exhausted"]), b
         assert b["count"] >= 1
     # every bucket of the campaign was triaged to the end
     assert all(b["state"] == "done" for b in buckets), buckets

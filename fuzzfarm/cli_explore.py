@@ -1,0 +1,169 @@
+"""``fuzzfarm explore``: bounded exhaustive search of one scenario, here and now.
+
+    fuzzfarm explore examples --variant fixed --preemption-bound 2
+    FUZZFARM_EXAMPLE=hc03 fuzzfarm explore examples --variant buggy -o hc03.bin
+
+Exit 1 with a reproducer file when a schedule fails, 0 when every schedule within the bound
+was explored clean (proven, for this scenario and bound), 3 when a budget ran out first,
+2 for bad usage. The search itself is ``fuzzfarm.engine.explore`` (``docs/EXPLORE.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import typer
+
+EXIT_FAILURE, EXIT_PROVEN, EXIT_BUDGET = 1, 0, 3
+
+
+def register(app) -> None:
+    from fuzzfarm.cli import CLIError, _print_json, err, errors_to_exit, out
+
+    @app.command()
+    @errors_to_exit
+    def explore(harness: str = typer.Argument(..., help="Registered harness name (see `fuzzfarm harnesses`)."),
+                variant: Optional[str] = typer.Option(None, "--variant", help="Harness variant (default: its first)."),
+                input_file: Optional[str] = typer.Option(None, "--input", help="Input whose scenario to explore "
+                                                         "(default: the empty input's)."),
+                bound: int = typer.Option(2, "--preemption-bound", "-k", help="Most preemptions per schedule."),
+                max_schedules: int = typer.Option(0, "--max-schedules", help="Stop after this many runs (0: none)."),
+                max_time: float = typer.Option(0, "--max-time", help="Stop after this many seconds (0: none)."),
+                no_reduction: bool = typer.Option(False, "--no-reduction",
+                                                  help="Explore every schedule, without partial-order reduction."),
+                output: Optional[str] = typer.Option(None, "--output", "-o", help="Where to write a counterexample "
+                                                     "(default: dfs-<harness>-<variant>.bin here)."),
+                as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
+        """Explore every schedule of one scenario with at most K preemptions. Exit 1 on a failing
+        schedule (reproducer written), 0 when exhausted clean, 3 when a budget ran out first."""
+        from fuzzfarm import harness as H
+        from fuzzfarm.engine.explore import ExploreError, explore as run_explore
+        from fuzzfarm.engine.guard import skip_instrumentation
+
+        if bound < 0:
+            raise CLIError(f"--preemption-bound must be >= 0, got {bound}")
+        if max_schedules < 0 or max_time < 0:
+            raise CLIError("--max-schedules and --max-time must be >= 0 (0: no limit)")
+        data = b""
+        if input_file is not None:
+            try:
+                with open(input_file, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+        skip_instrumentation()
+        mod = H.get(harness).load()
+        v = H.check_variant(mod, variant or mod.VARIANTS[0])
+        try:
+            res = run_explore(mod, v, data, bound=bound, reduce=not no_reduction,
+                              max_schedules=max_schedules or None, max_time=max_time or None)
+        except ExploreError as e:
+            raise CLIError(f"{harness}/{v}: {e}") from None
+        path = None
+        if res.reproducer is not None:
+            path = output or f"dfs-{harness}-{v}.bin"
+            tmp = f"{path}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(res.reproducer)
+            os.replace(tmp, path)
+        code = EXIT_FAILURE if res.failure is not None else (EXIT_PROVEN if res.exhausted else EXIT_BUDGET)
+        if as_json:
+            _print_json({**res.to_json(), "reproducer_file": path})
+            raise typer.Exit(code)
+        out.print(f"{harness}/{v}: {res.scenario}", markup=False)
+        out.print(res.verdict(), markup=False)
+        out.print(f"  {res.runs} runs, {res.pruned} cut as already explored, {res.elapsed_s:.1f} s"
+                  + (f"; left: {res.pending} subtree(s) by preemptions" if res.pending else ""), markup=False)
+        if path is not None:
+            f = res.failure
+            out.print(f"  {f['kind']}: {f['message']}  at {' <- '.join(f['crash_state'])}", markup=False)
+            err.print(f"reproducer written to {path}; replay it with "
+                      f"`python -m fuzzfarm.runone {harness} {v} {path} --trace`", markup=False)
+        raise typer.Exit(code)
+
+
+def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, all_failures: bool,
+               no_reduction: bool, wait: bool, timeout: float, as_json: bool) -> None:
+    """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue.
+    With ``wait``: exit codes as ``explore`` (1 + reproducer file, 0 exhausted clean, 3 not
+    exhausted: stopped by an error)."""
+    import time
+
+    import fuzzfarm
+    from fuzzfarm import harness as H
+    from fuzzfarm.cli import CLIError, _print_json, _store, err, out
+    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.farm import configure, explore_jobs
+    from fuzzfarm.farm.explore_tasks import submit
+
+    if bound < 0:
+        raise CLIError(f"--preemption-bound must be >= 0, got {bound}")
+    info = H.get(harness)
+    bad = resolve(harness).check_variant(variant)
+    if bad:
+        raise CLIError(bad)
+    data = b""
+    if input_file is not None:
+        try:
+            with open(input_file, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+    st = _store()
+    configure(st.url)
+    spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,
+            "all_failures": all_failures, "harness_hash": info.source_hash(), "version": fuzzfarm.__version__}
+    eid = submit(st, spec, data)
+    if not wait:
+        return _print_json({"exploration": eid}) if as_json else out.print(eid)
+    start = time.monotonic()
+    while True:
+        s = explore_jobs.summary(st, eid)
+        if s["settled"]:
+            break
+        if timeout and time.monotonic() - start > timeout:
+            raise CLIError(f"exploration {eid} not finished after {timeout:g} s; check `fuzzfarm status {eid}` "
+                           f"and that a worker consumes -Q fuzz")
+        time.sleep(0.5)
+    path = None
+    if s["failures"] and s["failures"][0].get("reproducer"):
+        path = f"dfs-{harness}-{variant}.bin"
+        with open(f"{path}.tmp", "wb") as f:
+            f.write(bytes.fromhex(s["failures"][0]["reproducer"]))
+        os.replace(f"{path}.tmp", path)
+    code = EXIT_FAILURE if s["failures"] else (EXIT_PROVEN if s["exhausted"] else EXIT_BUDGET)
+    if as_json:
+        _print_json({**s, "reproducer_file": path})
+        raise typer.Exit(code)
+    out.print(f"{eid}: {harness}/{variant}: {s['line']}", markup=False)
+    err.print(f"  {s['subtrees_done']} subtrees, {s['runs']} runs", markup=False)
+    if path:
+        err.print(f"reproducer written to {path}", markup=False)
+    raise typer.Exit(code)
+
+
+def print_explorations(st, eid: str | None = None, as_json: bool = False) -> bool:
+    """``fuzzfarm status``: the dfs searches (one, or all); False when ``eid`` is unknown."""
+    from rich.table import Table
+
+    from fuzzfarm.cli import _print_json, out
+    from fuzzfarm.farm import explore_jobs
+
+    rows = [s for s in (explore_jobs.summary(st, e) for e in ([eid] if eid else explore_jobs.ids(st))) if s]
+    if eid and not rows:
+        return False
+    if as_json:
+        _print_json(rows[0] if eid else rows)
+        return True
+    if not rows:
+        return True
+    t = Table(title="dfs searches")
+    for c in ("search", "harness", "variant", "bound", "subtrees done/pending", "schedules", "runs", "result"):
+        t.add_column(c, no_wrap=c == "search")
+    for s in rows:
+        pending = s["subtrees"] - s["subtrees_done"] - s["subtrees_cancelled"]
+        t.add_row(s["id"], s["harness"], s["variant"], str(s["bound"]), f"{s['subtrees_done']}/{pending}",
+                  f"{s['schedules']:,}", f"{s['runs']:,}", s["line"] if s["settled"] else "running")
+    out.print(t)
+    return True

@@ -1,0 +1,271 @@
+"""Bounded exhaustive exploration of one scenario (strategy ``dfs``; see ``docs/EXPLORE.md``).
+
+The scenario is the event part of an input (``data``); the schedule is searched. Iterative
+context bounding (Musuvathi & Qadeer, CHESS): every schedule with 0 preemptions, then every one
+with exactly 1, ... up to ``bound``, so the first counterexample found spends the fewest
+preemptions any counterexample of this scenario needs. A preemption is a switch away from a
+goroutine that could go on, or a timer fired early.
+
+The unit of work is an *item* ``(decisions, preemptions)``: the subtree of runs that start
+with those decisions. :func:`explore_items` runs a list of items (the local search runs one,
+the root; the farm hands items out as tasks) and returns what it saw:
+
+* ``classes``: hex keys of the distinct schedules explored. With the reduction a key is the
+  run's trace fingerprint and outcome, so two runs that differ only in the order of steps
+  touching nothing in common count once; without it, the decision list. The union over any
+  split of the tree into items is the same set as one local search (each item explores every
+  class its subtree holds, pruning only against states its own runs reached), which is what
+  makes a distributed count exact and a redone item harmless.
+* ``runs`` (runs executed), ``pruned`` (runs cut because their state was reached before with
+  no more preemptions), ``pending`` (items left when a budget stopped it), ``failure``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+
+from fuzzfarm.strategies.dfs import DFSStrategy, Pruned, _h
+
+DEFAULT_BOUND = 2
+
+
+class ExploreError(Exception):
+    """The scenario cannot be explored (the harness's decoding fails, or runs do not repeat)."""
+
+
+@dataclasses.dataclass
+class ExploreResult:
+    """What a search established. ``exhausted``: every schedule within ``bound`` preemptions
+    was explored (or stood for by an equivalent one); only then is the result a proof, and
+    only for ``bound`` and ``scenario``. ``schedules``: distinct schedules explored;
+    ``runs``: runs executed; ``pruned``: runs cut as equivalent to an explored state;
+    ``level``: the preemption count being explored when it stopped (``bound`` when exhausted);
+    ``pending``: subtrees left (by preemption count) when a budget stopped it."""
+
+    harness: str
+    variant: str
+    scenario: str
+    bound: int
+    reduction: bool
+    exhausted: bool
+    schedules: int
+    runs: int
+    pruned: int
+    elapsed_s: float
+    level: int
+    pending: dict
+    failure: dict | None = None
+    reproducer: bytes | None = None
+    stopped_by: str | None = None
+    tolerated: dict = dataclasses.field(default_factory=dict)
+    proven_bound: int = -1  # every schedule with at most this many preemptions was explored clean
+    proven_schedules: int = 0  # ... and this many distinct schedules have at most that many
+
+    @property
+    def proven(self) -> bool:
+        return self.exhausted and self.failure is None
+
+    def verdict(self) -> str:
+        """One line that never calls a bounded or stopped search more than it is."""
+        if self.failure is not None:
+            return (f"counterexample with {self.failure['preemptions']} preemption(s) after {self.schedules} "
+                    f"schedule(s): {self.failure['kind']}")
+        if self.exhausted:
+            return (f"proven up to {self.bound} preemptions for this scenario ({self.schedules} schedules"
+                    f"{'' if self.reduction else ', no reduction'})")
+        line = (f"no counterexample in {self.schedules} schedules (not exhausted: {self.stopped_by} at "
+                f"{self.level} preemption(s) of {self.bound})")
+        if self.proven_bound >= 0:
+            line += (f"; proven up to {self.proven_bound} preemption(s) for this scenario "
+                     f"({self.proven_schedules} schedules)")
+        return line
+
+    def to_json(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["reproducer"] = self.reproducer.hex() if self.reproducer is not None else None
+        d["proven"] = self.proven
+        d["verdict"] = self.verdict()
+        return d
+
+
+def _class_key(strat: DFSStrategy, ex) -> str:
+    f = ex.report.failure
+    outcome = None if f is None else (f.kind, f.exc_class, tuple(f.crash_state))
+    if strat.observer is None:
+        return hashlib.blake2b(repr((tuple(strat.decisions), outcome)).encode(), digest_size=16).hexdigest()
+    return _h(strat.observer.fingerprint(), outcome).hex()
+
+
+def _run(mod, variant: str, data: bytes, strat: DFSStrategy):
+    from fuzzfarm import harness as H
+
+    with H.schedule_from(strat):
+        return mod.execute(data, variant)
+
+
+def scenario_of(mod, variant: str, data: bytes) -> str:
+    """The harness's description of the scenario ``data`` decodes to (one default run)."""
+    try:
+        return _run(mod, variant, data, DFSStrategy(bound=0)).scenario
+    except Exception as e:  # noqa: BLE001 - the harness's decoding
+        raise ExploreError(f"the harness cannot run this input: {type(e).__name__}: {e}") from e
+
+
+def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: bool = True,
+                  max_runs: int | None = None, deadline: float | None = None, stop_on_failure: bool = True,
+                  cache: dict | None = None, tolerate=()) -> dict:
+    """Explore the subtrees ``items`` (``[(decisions, preemptions), ...]``) in order of increasing
+    preemptions. Stops at the first failure (``stop_on_failure``), after ``max_runs`` runs or at
+    ``deadline`` (``time.monotonic()``), returning the items not yet explored in ``pending``.
+    Failures of a kind in ``tolerate`` are counted in ``tolerated`` and the search goes on."""
+    levels: dict[int, list] = {}
+    for dec, p in items:
+        levels.setdefault(int(p), []).append((list(dec), int(p)))
+    cache = ({} if cache is None else cache) if reduce else None
+    classes: set[str] = set()
+    runs = pruned = 0
+    tolerated: dict[str, int] = {}
+    failure = None
+    repro = None
+    stopped = None
+    level = min(levels) if levels else bound
+    done_level, done_classes = min(levels, default=bound + 1) - 1, 0
+    while levels:
+        level = min(levels)
+        stack = levels[level]
+        stack.reverse()  # pop() takes them in the given order
+        while stack:
+            if max_runs is not None and runs >= max_runs:
+                stopped = "schedule budget"
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = "time budget"
+                break
+            dec, p = stack.pop()
+            strat = DFSStrategy(dec, p, bound, cache)
+            runs += 1
+            try:
+                ex = _run(mod, variant, data, strat)
+            except Pruned:
+                pruned += 1
+                ex = None
+            except Exception as e:  # noqa: BLE001
+                raise ExploreError(f"a run failed outside the program: {type(e).__name__}: {e}") from e
+            new = strat.branches
+            for b_dec, b_p in reversed(new):  # explore the earliest alternative first
+                (stack if b_p == level else levels.setdefault(b_p, [])).append((b_dec, b_p))
+            if ex is None:
+                continue
+            classes.add(_class_key(strat, ex))
+            f = ex.report.failure
+            if f is not None and f.kind in tolerate:
+                tolerated[f.kind] = tolerated.get(f.kind, 0) + 1
+                continue
+            if f is not None and failure is None:
+                failure = {"kind": f.kind, "exc_class": f.exc_class, "message": f.detail,
+                           "crash_state": list(f.crash_state), "preemptions": strat.preemptions,
+                           "decisions": list(strat.decisions)}
+                repro = ex.as_bytes_input(data)
+                if stop_on_failure:
+                    stopped = "failure"
+                    break
+        if stopped is not None:
+            stack.reverse()
+            if not stack:
+                del levels[level]
+            break
+        del levels[level]
+        done_level, done_classes = level, len(classes)
+    if not levels and stopped is None:
+        done_level, done_classes = bound, len(classes)
+    pending = [(d, p) for lv in sorted(levels) for d, p in levels[lv]]
+    return {"classes": classes, "runs": runs, "pruned": pruned, "pending": pending, "failure": failure,
+            "tolerated": tolerated, "done_level": done_level, "done_classes": done_classes,
+            "reproducer": repro, "stopped_by": stopped, "level": level}
+
+
+def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND, reduce: bool = True,
+            max_schedules: int | None = None, max_time: float | None = None,
+            stop_on_failure: bool = True, tolerate=()) -> ExploreResult:
+    """Search every schedule of the scenario ``data`` decodes to, on harness module ``mod``,
+    with at most ``bound`` preemptions. ``max_schedules`` bounds the runs executed and
+    ``max_time`` the wall seconds; either one stopping the search makes ``exhausted`` False.
+    ``tolerate``: failure kinds that do not count as counterexamples (a hazard the fixed
+    variant is declared to keep); they are counted in ``tolerated``."""
+    from fuzzfarm import harness as H
+
+    H.check_variant(mod, variant)
+    if bound < 0:
+        raise ExploreError(f"the preemption bound must be >= 0, got {bound}")
+    t0 = time.monotonic()
+    scenario = scenario_of(mod, variant, data)
+    deadline = t0 + max_time if max_time else None
+    r = explore_items(mod, variant, data, [([], 0)], bound=bound, reduce=reduce, max_runs=max_schedules,
+                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate))
+    return result_from(mod.NAME, variant, scenario, bound, reduce, r, time.monotonic() - t0)
+
+
+def result_from(harness: str, variant: str, scenario: str, bound: int, reduce: bool, r: dict,
+                elapsed_s: float) -> ExploreResult:
+    """The result of a finished (local or merged) search ``r`` (``explore_items`` fields)."""
+    pending: dict[str, int] = {}
+    for _, p in r["pending"]:
+        pending[str(p)] = pending.get(str(p), 0) + 1
+    budget = r["stopped_by"] not in (None, "failure")
+    exhausted = not r["pending"] and r["stopped_by"] is None
+    return ExploreResult(harness=harness, variant=variant, scenario=scenario, bound=bound, reduction=reduce,
+                         exhausted=exhausted, schedules=len(r["classes"]), runs=r["runs"], pruned=r["pruned"],
+                         elapsed_s=round(elapsed_s, 3), level=bound if exhausted else r["level"], pending=pending,
+                         failure=r["failure"], reproducer=r["reproducer"],
+                         stopped_by=r["stopped_by"] if budget else None, tolerated=dict(r.get("tolerated") or {}),
+                         proven_bound=-1 if r["failure"] is not None else r.get("done_level", -1),
+                         proven_schedules=r.get("done_classes", 0))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Child of a farm subtree task: ``python -m fuzzfarm.engine.explore HARNESS VARIANT
+    INPUT_FILE ITEMS_FILE --bound K --max-runs N [--reduce 0|1] [--module MOD]``; prints one JSON
+    object (``explore_items``'s fields, classes as a list, the reproducer as hex)."""
+    import argparse
+    import json
+    import sys
+
+    from fuzzfarm.engine.guard import skip_instrumentation
+
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.explore")
+    ap.add_argument("harness")
+    ap.add_argument("variant")
+    ap.add_argument("input")
+    ap.add_argument("items")
+    ap.add_argument("--bound", type=int, required=True)
+    ap.add_argument("--max-runs", type=int, required=True)
+    ap.add_argument("--reduce", type=int, default=1)
+    ap.add_argument("--all-failures", action="store_true")
+    ap.add_argument("--module")
+    a = ap.parse_args(argv)
+    skip_instrumentation()
+    from fuzzfarm import harness as H
+    from fuzzfarm.engine.target import from_child_args
+
+    try:
+        mod = from_child_args(a.harness, a.module).load()
+        H.check_variant(mod, a.variant)
+        with open(a.input, "rb") as f:
+            data = f.read()
+        with open(a.items) as f:
+            items = json.load(f)
+        r = explore_items(mod, a.variant, data, items, bound=a.bound, reduce=bool(a.reduce), max_runs=a.max_runs,
+                          stop_on_failure=not a.all_failures)
+    except (H.HarnessError, ExploreError, OSError, ValueError) as e:
+        sys.stdout.write(json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n")
+        return 0
+    r["classes"] = sorted(r["classes"])
+    r["reproducer"] = r["reproducer"].hex() if r["reproducer"] is not None else None
+    sys.stdout.write(json.dumps(r) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

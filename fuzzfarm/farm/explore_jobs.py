@@ -1,0 +1,169 @@
+"""A distributed ``dfs`` search: the schedule tree of one scenario, cut into subtrees that
+workers of the ``fuzz`` queue explore (no Celery here; the task is ``explore_tasks``).
+
+Redis layout (prefix ``fuzzfarm:explore:``): ``<eid>`` hash (spec, counters), ``<eid>:items``
+hash (item id -> JSON list of ``[decisions, preemptions]``), ``<eid>:done`` and
+``<eid>:cancelled`` sets of item ids, ``<eid>:classes`` set of schedule keys, ``<eid>:failures``
+list, ``<eid>:stop`` flag; ``ids`` zset of explorations.
+
+Why the counts are exact: a subtree task explores a fixed number of runs (not a time slice),
+so the subtrees it leaves, and their ids (``<parent>.<k>``), are the same on every delivery; it
+writes its children and enqueues them *before* marking itself done, and adds its runs to the
+counters only when that mark is new. Schedules are the union of every subtree's schedule keys
+(a Redis set), equal to one local search's (``engine.explore``). A subtree whose worker is killed
+is delivered again and redone; a duplicate delivery changes nothing. On the first failure the
+``stop`` flag makes every later subtree task return at once (``cancelled``), unless the search
+was submitted with ``all_failures``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import tempfile
+import time
+from typing import Callable
+
+from fuzzfarm import store as S
+
+P = "fuzzfarm:explore:"
+ROOT = "r"
+ROOT_RUNS = 40  # the root stops early so that its subtrees spread over the workers at once
+SUBTREE_RUNS = int(os.environ.get("FUZZFARM_DFS_SUBTREE_RUNS", "400"))
+SPLIT = 8  # subtrees a task leaves behind when it stops on its run budget
+
+
+def _k(eid: str, part: str = "") -> str:
+    return P + eid + (f":{part}" if part else "")
+
+
+def create(st: S.Store, spec: dict, data: bytes) -> str:
+    """Record a search (``spec``: harness, variant, bound, reduce, all_failures, harness_hash,
+    version) with its root subtree. Returns the exploration id (``dfs-...``)."""
+    eid = "dfs-" + secrets.token_hex(4)
+    now = time.time()
+    rec = {**spec, "id": eid, "created": now, "data_b64": S.b64(data), "runs": 0, "pruned": 0}
+    pipe = st.r.pipeline()
+    pipe.hset(_k(eid), mapping={k: json.dumps(v) for k, v in rec.items()})
+    pipe.hset(_k(eid, "items"), ROOT, json.dumps([[[], 0]]))
+    pipe.zadd(P + "ids", {eid: now})
+    pipe.execute()
+    return eid
+
+
+def spec_of(st: S.Store, eid: str) -> dict | None:
+    raw = st.r.hgetall(_k(eid))
+    return {k: json.loads(v) for k, v in raw.items()} if raw else None
+
+
+def ids(st: S.Store) -> list[str]:
+    return list(st.r.zrange(P + "ids", 0, -1))
+
+
+def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
+    """Run ``items`` in a fresh process (harness code never runs in the worker itself)."""
+    from fuzzfarm.engine import process
+    from fuzzfarm.engine.target import resolve
+
+    target = resolve(spec["harness"])
+    with tempfile.TemporaryDirectory(prefix="fuzzfarm-dfs-") as tmp:
+        inp, it = os.path.join(tmp, "input"), os.path.join(tmp, "items.json")
+        with open(inp, "wb") as f:
+            f.write(S.unb64(spec["data_b64"]))
+        with open(it, "w") as f:
+            json.dump(items, f)
+        argv = [sys.executable, "-m", "fuzzfarm.engine.explore", target.name, spec["variant"], inp, it,
+                f"--bound={spec['bound']}", f"--max-runs={max_runs}", f"--reduce={int(bool(spec.get('reduce', True)))}",
+                *(["--all-failures"] if spec.get("all_failures") else []), *target.child_args()]
+        rc, out = process.run_bounded(argv, env=process.child_env(pythonpath=target.pythonpath), cwd=tmp,
+                                      timeout=float(os.environ.get("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", "600")),
+                                      memory_limit_mb=2048)
+    for ln in reversed((out or "").splitlines()):
+        if ln.startswith("{"):
+            return json.loads(ln)
+    return {"error": f"the subtree process {'timed out' if rc is None else f'exited with code {rc}'}"}
+
+
+def _chunks(items: list, n: int) -> list[list]:
+    if not items:
+        return []
+    n = min(n, len(items))
+    return [items[i::n] for i in range(n)]
+
+
+def run_subtree(st: S.Store, eid: str, iid: str, *, enqueue: Callable[[str, str], None],
+                explore_child: Callable = _explore_child) -> str:
+    """Explore subtree ``iid`` of search ``eid`` (idempotent; see the module docstring)."""
+    r = st.r
+    if r.sismember(_k(eid, "done"), iid):
+        return "duplicate"
+    spec = spec_of(st, eid)
+    raw = r.hget(_k(eid, "items"), iid)
+    if spec is None or raw is None:
+        return "unknown"
+    if r.exists(_k(eid, "stop")) and not spec.get("all_failures"):
+        r.sadd(_k(eid, "cancelled"), iid)
+        return "cancelled"
+    res = explore_child(spec, json.loads(raw), ROOT_RUNS if iid == ROOT else SUBTREE_RUNS)
+    if res.get("error"):
+        r.rpush(_k(eid, "errors"), f"{iid}: {res['error']}")
+        r.set(_k(eid, "stop"), "error")
+        r.sadd(_k(eid, "cancelled"), iid)
+        return "error"
+    classes = res.get("classes") or []
+    for i in range(0, len(classes), 5000):
+        r.sadd(_k(eid, "classes"), *classes[i:i + 5000])
+    if res.get("failure"):
+        f = {**res["failure"], "reproducer": res.get("reproducer"), "subtree": iid}
+        f.pop("decisions", None)
+        if r.sadd(_k(eid, "failed_items"), iid):
+            r.rpush(_k(eid, "failures"), json.dumps(f))
+        if not spec.get("all_failures"):
+            r.set(_k(eid, "stop"), "failure")
+    children = [(f"{iid}.{k}", ch) for k, ch in enumerate(_chunks(res.get("pending") or [], SPLIT))]
+    for cid, ch in children:
+        r.hsetnx(_k(eid, "items"), cid, json.dumps(ch))
+    for cid, _ in children:
+        enqueue(eid, cid)
+    if r.sadd(_k(eid, "done"), iid):
+        pipe = r.pipeline()
+        pipe.hincrby(_k(eid), "runs", int(res.get("runs", 0)))
+        pipe.hincrby(_k(eid), "pruned", int(res.get("pruned", 0)))
+        for kind, n in (res.get("tolerated") or {}).items():
+            pipe.hincrby(_k(eid, "tolerated"), kind, int(n))
+        pipe.execute()
+    return "done"
+
+
+def summary(st: S.Store, eid: str) -> dict | None:
+    """Progress and, once settled, the result: ``exhausted`` only when every subtree was explored
+    and no failure stopped the search; ``line`` never says "proven" otherwise."""
+    spec = spec_of(st, eid)
+    if spec is None:
+        return None
+    r = st.r
+    total = r.hlen(_k(eid, "items"))
+    done, cancelled = r.scard(_k(eid, "done")), r.scard(_k(eid, "cancelled"))
+    failures = [json.loads(x) for x in r.lrange(_k(eid, "failures"), 0, -1)]
+    errors = list(r.lrange(_k(eid, "errors"), 0, -1))
+    settled = done + cancelled >= total
+    n = r.scard(_k(eid, "classes"))
+    exhausted = settled and not cancelled and not errors
+    bound = spec["bound"]
+    if errors:
+        line = f"search failed: {errors[0]}"
+    elif failures:
+        f = failures[0]
+        line = f"counterexample with {f['preemptions']} preemption(s) after {n} schedule(s): {f['kind']}"
+    elif exhausted:
+        line = f"proven up to {bound} preemptions for this scenario ({n} schedules)"
+    else:
+        line = f"no counterexample in {n} schedules so far (not exhausted)"
+    return {"id": eid, "harness": spec["harness"], "variant": spec["variant"], "bound": bound,
+            "reduction": bool(spec.get("reduce", True)), "subtrees": total, "subtrees_done": done,
+            "subtrees_cancelled": cancelled, "schedules": n, "runs": int(spec.get("runs", 0)),
+            "pruned": int(spec.get("pruned", 0)), "settled": settled, "exhausted": exhausted,
+            "failures": failures, "errors": errors, "line": line, "created": spec.get("created"),
+            "tolerated": {k: int(v) for k, v in r.hgetall(_k(eid, "tolerated")).items()}}

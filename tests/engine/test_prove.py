@@ -1,0 +1,36 @@
+"""Fix evidence from the exhaustive search: "proven" only for an exhausted search."""
+
+import pytest
+
+from fuzzfarm.collector.prove import prove_fixed, proof_line
+from fuzzfarm.harness import HarnessInfo
+
+TOYS = HarnessInfo("dfs-toys", "dfs_toys")
+
+
+@pytest.mark.parametrize("reduce", [False, True])
+def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce):
+    r = prove_fixed(TOYS, "guarded", b"\x00", bound=2, budget=60, reduce=reduce)
+    assert r["reduction"] is reduce
+    assert r["exhausted"] and r["failure"] is None
+    assert r["line"] == f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules)"
+
+
+def test_a_fix_that_only_narrows_the_window_is_not_proven():
+    r = prove_fixed(TOYS, "narrowed", b"\x00", bound=2, budget=60)
+    assert r["failure"]["kind"] == "concurrent map writes"
+    assert r["line"].startswith("NOT fixed for this scenario") and "proven" not in r["line"]
+
+
+def test_a_budget_too_small_says_not_exhausted():
+    r = prove_fixed(TOYS, "guarded", b"\x02", bound=2, budget=0.5)
+    assert not r["exhausted"]
+    assert r["line"].startswith(f"no counterexample in {r['schedules']} schedules (not exhausted")
+    assert "proven up to 2" not in r["line"]
+
+
+def test_proof_line_words():
+    assert proof_line({"exhausted": False, "schedules": 5, "bound": 2, "proven_bound": 0, "proven_schedules": 1}) == \
+        "no counterexample in 5 schedules (not exhausted at 2 preemptions); proven up to 0 preemption(s) for this " \
+        "scenario (1 schedules)"
+    assert proof_line({"error": "boom"}) == "no proof: boom"
