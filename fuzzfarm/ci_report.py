@@ -23,8 +23,12 @@ class BaselineError(ValueError):
 
 
 def groups(rows: list[dict]) -> list[list[dict]]:
-    """The bug groups the CI verdict counts: one per bucket for now."""
-    return [[r] for r in rows]
+    """The bug groups the CI verdict counts: buckets of one root-cause group (``group``, set by
+    ``cli_groups.annotate``) together, in first-seen order; a bucket without a group alone."""
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r.get("group") or f"bucket:{r['id']}", []).append(r)
+    return list(out.values())
 
 
 def verdicts(rows: list[dict], baseline: set[str]) -> list[dict]:

@@ -91,7 +91,8 @@ def register(app: typer.Typer) -> None:
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]
             if summary["status"] == "failed":
                 raise CLIError(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
-            rows = bucket_rows(st, cid)
+            from fuzzfarm.cli_groups import annotate
+            rows = annotate(st, bucket_rows(st, cid))  # one verdict per root-cause group
             verdicts = ci_report.verdicts(rows, known)
             os.makedirs(output, exist_ok=True)
             replay = {}

@@ -79,3 +79,12 @@ def test_a_bad_baseline_is_one_clear_error(tmp_path, text):
     p.write_text(text)
     with pytest.raises(R.BaselineError, match="baseline"):
         R.read_baseline(str(p))
+
+
+def test_one_verdict_per_root_cause_group():
+    rows = [{"id": "b1", "group": "g1", "reproducible": True}, {"id": "b2", "group": "g1", "reproducible": False},
+            {"id": "b3", "group": None, "reproducible": True}]
+    v = R.verdicts(rows, {"b2"})
+    assert [[b["id"] for b in x["buckets"]] for x in v] == [["b1", "b2"], ["b3"]]
+    # b1 is new, but its group was known through b2: the run does not fail on it
+    assert [x["fails"] for x in v] == [False, True]

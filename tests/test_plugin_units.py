@@ -64,7 +64,7 @@ def test_declared_harness_contract_and_source_literals(plugin):
     t = Target(info.name, info.module, info.path, False)
     assert t.declared_variants() == ("buggy", "fixed")  # read from declare(...) without importing
     assert Target("checker", "harnesses.checker_race", H.get("checker").path, True).kept_by_fix(
-        "WaitGroup reused before previous Wait returned")
+        "WaitGroup reused before previous Wait returned", ["Group.wait", "WaitForControlledPods.gather", "execute.main"])
     assert Target("cluster-builder", "", H.get("cluster-builder").path, True).declared_variants() == (
         "buggy", "fixed", "library-fixed")
 
