@@ -114,6 +114,9 @@ def write_doc(section: str, path: str = DOC) -> None:
     if BEGIN in text and END in text:
         a, b = text.index(BEGIN), text.index(END) + len(END)
         text = text[:a] + section + text[b:]
+    elif "\n## Reproduce" in text:  # where benchmarks/run_all.py keeps it
+        i = text.index("\n## Reproduce") + 1
+        text = text[:i] + section + "\n\n" + text[i:]
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     with open(path + ".tmp", "w") as f:
