@@ -31,7 +31,6 @@ checked objects carry their state in an attribute.
 
 from __future__ import annotations
 
-import sys
 from types import CodeType
 
 from . import failures as F
@@ -188,11 +187,6 @@ class RaceDetector:
         ca[a - 1] += 1
         cb[b - 1] += 1
 
-    def exchange_with(self, gid: int, clock: list | None) -> None:
-        """A hand-off from a runtime timer (``clock``: the arming goroutine's snapshot) to ``gid``."""
-        if clock:
-            join(self.clock(gid), clock)
-
     # -- checked accesses
     def read(self, loc: Loc, frame) -> None:
         """A read of ``loc`` by the running goroutine (``frame``: where, for the report)."""
@@ -265,11 +259,6 @@ def detector(rt) -> RaceDetector | None:
         return None
     r = rt.race = RaceDetector(rt)
     return r
-
-
-def caller(depth: int = 2):
-    """The frame ``depth`` levels above the caller of this function's caller."""
-    return sys._getframe(depth)
 
 
 class ChanClocks:
