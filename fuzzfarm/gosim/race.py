@@ -31,6 +31,7 @@ checked objects carry their state in an attribute.
 
 from __future__ import annotations
 
+import sys
 from types import CodeType
 
 from . import failures as F
@@ -356,3 +357,17 @@ def snapshot(rt) -> list | None:
     if r is None or rt.cur is None:
         return []
     return r.release()
+
+
+def wg_sema(det: RaceDetector, wg, write: bool) -> None:
+    """Go's misuse check in ``sync.WaitGroup``: an ``Add`` that raises the counter from zero
+    reads ``wg.sema``, the first ``Wait`` that must block writes it, so an ``Add`` from zero
+    not ordered with a concurrent ``Wait`` is a data race (on ``<label>.sema``)."""
+    loc = wg.sema
+    if loc is None:
+        loc = wg.sema = Loc(f"{wg.label}.sema")
+    frame = sys._getframe(2)
+    if write:
+        det.write(loc, frame)
+    else:
+        det.read(loc, frame)

@@ -647,3 +647,36 @@ def test_shared_outside_a_run_is_plain():
     e = Elector()
     e.observed = 5
     assert e.observed == 5 and Elector.observed.label == "Elector.observed"
+
+
+def test_waitgroup_add_from_zero_unordered_with_a_blocked_wait_is_a_data_race():
+    # Go's waitgroup.go race annotations: Add raising the counter from 0 reads wg.sema, the
+    # first Wait that blocks writes it. G2 waits (blocks: counter 1), main's Done releases it,
+    # then G3's Add(1) from zero is not ordered after G2's Wait: reported, as -race does.
+    def body(edge):
+        def main():
+            wg = gosim.WaitGroup("wg")
+            wg.add(1)
+            started = gosim.Chan()
+            gosim.go(lambda: (started.send(None), wg.wait()))
+            started.recv()
+            gosim.sleep(1)  # G2 blocks in wait
+            wg.done()
+            gosim.sleep(1)
+            after = gosim.Chan()
+
+            def adder():
+                if edge:
+                    after.recv()  # handed over by main after the wait returned... and main saw it
+                wg.add(1)
+                wg.done()
+
+            gosim.go(adder)
+            if edge:
+                gosim.sleep(1)
+                after.send(None)
+            gosim.sleep(2)
+        return main
+
+    f = fails(seq(body(False), race=True), DataRace)
+    assert f.location == "wg.sema" and {f.access[0], f.previous[0]} == {"Read", "Write"}
