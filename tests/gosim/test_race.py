@@ -680,3 +680,24 @@ def test_waitgroup_add_from_zero_unordered_with_a_blocked_wait_is_a_data_race():
 
     f = fails(seq(body(False), race=True), DataRace)
     assert f.location == "wg.sema" and {f.access[0], f.previous[0]} == {"Read", "Write"}
+
+
+def test_every_shared_and_var_access_is_a_scheduling_point_where_another_goroutine_may_run():
+    def main():
+        e = Elector()  # a write
+        x = Var("x", 0)
+        seen = []
+
+        def other():
+            seen.append(x.load())
+
+        gosim.go(other)
+        x.store(1)  # G2 preferred at this scheduling point: it runs before the store
+        e.observed
+        gosim.sleep(1)
+        assert seen == [0]
+
+    rep = ok(seq(main, 2, 1, race=False, trace=True))
+    kinds = [(ev.kind, ev.detail) for ev in rep.trace.events]
+    assert ("write", "Elector.observed") in kinds and ("read", "Elector.observed") in kinds
+    assert ("write", "x") in kinds and ("read", "x") in kinds
