@@ -220,6 +220,18 @@ def headlines(sections: list[dict]) -> list[str]:
     return out
 
 
+def _kept_sections(path: str) -> list[str]:
+    """Sections other commands write into the doc between ``<!-- name -->`` / ``<!-- /name -->``
+    markers (only ``race_cost`` so far): kept when the suite rewrites the file."""
+    if not os.path.exists(path):
+        return []
+    text = open(path).read()
+    begin, end = "<!-- race_cost -->", "<!-- /race_cost -->"
+    if begin not in text or end not in text:
+        return []
+    return [text[text.index(begin):text.index(end) + len(end)], ""]
+
+
 def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C.Profile) -> None:
     m = meta["machine"]
     parts = [
@@ -282,6 +294,7 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         extra = EXTRAS.get(s["section"])
         if extra:
             parts += extra(s["data"]) + [""]
+    parts += _kept_sections(path)  # e.g. benchmarks/race_cost.py's section, written by that command
     parts += ["## Reproduce", "", f"    {command}", "",
               "Each benchmark also runs alone: `python -m benchmarks.<name> [--quick] [--json]`; "
               "`python -m benchmarks --quick` is the CI smoke run (tests/test_benchmarks_smoke.py).", ""]

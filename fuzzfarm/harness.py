@@ -305,6 +305,19 @@ def variant_from_env(variants: tuple[str, ...]) -> str:
     return v
 
 
+RACE_ENV = "FUZZFARM_RACE"
+_RACE_MODES = {"on": True, "off": False, "auto": None}
+
+
+def race_from_env() -> bool | None:
+    """``FUZZFARM_RACE``: ``on`` / ``off`` / ``auto`` (the default: the detector starts at the
+    first Shared/Var access) -> ``gosim.run(race=...)``. Raises HarnessError for another value."""
+    v = os.environ.get(RACE_ENV, "auto")
+    if v not in _RACE_MODES:
+        raise HarnessError(f"{RACE_ENV}={v!r}: choose on, off or auto")
+    return _RACE_MODES[v]
+
+
 TOLERATE_ENV = "FUZZFARM_TOLERATE"
 FAILING_LINE = "fuzzfarm: failing "  # + signature, on stderr just before a failure is raised
 TOLERATED_LINE = "fuzzfarm: tolerated "  # + signature, on stderr instead of raising it
@@ -393,6 +406,8 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
         strat = BytesStrategy(data, schedule_start, end, log=log_schedule)
     if _race_override is not _UNSET:
         run_kw["race"] = _race_override
+    elif os.environ.get(RACE_ENV):
+        run_kw["race"] = race_from_env()
     report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
     return Execution(report, strat, scenario, schedule_start, end, scenario_short)
 

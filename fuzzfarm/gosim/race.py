@@ -188,11 +188,6 @@ class RaceDetector:
         ca[a - 1] += 1
         cb[b - 1] += 1
 
-    def exchange_with(self, gid: int, clock: list | None) -> None:
-        """A hand-off from a runtime timer (``clock``: the arming goroutine's snapshot) to ``gid``."""
-        if clock:
-            join(self.clock(gid), clock)
-
     # -- checked accesses
     def read(self, loc: Loc, frame) -> None:
         """A read of ``loc`` by the running goroutine (``frame``: where, for the report)."""
@@ -265,11 +260,6 @@ def detector(rt) -> RaceDetector | None:
         return None
     r = rt.race = RaceDetector(rt)
     return r
-
-
-def caller(depth: int = 2):
-    """The frame ``depth`` levels above the caller of this function's caller."""
-    return sys._getframe(depth)
 
 
 class ChanClocks:
@@ -367,3 +357,17 @@ def snapshot(rt) -> list | None:
     if r is None or rt.cur is None:
         return []
     return r.release()
+
+
+def wg_sema(det: RaceDetector, wg, write: bool) -> None:
+    """Go's misuse check in ``sync.WaitGroup``: an ``Add`` that raises the counter from zero
+    reads ``wg.sema``, the first ``Wait`` that must block writes it, so an ``Add`` from zero
+    not ordered with a concurrent ``Wait`` is a data race (on ``<label>.sema``)."""
+    loc = wg.sema
+    if loc is None:
+        loc = wg.sema = Loc(f"{wg.label}.sema")
+    frame = sys._getframe(2)
+    if write:
+        det.write(loc, frame)
+    else:
+        det.read(loc, frame)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import failures as F
+from . import race as _race
 from .runtime import current_runtime
 
 
@@ -251,7 +252,7 @@ class WaitGroup:
       before previous Wait has returned"), exactly where Go panics.
     """
 
-    __slots__ = ("rt", "label", "counter", "waiters", "hb")
+    __slots__ = ("rt", "label", "counter", "waiters", "hb", "sema")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
@@ -259,6 +260,7 @@ class WaitGroup:
         self.counter = 0
         self.waiters: list = []
         self.hb = None  # race detector: every Done merges in, Wait acquires (Go's waitgroup.go)
+        self.sema = None  # race detector: Go's checked wg.sema (Add from zero reads, first Wait writes)
 
     def add(self, delta: int) -> None:
         """Go: ``(*WaitGroup).Add``. At zero, releases every waiter. Raises
@@ -268,8 +270,12 @@ class WaitGroup:
         v = self.counter + delta
         if v < 0:
             rt.fail(F.NegativeWaitGroupCounter("sync: negative WaitGroup counter"))
-        if delta < 0 and rt.race is not None:
-            self.hb = rt.race.release_merge(self.hb)
+        if rt.race is not None:
+            if delta < 0:
+                self.hb = rt.race.release_merge(self.hb)
+            elif delta > 0 and v == delta:
+                # Go: "the first increment must be synchronized with Wait" (race.Read(&wg.sema))
+                _race.wg_sema(rt.race, self, False)
         self.counter = v
         if v == 0 and self.waiters:
             ws, self.waiters = self.waiters, []
@@ -289,6 +295,8 @@ class WaitGroup:
             if rt.race is not None:
                 rt.race.acquire(self.hb)
             return
+        if rt.race is not None and not self.waiters:
+            _race.wg_sema(rt.race, self, True)  # Go: the first waiter's race.Write(&wg.sema)
         self.waiters.append(rt.cur)
         rt.park("sync.WaitGroup.Wait", self.label)
         if self.counter != 0:

@@ -56,3 +56,25 @@ def test_fixed_reports_nothing(case):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.ID)
 def test_fixed_reports_nothing_in_50000_runs(case):
     _fixed_clean(case, 50_000)
+
+
+def test_fuzzfarm_race_env_sets_the_detector_of_a_harness(monkeypatch):
+    import importlib
+    import sys
+
+    from fuzzfarm.harness import HarnessError
+
+    monkeypatch.setenv("FUZZFARM_EXAMPLE", "dr01")
+    sys.modules.pop("harnesses.examples_race", None)
+    try:
+        h = importlib.import_module("harnesses.examples_race")
+        data = bytes(range(40))
+        for mode, races in (("auto", True), ("on", True), ("off", False)):
+            monkeypatch.setenv("FUZZFARM_RACE", mode)
+            f = h.execute(data, "buggy").failure
+            assert (f is not None and f.kind == "data race") is races, (mode, f and f.render())
+        monkeypatch.setenv("FUZZFARM_RACE", "bogus")
+        with pytest.raises(HarnessError, match="FUZZFARM_RACE='bogus': choose on, off or auto"):
+            h.execute(data, "buggy")
+    finally:
+        sys.modules.pop("harnesses.examples_race", None)
