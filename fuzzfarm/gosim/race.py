@@ -1,7 +1,7 @@
 """Go's race detector (``go test -race``) for gosim: happens-before with vector clocks.
 
 Every goroutine carries a vector clock (a list of ints, index ``gid - 1``; a missing entry is
-0). Synchronisation moves clocks along the edges of the Go memory model (docs/RUNTIME-race.md
+0). Synchronisation moves clocks along the edges of the Go memory model (docs/RUNTIME.md#race
 lists them with their Go counterparts); checked locations (``Shared`` fields, ``Var`` cells,
 ``Map`` values) remember their last write and the reads since, as FastTrack epochs
 ``(gid, clock[gid])``. Two accesses to one location, at least one a write, neither
