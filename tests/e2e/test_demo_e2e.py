@@ -51,8 +51,9 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     from farm_fixtures import E2E_WORKER_ENV, _need_redis
     _need_redis()
     env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"}
-    # short minimization (its own tests are elsewhere); verification stays 10 runs (the 10/10 shown)
-    env.update(E2E_WORKER_ENV, FUZZFARM_MINIMIZE_BUDGET_S="5", XDG_DATA_HOME=str(tmp_path / "data"))
+    # short triage: minimization and verification have tests of their own; here what counts is the path
+    env.update(E2E_WORKER_ENV, FUZZFARM_MINIMIZE_BUDGET_S="5", FUZZFARM_VERIFY_RUNS="3",
+               XDG_DATA_HOME=str(tmp_path / "data"))
 
     def run(*args, timeout=300, extra=None):
         argv = [sys.executable, "-m", "fuzzfarm.cli", *args] if args[0] != "pytest" else [
