@@ -70,8 +70,7 @@ def test_default_worker_triages_while_fuzzing_and_cancel_keeps_the_finds(tmp_pat
         assert "running" in states, f"the first verified reproducer came only after fuzzing: {states}"
         assert done[0].get("verify_ok") == done[0].get("verify_n") == 3
 
-
-        p = _cli(srv.url, tmp_path, "cancel", cid)
+        p = _cli(srv.url, tmp_path, "cancel", cid)  # waits up to 30 s for the running jobs to stop
         assert p.returncode == 0 and "cancelled" in p.stdout, p.stdout + p.stderr
         assert [j["state"] for j in st.jobs(cid)] == ["cancelled"] * 3
         kept = set(st.campaign_bucket_ids(cid))
