@@ -51,7 +51,9 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     from farm_fixtures import E2E_WORKER_ENV, _need_redis
     _need_redis()
     env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"}
-    env.update(E2E_WORKER_ENV, XDG_DATA_HOME=str(tmp_path / "data"))
+    # short triage: minimization and verification have tests of their own; here what counts is the path
+    env.update(E2E_WORKER_ENV, FUZZFARM_MINIMIZE_BUDGET_S="5", FUZZFARM_VERIFY_RUNS="3",
+               XDG_DATA_HOME=str(tmp_path / "data"))
 
     def run(*args, timeout=300, extra=None):
         argv = [sys.executable, "-m", "fuzzfarm.cli", *args] if args[0] != "pytest" else [
@@ -59,8 +61,15 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         return subprocess.run(argv, cwd=tmp_path, env={**env, **(extra or {})}, capture_output=True, text=True,
                               timeout=timeout)
 
+    import time
+    t0 = time.monotonic()
+
+    def lap(what):  # where the time goes (printed with -s)
+        print(f"{time.monotonic() - t0:6.1f} s  {what}")
+
     p = run("up", "--json")
     assert p.returncode == 0, p.stderr
+    lap("up")
     up = json.loads(p.stdout)
     assert up["started"] and "***" in up["url"]
     pids = [up["supervisor_pid"], up["redis_pid"], *(w["pid"] for w in up["workers"])]
@@ -72,6 +81,7 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         p = run("demo", "--duration", "5", "--jobs", "1", "-o", "out", "--json", timeout=540)
         assert p.returncode == 0, p.stderr[-3000:]
         res = json.loads(p.stdout)
+        lap("demo")
         assert res["started"]["local"] and not res["started"]["started_now"]  # it ran on the farm of `up`
         assert res["started"]["redis_pid"] == up["redis_pid"]
         assert {s["harness"] for s in res["campaigns"].values()} == {"checker", "cluster-builder"}
@@ -118,6 +128,7 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
                 assert "already done" in q.stderr  # a finished campaign: one line saying so
             assert "Traceback" not in q.stderr, q.stderr
         assert re.fullmatch(r"c\d{8}[0-9a-f]{6}", codes["submit"][1])
+        lap("README Use it commands")
 
         # the regression test in the download folder: passes; it fails once it replays buggy as "fixed"
         repro = tmp_path / "repro"
@@ -138,6 +149,7 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert max(len(line) for line in narrow.stdout.splitlines()) <= 80, narrow.stdout
         print("\nCOLUMNS=80 fuzzfarm crashes:\n" + narrow.stdout)
 
+        lap("regression test, runone, 80 columns")
         # fuzzfarm ci on this farm: the demo's checker campaign as the baseline, then this run's ci.json
         first = run("ci", "checker", "--duration", "3", "--jobs", "1", "--baseline", checker_cid, "--junit", "j.xml",
                     "--sarif", "f.sarif", "-o", "ci1", "--json")
@@ -154,9 +166,9 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert set(rep2["baseline"]) == known | {b["id"] for b in rep["buckets"]}
         new2 = [b for b in rep2["buckets"] if b["id"] not in rep2["baseline"] and b.get("reproducible")]
         assert again.returncode == (1 if new2 else 0), again.stderr[-2000:]
+        lap("two ci runs")
         # the supervisor restarts a worker that dies
         import signal
-        import time
         state_file = tmp_path / "data" / "fuzzfarm" / "farm" / "farm.json"
         collect = next(w for w in up["workers"] if w["queues"] == ["collect"])
         os.killpg(collect["pid"], signal.SIGKILL)
@@ -168,6 +180,7 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
             time.sleep(0.5)
         assert svc["pid"] != collect["pid"] and svc["restarts"] == 1, svc
         pids.append(svc["pid"])
+        lap("worker restart")
     finally:
         sids = set(pids)
         members = _session_members(sids)
@@ -176,3 +189,4 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     for pid in pids + sorted(members):
         assert _gone(pid), f"pid {pid} outlived `fuzzfarm down`"
     assert "no local farm is running" in run("down").stdout
+    lap("down")

@@ -76,7 +76,8 @@ def test_any_bucket_id_writes_only_inside_dir(secure_redis, plant, tmp_path, buc
     assert p.returncode == 0, p.stderr
     after = _tree(tmp_path)
     new = {k for k in after if k not in before}
-    assert new == {"work/out"} | {f"work/out/{n}" for n in GOOD}, new
+    from fuzzfarm.regression_test import file_name  # download also writes test_<bucket>.py, sanitized
+    assert new == {"work/out"} | {f"work/out/{n}" for n in GOOD} | {f"work/out/{file_name(bucket_id)}"}, new
     assert not os.path.exists("/tmp/abs-bucket")
 
 
