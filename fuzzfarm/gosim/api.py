@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .runtime import gosched  # noqa: F401  (defined next to the scheduler: see its docstring)
 from .failures import GoFailure
-from .runtime import Runtime, current_runtime
+from .runtime import EARLY_CAP, Runtime, current_runtime
 from .trace import Trace
 
 
@@ -35,7 +35,10 @@ class RunReport:
     ``failure``: the GoFailure or None. ``decisions``: the recorded schedule (ints; see
     ``runtime``); ``steps``: scheduling steps; ``preemptions``: switches away from a goroutine
     that could have continued; ``switches``: all context switches; ``now``: final virtual
-    time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on.
+    time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on;
+    ``starvation``: the longest virtual time (s) a runnable goroutine waited while the clock
+    advanced (``starved``: its ``(gid, name)``); ``early_fires``: timers the schedule fired
+    early; ``drained_at``: the step where early firing was switched off (see ``docs/timing.md``).
     """
 
     failure: GoFailure | None
@@ -47,6 +50,10 @@ class RunReport:
     goroutines: int
     trace: Trace | None
     legend: list[tuple[int, str, str | None]]
+    starvation: float = 0.0
+    starved: tuple[int, str] | None = None
+    early_fires: int = 0
+    drained_at: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -65,6 +72,9 @@ class RunReport:
             "now": self.now,
             "goroutines": self.goroutines,
             "legend": [list(r) for r in self.legend],
+            "starvation": self.starvation,
+            "early_fires": self.early_fires,
+            "drained_at": self.drained_at,
             "failure": self.failure.to_json() if self.failure is not None else None,
             "trace": self.trace.to_json() if self.trace is not None else None,
         }
@@ -97,16 +107,20 @@ class _G:
 
 
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
-        leak_grace: float = 60.0, trace: bool = False) -> RunReport:
+        leak_grace: float = 60.0, trace: bool = False, max_starvation_s: float | None = None,
+        early_cap: int = EARLY_CAP) -> RunReport:
     """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
     (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
     ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
 
     ``max_steps`` bounds scheduling steps (StepLimitExceeded beyond it); ``check_leaks``
     reports goroutines alive after main returns, once they had ``leak_grace`` virtual seconds
-    to finish; ``trace`` records events for ``RunReport.render_trace``.
+    to finish; ``trace`` records events for ``RunReport.render_trace``; ``max_starvation_s``
+    and ``early_cap`` bound how long the schedule's early timer firings may keep a runnable
+    goroutine waiting (see ``Runtime``).
     """
-    rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace)
+    rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
+                 max_starvation_s=max_starvation_s, early_cap=early_cap)
     rt.execute(main, args)
     return RunReport(
         failure=rt.failure,
@@ -118,4 +132,8 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         goroutines=len(rt.goroutines),
         trace=rt.trace,
         legend=[(g.gid, g.name, g.created_by) for g in rt.goroutines],
+        starvation=rt.starvation,
+        starved=rt.starved,
+        early_fires=rt.early_fires,
+        drained_at=rt.drained_at,
     )
