@@ -217,9 +217,35 @@ class ConcurrentMapIterationWrite(GoFailure):
 
 
 class Deadlock(GoFailure):
-    """``fatal error: all goroutines are asleep - deadlock!``"""
+    """``fatal error: all goroutines are asleep - deadlock!``
+
+    ``cycle``: the top project function of each goroutine in the lock cycle that caused it,
+    in a stable order (``fuzzfarm.gosim.waitfor``), or None when no lock cycle is involved. With
+    a cycle it is the crash state, so one cycle is one bucket wherever ``main`` waits.
+    """
 
     kind = "deadlock"
+    cycle: list[str] | None = None
+    cycle_text: str | None = None  # ``G2 f (x.py:3) waits for mu held by G3; ...``
+
+    @property
+    def crash_state(self) -> list[str]:
+        if self.cycle:
+            return list(self.cycle[:3])
+        return super().crash_state
+
+    def render(self) -> str:
+        text = super().render()
+        if self.cycle_text:
+            head, _, rest = text.partition("\n")
+            text = f"{head}\nlock cycle: {self.cycle_text}\n{rest}"
+        return text
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        out["cycle"] = self.cycle
+        out["cycle_text"] = self.cycle_text
+        return out
 
 
 class GoroutineLeak(GoFailure):

@@ -877,9 +877,7 @@ class Runtime:
                 if msg is _STUCK:
                     if self.main_done:
                         break
-                    first = self.goroutines[0]
-                    self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
-                                first if first.state is not DONE else self._first_alive())
+                    self._stamp_deadlock()
                     break
                 if not isinstance(msg, tuple):  # a goroutine left through GreenletExit
                     raise RuntimeError(f"gosim internal error: unexpected message {msg!r} from a goroutine")
@@ -905,9 +903,7 @@ class Runtime:
                 nxt = self._pick_after_block()
             if nxt is None and not self.main_done and self.failure is None and self.internal is None:
                 # stuck from the root (the last runnable goroutine exited)
-                first = self.goroutines[0]
-                self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
-                            first if first.state is not DONE else self._first_alive())
+                self._stamp_deadlock()
             if self.failure is None and self.internal is None and self.check_leaks and self.main_done:
                 leaked = [g for g in self.goroutines if g.state is not DONE]
                 if leaked:
@@ -925,6 +921,23 @@ class Runtime:
             _FAST = None
         if self.internal is not None:
             raise self.internal
+
+    def _stamp_deadlock(self) -> None:
+        """Go's checkdead: every goroutine is asleep. The failing goroutine (and the crash
+        state) come from the lock cycle when there is one (``waitfor``), else goroutine 1."""
+        from . import waitfor
+
+        cycle = waitfor.lock_cycle(self.goroutines)
+        if cycle:
+            rows = waitfor.cycle_members(cycle)
+            d = F.Deadlock("all goroutines are asleep - deadlock!")
+            d.cycle = [top.func if top is not None else g.name for g, top in rows]
+            d.cycle_text = waitfor.describe(rows)
+            self._stamp(d, rows[0][0])
+            return
+        first = self.goroutines[0]
+        self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
+                    first if first.state is not DONE else self._first_alive())
 
     def _first_alive(self) -> Goroutine | None:
         return next((g for g in self.goroutines if g.state is not DONE), None)

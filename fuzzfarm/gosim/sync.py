@@ -22,13 +22,18 @@ class Mutex:
     run (raises RuntimeError otherwise). Usable as a context manager (lock/unlock).
     """
 
-    __slots__ = ("rt", "label", "locked", "waiters")
+    __slots__ = ("rt", "label", "locked", "waiters", "holder")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"Mutex#{self.rt.new_object_id()}"
         self.locked = False
         self.waiters: list = []
+        self.holder = None  # the goroutine that locked it (Go keeps no owner; for the wait-for graph)
+
+    def holders(self) -> list:
+        """Goroutines a waiter for this mutex waits on (the deadlock's wait-for graph)."""
+        return [self.holder] if self.locked and self.holder is not None else []
 
     def lock(self) -> None:
         """Block until the mutex is ours. Go: ``(*Mutex).Lock``. A scheduling point before
@@ -37,8 +42,10 @@ class Mutex:
         rt.sched("lock", self.label)
         while self.locked:
             self.waiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.Mutex.Lock", self.label)
         self.locked = True
+        self.holder = rt.cur
 
     def try_lock(self) -> bool:
         """Take the mutex if it is free; never blocks. Go: ``(*Mutex).TryLock``."""
@@ -46,6 +53,7 @@ class Mutex:
         if self.locked:
             return False
         self.locked = True
+        self.holder = self.rt.cur
         return True
 
     def unlock(self) -> None:
@@ -55,6 +63,7 @@ class Mutex:
         if not self.locked:
             rt.fail(F.UnlockOfUnlockedMutex("sync: unlock of unlocked mutex"))
         self.locked = False
+        self.holder = None
         if self.waiters:
             ws, self.waiters = self.waiters, []
             for g in ws:
@@ -83,7 +92,8 @@ class RWMutex:
     Unlock/RUnlock of an unlocked RWMutex are fatal (UnlockOfUnlockedMutex).
     """
 
-    __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g")
+    __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g",
+                 "wholder", "rholders")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
@@ -95,6 +105,14 @@ class RWMutex:
         self.rwaiters: list = []  # readers blocked by a writer (Go: readerSem)
         self.wwaiters: list = []  # writers waiting for the slot (Go: w.Lock)
         self.writer_g = None      # the announced writer waiting for readers (Go: writerSem)
+        self.wholder = None       # the goroutine in the writer slot; ``rholders`` the readers inside
+        self.rholders: list = []  # (Go keeps neither; they are the deadlock's wait-for graph)
+
+    def holders(self) -> list:
+        """Goroutines a waiter for this RWMutex waits on: the writer in the slot, and the
+        readers inside (whom an announced writer waits for)."""
+        out = [self.wholder] if self.wslot and self.wholder is not None else []
+        return out + [g for g in self.rholders if g not in out]
 
     @property
     def writer_pending(self) -> bool:
@@ -108,9 +126,11 @@ class RWMutex:
         rt.sched("rlock", self.label)
         if self.writer or self.pending:
             self.rwaiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.RLock", self.label)  # woken holding the read lock
             return
         self.readers += 1
+        self.rholders.append(rt.cur)
 
     def try_rlock(self) -> bool:
         """Go: ``(*RWMutex).TryRLock``."""
@@ -118,6 +138,7 @@ class RWMutex:
         if self.writer or self.pending:
             return False
         self.readers += 1
+        self.rholders.append(self.rt.cur)
         return True
 
     def runlock(self) -> None:
@@ -127,6 +148,8 @@ class RWMutex:
         if self.readers <= 0:
             rt.fail(F.UnlockOfUnlockedMutex("sync: RUnlock of unlocked RWMutex"))
         self.readers -= 1
+        if self.rholders:
+            self.rholders.remove(rt.cur if rt.cur in self.rholders else self.rholders[0])
         if self.readers == 0 and self.writer_g is not None:
             g, self.writer_g = self.writer_g, None
             rt.ready(g)
@@ -138,11 +161,14 @@ class RWMutex:
         rt.sched("lock", self.label)
         while self.wslot:
             self.wwaiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.Lock", self.label)
         self.wslot = True
+        self.wholder = rt.cur
         if self.readers:
             self.pending = True
             self.writer_g = rt.cur
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.Lock (waiting for readers)", self.label)
             self.pending = False
         self.writer = True
@@ -153,6 +179,7 @@ class RWMutex:
         if self.wslot or self.readers:
             return False
         self.wslot = True
+        self.wholder = self.rt.cur
         self.writer = True
         return True
 
@@ -167,9 +194,11 @@ class RWMutex:
         if self.rwaiters:
             rs, self.rwaiters = self.rwaiters, []
             self.readers += len(rs)
+            self.rholders.extend(rs)
             for g in rs:
                 rt.ready(g)
         self.wslot = False
+        self.wholder = None
         if self.wwaiters:
             ws, self.wwaiters = self.wwaiters, []
             for g in ws:
