@@ -309,7 +309,7 @@ BUCKET_PUBLIC = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
-                 "minimize_note", "error")
+                 "minimize_note", "error", "go_crash_state", "starvation_s")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -331,15 +331,18 @@ def _yn(v) -> str:
 def print_buckets(st, campaign: str | None = None, console: Console = out) -> None:
     rows = bucket_rows(st, campaign)
     t = Table(title=f"buckets{' of ' + campaign if campaign else ''}")
-    for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "reproducible", "fixed"):
+    for c in ("bucket", "kind", "crash state", "triage", "count", "size orig→min", "preemptions", "starvation",
+              "reproducible", "fixed"):
         t.add_column(c, no_wrap=c in ID_COLUMNS)
     for r in rows:
         size = f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "") else f"{r.get('original_size')}"
         pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
                if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
         rep = f"{r['verify_ok']}/{r['verify_n']}" if r.get("verify_n") not in (None, "") else "-"
-        t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(r.get("crash_state") or []),
-                  r.get("state") or "", str(r.get("count")), size, pre, rep,
+        state = r.get("go_crash_state") or r.get("crash_state") or []  # Go's names and lines when declared
+        starved = "-" if r.get("starvation_s") in (None, "") else f"{r['starvation_s']:g} s"
+        t.add_row(r["id"], r.get("crash_type") or r.get("kind") or "", " < ".join(state),
+                  r.get("state") or "", str(r.get("count")), size, pre, starved, rep,
                   "kept (hazard)" if r.get("fix_keeps") else _yn(r.get("fixed")))
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""))

@@ -22,6 +22,7 @@ from .failures import (ALL_FAILURES, CloseOfClosedChannel, CloseOfNilChannel, Co
                        GoroutineDump, GoroutinePanic, NegativeWaitGroupCounter, SchedulingError, SendOnClosedChannel,
                        StackFrame, StepLimitExceeded, UnlockOfUnlockedMutex, WaitGroupReuse)
 from .gomap import Map
+from .gonames import go_func
 from .runtime import TIMER, current_runtime
 from .sync import Mutex, Once, RWMutex, WaitGroup
 from .trace import Event, Trace

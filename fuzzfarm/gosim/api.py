@@ -83,9 +83,18 @@ class RunReport:
         """The interleaving timeline (needs ``trace=True``), with the crash dump if any."""
         if self.trace is None:
             return "(run without trace=True: no events recorded)"
-        text = self.trace.render(_Legend(self.legend), limit=limit)
+        text = self.starvation_line() + "\n\n" + self.trace.render(_Legend(self.legend), limit=limit)
         if self.failure is not None:
             text += "\n\n" + self.failure.render()
+        return text
+
+    def starvation_line(self) -> str:
+        """One line stating the run's starvation figure (see ``docs/timing.md``)."""
+        who = f" (G{self.starved[0]} {self.starved[1]})" if self.starved else ""
+        text = (f"starvation: {self.starvation:g} s{who}, the longest a runnable goroutine waited while the "
+                f"clock advanced; {self.early_fires} timer(s) fired early")
+        if self.drained_at is not None:
+            text += f"; early firing switched off at step {self.drained_at} (step budget spent)"
         return text
 
     def raise_failure(self) -> None:

@@ -6,6 +6,14 @@ checks and messages in 1.24 swiss maps; fuzzfarm SPEC §2.4).
   ``concurrent map iteration and map write``
 * write or delete: flag set on entry -> ``concurrent map writes``; then the flag is toggled
   (XOR) and the write spans scheduling points; on exit a clear flag -> ``concurrent map writes``.
+* an empty map is not checked by reads, lookups, deletes, clears and ranges: Go returns before
+  looking at the flag (``h == nil || h.count == 0``). Writes (mapassign) always check.
+
+The window comes from the map itself, as Go's comes from its runtime: every operation starts
+with a scheduling point (another goroutine may run between the caller's previous statement and
+the check: on real hardware they run in parallel), a write has two more (between its entry check
+and the toggle, where Go hashes the key; and inside the write), and each range step has one
+before its check. Ports need no scheduling points of their own to open these windows.
 
 Two writers that both pass the entry check toggle the flag twice, leaving it clear, so the first
 one's exit check fails: Go's XOR flavour. ``len`` does no check. Iteration starts at a position
@@ -42,13 +50,20 @@ class Map:
     def __repr__(self) -> str:
         return f"{self.label}{self.d!r}"
 
+    def _failure(self, cls, text: str):
+        """Go's fatal error ``text``, saying which map it happened on."""
+        f = cls(text)
+        f.subject = f"map {self.label}"
+        return f
+
     # -- reads
     def _read_check(self) -> None:
-        """A scheduling point, then Go's read check of the hashWriting flag."""
+        """A scheduling point, then Go's read check of the hashWriting flag (none on an empty
+        map: mapaccess returns first)."""
         rt = self.rt
         rt.sched("map.read", self.label)
-        if self.writing:
-            rt.fail(F.ConcurrentMapReadWrite("concurrent map read and map write"))
+        if self.writing and self.d:
+            rt.fail(self._failure(F.ConcurrentMapReadWrite, "concurrent map read and map write"))
 
     def __getitem__(self, k: Any) -> Any:
         """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
@@ -81,10 +96,13 @@ class Map:
         """One Go map write (mapassign / mapdelete / mapclear): entry check, XOR, the write
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
-        if self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
-        rt.sched("map.write.begin", what)  # between the check and the toggle
+        rt.sched("map.write.enter", what)  # the operation starts: before its entry check
+        if op != "set" and not self.d:
+            return _MISSING  # mapdelete / mapclear on an empty map return before any check
+        if self.writing:
+            rt.fail(self._failure(F.ConcurrentMapWrites, "concurrent map writes"))
+        rt.sched("map.write.begin", what)  # between the check and the toggle (Go hashes the key)
         self.writing = not self.writing
         rt.sched("map.write", what)  # inside the write
         old = None
@@ -95,7 +113,7 @@ class Map:
         else:
             self.d.clear()
         if not self.writing:
-            rt.fail(F.ConcurrentMapWrites("concurrent map writes"))
+            rt.fail(self._failure(F.ConcurrentMapWrites, "concurrent map writes"))
         self.writing = False
         if rt.trace is not None:
             rt.trace.event(rt, "map.write.end", what)
@@ -144,11 +162,14 @@ class Map:
         rt = self.rt
         keys = list(self.d)
         n = len(keys)
+        if not n:  # mapiterinit on an empty map returns before any check
+            rt.sched("map.iter", self.label)
+            return
         start = rt.choose_index(n, f"range {self.label}") if n > 1 else 0
         for i in range(n):
             rt.sched("map.iter", self.label)
             if self.writing:
-                rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+                rt.fail(self._failure(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write"))
             k = keys[(start + i) % n]
             v = self.d.get(k, _MISSING)
             if v is _MISSING:  # deleted during the loop: Go does not produce it
@@ -156,7 +177,7 @@ class Map:
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
-            rt.fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write"))
+            rt.fail(self._failure(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write"))
 
     def keys(self) -> Iterator[Any]:
         """``for k := range m`` (same checks and order as ``items``)."""

@@ -887,7 +887,9 @@ class Runtime:
                     if isinstance(exc, F.GoFailure):
                         self._stamp(exc, g, F.frames_from_traceback(exc.__traceback__))
                     else:
-                        self._stamp(F.GoroutinePanic(F.sanitize(f"{type(exc).__name__}: {exc}"), cause=exc), g,
+                        from .gopanic import panic_detail
+
+                        self._stamp(F.GoroutinePanic(panic_detail(exc), cause=exc), g,
                                     F.frames_from_traceback(exc.__traceback__))
                     break
                 g.state = DONE
@@ -932,6 +934,8 @@ class Runtime:
             rows = waitfor.cycle_members(cycle)
             d = F.Deadlock("all goroutines are asleep - deadlock!")
             d.cycle = [top.func if top is not None else g.name for g, top in rows]
+            d.go_cycle = [(f"{top.go_func} ({top.go_site})" if top.go_func else top.func) if top is not None
+                          else g.name for g, top in rows]
             d.cycle_text = waitfor.describe(rows)
             self._stamp(d, rows[0][0])
             return

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from fuzzfarm.gosim import Chan, after, go, new_timer, now, recv_case, select
+from fuzzfarm.gosim import Chan, after, go, go_func, new_timer, now, recv_case, select
 from fuzzfarm.gosim.context import GoError
 
 from .cluster import ADDED, DELETED, FakeCluster, WatchEvent
@@ -64,6 +64,7 @@ class Informer:
         stop_ch.recv()
 
 
+@go_func("informer.StartAndSync", "informer.go:82")
 def start_and_sync(i: Informer, stop_ch: Chan, timeout: float) -> GoError | None:
     """``informer.StartAndSync``: start ``i`` and wait for it to sync, at most ``timeout``."""
     go(i.run, stop_ch, name="informer")

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim import Map
+from fuzzfarm.gosim import Map, go_func
 from fuzzfarm.ports.controller_runtime import cache, client, cluster, goerrors, process_global, rest, struct_copy
 
 from . import clientgo
@@ -201,6 +201,7 @@ class KubernetesOptions:
         return res, aggregated_err
 
     # ------------------------------------------------------------------ the goroutines
+    @go_func("flagutil.KubernetesOptions.BuildClusters.func1", "kubernetes_cluster_clients.go:383")
     def _build_one(self, name: str, config: rest.Config, set_options: cluster.Option, required_test_pod_verbs,
                    namespace: str, res: Map, errs: list, lock: gosim.Mutex, threads: gosim.WaitGroup) -> None:
         """The per-cluster goroutine (buggy :383-419, fixed :389-421; identical bodies)."""
