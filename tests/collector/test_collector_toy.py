@@ -66,7 +66,7 @@ def test_minimize_keeps_the_signature_refuses_drift_and_drops_preemptions(toy, s
     assert m.data[1] != 0  # zeroing the key would have been smaller, but it is bug B
     assert m.rejected_other > 0
     assert m.original_size == len(MAP_WRITES) and m.minimized_size == len(m.data) < len(MAP_WRITES)
-    assert m.preemptions_before == 13 and m.preemptions_after <= 2
+    assert m.preemptions_before == 10 and m.preemptions_after <= 2
     assert m.runs > 0 and m.stopped == "no pass makes progress"
     again = minimize(toy, "buggy", MAP_WRITES, expected_signature=sig_a, budget_s=60)
     assert again.data == m.data  # deterministic

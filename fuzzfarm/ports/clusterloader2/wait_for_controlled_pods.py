@@ -2,8 +2,7 @@
 
 Upstream: kubernetes/perf-tests ``clusterloader2/pkg/measurement/common/wait_for_controlled_pods.go``
 
-* ``buggy`` = 83e45df022caa7507aa84f5b8af85db2af153c6e (blobs identical to e64759234178, the
-  fix's parent). The checker goroutine creates its own cancel and stores it with
+* ``buggy`` = 83e45df022caa7507aa84f5b8af85db2af153c6e, the fix's parent. The checker goroutine creates its own cancel and stores it with
   ``SetCancel`` (goroutine at 619-669), so a checker is reachable from the checker map with a
   nil cancel until that goroutine gets to run. Introduced by PR #2115 (0213beab9349).
 * ``fixed`` = 19927c1a477eaebeb004387972def1db75142c10, PR #2220 "Avoid race in subsequent
