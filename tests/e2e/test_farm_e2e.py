@@ -151,7 +151,11 @@ def test_status_and_tables(campaigns, cli):
     assert s["status"] == "done" and len(s["jobs"]) == 2 and all(j["state"] == "done" for j in s["jobs"])
     assert s["execs"] > 0 and s["crashes"] >= 1
     p = cli("crashes", c["id"], env={"COLUMNS": "250"})
-    assert p.returncode == 0 and "ObjectChecker.stop" in p.stdout
+    # the crash state in Go's terms: upstream's function and file.go:line
+    assert p.returncode == 0 and "objectChecker.Stop" in p.stdout, p.stdout
+    assert "wait_for_controlled_pods.go:713" in p.stdout, p.stdout
+    seed = [b for b in cli.json("crashes", c["id"]) if is_seed_bug("checker", b)]
+    assert seed and all(b["starvation_s"] is not None and b["starvation_s"] <= 0.1 for b in seed), seed
     p = cli("status")
     assert p.returncode == 0 and c["id"] in p.stdout
 
