@@ -254,7 +254,7 @@ def test_submit_wait_shows_progress_then_the_buckets(campaigns, cli):
     cid = p.stdout.splitlines()[0].strip()
     assert cli.json("status", cid)["settled"]
     assert "checker/buggy" in p.stderr and "execs" in p.stderr and "buckets" in p.stderr  # the live progress
-    assert f"buckets of {cid}" in p.stdout and "ObjectChecker.stop" in p.stdout
+    assert f"buckets of {cid}" in p.stdout and "objectChecker.Stop" in p.stdout  # Go's names
 
 
 def test_harnesses(cli):
