@@ -44,7 +44,12 @@ def repro_cell(r: dict) -> str:
 
 
 def crash_state_text(r: dict) -> str:
-    return " < ".join(r.get("crash_state") or [])
+    """Innermost first, in Go's names and ``file.go:line`` where the port declares them."""
+    return " < ".join(r.get("go_crash_state") or r.get("crash_state") or [])
+
+
+def starvation_cell(r: dict) -> str:
+    return "-" if r.get("starvation_s") in (None, "") else f"{r['starvation_s']:g} s"
 
 
 def _states(rows: list[dict]) -> Text:
@@ -65,7 +70,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
     if wide:
         tb = Table(title=title)
         for c in ("bucket", "group", "kind", "crash state", "triage", "count", "size orig→min", "preemptions",
-                  "reproducible", "fixed", "proof"):
+                  "starvation", "reproducible", "fixed", "proof"):
             tb.add_column(c, no_wrap=c == "bucket")
         for r in rows:
             size = (f"{r['original_size']}→{r['minimized_size']}" if r.get("minimized_size") not in (None, "")
@@ -74,7 +79,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
                    if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
             tb.add_row(*map(t, (r["id"], r.get("group") or "-", r.get("crash_type") or r.get("kind") or "",
                                 crash_state_text(r), r.get("state") or "", r.get("count"), size, pre,
-                                repro_cell(r), fixed_cell(r), r.get("fix_proof_line") or "-")))
+                                starvation_cell(r), repro_cell(r), fixed_cell(r), r.get("fix_proof_line") or "-")))
         return tb
     tb = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
     tb.add_column("bucket", no_wrap=True)

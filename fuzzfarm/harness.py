@@ -63,6 +63,7 @@ class Execution:
     schedule_start: int = 0
     schedule_end: int = 0
     scenario_short: int = 0  # zero bytes the scenario read past the input (ScenarioReader.short)
+    max_starvation_s: float | None = None  # the run's bound on starvation (docs/timing.md)
 
     @property
     def failure(self):
@@ -395,11 +396,13 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
     from fuzzfarm.strategies.recording import RecordingStrategy
 
     end = len(data) if schedule_end is None else schedule_end
+    run_kw.setdefault("max_starvation_s", max_starvation_s())
     if _threads is not None:
         from fuzzfarm.gosim.threaded import run_threaded
 
         report = run_threaded(main, **_threads)
         return Execution(report, BytesStrategy(b""), scenario, schedule_start, end, scenario_short)
+    bound = run_kw["max_starvation_s"]
     if _override is not None:
         strat = RecordingStrategy(_override)
     else:
@@ -409,7 +412,35 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
     elif os.environ.get(RACE_ENV):
         run_kw["race"] = race_from_env()
     report = gosim.run(main, strategy=strat, trace=trace, **run_kw)
-    return Execution(report, strat, scenario, schedule_start, end, scenario_short)
+    return Execution(report, strat, scenario, schedule_start, end, scenario_short, bound)
+
+
+# The longest virtual time a runnable goroutine may wait while the schedule fires timers early
+# (docs/timing.md). 0.1 s is ten of Go's 10 ms scheduler time slices: a goroutine that waited
+# longer ran on a starved machine, which a reproducer should not need. The seed bugs stay
+# findable under it (their triggers are event orders; docs/timing.md has the figures).
+DEFAULT_MAX_STARVATION_S = 0.1
+MAX_STARVATION_ENV = "FUZZFARM_MAX_STARVATION_S"
+
+
+def max_starvation_s() -> float | None:
+    """The starvation bound of harness runs: ``FUZZFARM_MAX_STARVATION_S`` (seconds, or
+    ``none`` for no bound in time), else :data:`DEFAULT_MAX_STARVATION_S`. An input replays the
+    same only under the same bound. Exits with a clear message for a bad value."""
+    raw = os.environ.get(MAX_STARVATION_ENV)
+    if raw is None or raw == "":
+        return DEFAULT_MAX_STARVATION_S
+    if raw.strip().lower() == "none":
+        return None
+    try:
+        v = float(raw)
+    except ValueError:
+        v = -1.0
+    if not v >= 0:
+        sys.stderr.write(f"fuzzfarm: {MAX_STARVATION_ENV}={raw!r} is not a number of seconds >= 0 or 'none'; "
+                         f"unset it for the default {DEFAULT_MAX_STARVATION_S:g} s\n")
+        raise SystemExit(2)
+    return v
 
 
 _override = None

@@ -28,8 +28,11 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     function names) / ``dump`` (Go-like crash dump text) when failed, ``decisions`` (the
     recorded schedule), ``steps``, ``preemptions``, ``schedule_bytes`` (bytes the schedule
     consumed), ``preemption_edits`` ([[offset, byte], ...]), ``scenario``, ``trace`` (text,
-    when asked) and ``trace_json`` (when asked: ``events`` as ``Trace.to_json``, ``legend``
-    [[gid, name, created_by], ...], ``failing_goroutine``, ``now``), ``input_sha256``, ``input_size``.
+    when asked: the scenario, the starvation figure, the timeline, the dump) and ``trace_json``
+    (when asked: ``events`` as ``Trace.to_json``, ``legend`` [[gid, name, created_by], ...],
+    ``failing_goroutine``, ``now``), ``input_sha256``, ``input_size``; ``go_crash_state`` (the
+    crash state in Go's names and lines), ``subject`` (what it happened on), ``starvation`` (s),
+    ``early_fires`` and ``max_starvation_s`` (the bound the run had; see ``docs/timing.md``).
     An exception escaping the harness's own decoding is reported as kind ``harness error``.
     Raises HarnessError when the harness cannot be loaded or has no such variant.
     ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
@@ -69,7 +72,12 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         schedule_bytes=ex.schedule.consumed,
         preemption_edits=[list(e) for e in ex.schedule.preemption_edits()],
         scenario=ex.scenario,
-        trace=rep.render_trace() if trace else None,
+        trace=f"scenario: {ex.scenario}\n\n{rep.render_trace()}" if trace else None,
+        go_crash_state=f.go_crash_state if f else [],
+        subject=f.subject if f else None,
+        starvation=rep.starvation,
+        early_fires=rep.early_fires,
+        max_starvation_s=getattr(ex, "max_starvation_s", None),
     )
     if trace:  # the same run as structured data: the web view draws it (fuzzfarm/web/swimlane.py)
         out["trace_json"] = {"events": rep.trace.to_json() if rep.trace is not None else [],

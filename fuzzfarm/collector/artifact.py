@@ -129,6 +129,9 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "original_size": len(original),
         "minimized_size": len(minimized),
         "preemptions": outcome.get("preemptions"),
+        "go_crash_state": outcome.get("go_crash_state") or [],
+        "starvation_s": outcome.get("starvation"),
+        "max_starvation_s": outcome.get("max_starvation_s"),
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
@@ -136,10 +139,15 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "flaky": bool(bucket.get("flaky")),
         "fix": fix_record(bucket),
     }
-    state = "\n".join(repro["crash_state"]) or "(no project frames)"
+    go_state = repro["go_crash_state"] or repro["crash_state"]
+    state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
+    state = state or "(no project frames)"
+    starved = outcome.get("starvation")
     failure = (f"crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
-               f"message:     {outcome.get('message') or ''}\ncrash state:\n{state}\n\n"
-               f"{fix_text(bucket)}{outcome.get('dump') or ''}\n")
+               f"message:     {outcome.get('message') or ''}\n"
+               + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
+               + (f"starvation:  {starved:g} s (bound {outcome.get('max_starvation_s')})\n" if starved is not None else "")
+               + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),

@@ -129,7 +129,7 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
         out = classify(out)
         return Probe(out["signature"], out.get("preemptions", 0),
                      tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0),
-                     tuple(out.get("decisions", ())), out.get("scenario", ""))
+                     tuple(out.get("decisions", ())), out.get("scenario", ""), out.get("starvation") or 0.0)
 
     return test
 

@@ -10,7 +10,9 @@ differently does not count, however small: minimization must not drift to anothe
 docs/TRAPS.md#g3) and is strictly smaller by the current sort key:
 
 * phase ``bytes``: shortlex, ``(len(data), data)``;
-* phase ``schedule``: ``(preemptions, len(data), data)``: fewer preemptions first.
+* phase ``schedule``: ``(preemptions, starvation, len(data), data)``: fewer preemptions first,
+  then less starvation (a runnable goroutine kept waiting while the clock advanced, which real
+  Go rarely does: docs/timing.md).
 
 Passes (deterministic, each one sweep, never looping to a fixed point itself; the index is
 kept when the target changes): ``delete_chunks`` (ddmin-style, halving chunk sizes),
@@ -41,6 +43,7 @@ class Probe:
     consumed: int = 0  # offset after the last schedule byte read
     decisions: tuple[int, ...] = ()  # the recorded schedule (gosim RunReport.decisions)
     scenario: str = ""  # what the events decoded to (the harness's description)
+    starvation: float = 0.0  # virtual s a runnable goroutine waited while the clock advanced
 
 
 class ExitReason(enum.Enum):
@@ -121,7 +124,7 @@ class Shrinker:
     def sort_key(self, data: bytes, probe: Probe) -> tuple:
         if self.phase == "bytes":
             return (len(data), data)
-        return (probe.preemptions, len(data), data)
+        return (probe.preemptions, probe.starvation, len(data), data)
 
     # -- the acceptance function
     def consider(self, data: bytes) -> bool:

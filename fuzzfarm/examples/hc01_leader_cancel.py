@@ -23,7 +23,10 @@ KIND = "goroutine panic"
 KINDS = (KIND,)
 EXC_CLASS = "TypeError"
 DEPTH = 1
-RUN_KW = {"check_leaks": True}
+# The trigger is starvation (S must stay unscheduled for the test's whole sleep):
+# seconds of virtual time a runnable goroutine waits, which the harness default bound
+# (docs/timing.md) rules out. This example keeps it reachable.
+RUN_KW = {"check_leaks": True, "max_starvation_s": None}
 
 RENEW_PERIOD = 2.0
 TEST_RUNS_FOR = 5.0

@@ -85,6 +85,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": out.get("crash_type") or col.crash_type(out),
               "crash_state": list(out.get("crash_state") or []), "message": (out.get("message") or "")[:2000],
               "object": out.get("object") or "", "racing_site": out.get("racing_site") or "",
+              "go_crash_state": list(out.get("go_crash_state") or []), "starvation_s": out.get("starvation"),
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
@@ -242,7 +243,8 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
-    st.update_bucket(bid, done_at=time.time())
+    st.update_bucket(bid, done_at=time.time(), starvation_s=out.get("starvation"),
+                     go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
     st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_DONE)
     st.release_lease(f"{bid}:fix_check", owner)
     return True

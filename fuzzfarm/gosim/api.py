@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .runtime import gosched  # noqa: F401  (defined next to the scheduler: see its docstring)
 from .failures import GoFailure
-from .runtime import Runtime, current_runtime
+from .runtime import EARLY_CAP, Runtime, current_runtime
 from .trace import Trace
 
 
@@ -35,7 +35,10 @@ class RunReport:
     ``failure``: the GoFailure or None. ``decisions``: the recorded schedule (ints; see
     ``runtime``); ``steps``: scheduling steps; ``preemptions``: switches away from a goroutine
     that could have continued; ``switches``: all context switches; ``now``: final virtual
-    time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on.
+    time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on;
+    ``starvation``: the longest virtual time (s) a runnable goroutine waited while the clock
+    advanced (``starved``: its ``(gid, name)``); ``early_fires``: timers the schedule fired
+    early; ``drained_at``: the step where early firing was switched off (see ``docs/timing.md``).
     """
 
     failure: GoFailure | None
@@ -47,6 +50,10 @@ class RunReport:
     goroutines: int
     trace: Trace | None
     legend: list[tuple[int, str, str | None]]
+    starvation: float = 0.0
+    starved: tuple[int, str] | None = None
+    early_fires: int = 0
+    drained_at: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -65,6 +72,9 @@ class RunReport:
             "now": self.now,
             "goroutines": self.goroutines,
             "legend": [list(r) for r in self.legend],
+            "starvation": self.starvation,
+            "early_fires": self.early_fires,
+            "drained_at": self.drained_at,
             "failure": self.failure.to_json() if self.failure is not None else None,
             "trace": self.trace.to_json() if self.trace is not None else None,
         }
@@ -73,9 +83,18 @@ class RunReport:
         """The interleaving timeline (needs ``trace=True``), with the crash dump if any."""
         if self.trace is None:
             return "(run without trace=True: no events recorded)"
-        text = self.trace.render(_Legend(self.legend), limit=limit)
+        text = self.starvation_line() + "\n\n" + self.trace.render(_Legend(self.legend), limit=limit)
         if self.failure is not None:
             text += "\n\n" + self.failure.render()
+        return text
+
+    def starvation_line(self) -> str:
+        """One line stating the run's starvation figure (see ``docs/timing.md``)."""
+        who = f" (G{self.starved[0]} {self.starved[1]})" if self.starved else ""
+        text = (f"starvation: {self.starvation:g} s{who}, the longest a runnable goroutine waited while the "
+                f"clock advanced; {self.early_fires} timer(s) fired early")
+        if self.drained_at is not None:
+            text += f"; early firing switched off at step {self.drained_at} (step budget spent)"
         return text
 
     def raise_failure(self) -> None:
@@ -97,7 +116,8 @@ class _G:
 
 
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
-        leak_grace: float = 60.0, trace: bool = False, race: bool | None = None) -> RunReport:
+        leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
+        max_starvation_s: float | None = None, early_cap: int = EARLY_CAP) -> RunReport:
     """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
     (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
     ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
@@ -106,10 +126,12 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
     reports goroutines alive after main returns, once they had ``leak_grace`` virtual seconds
     to finish; ``trace`` records events for ``RunReport.render_trace``; ``race`` is the data
     race detector (``gosim.DataRace``): None (default) starts it at the first ``Shared``/``Var``
-    access of the run, True runs it from the start (``Map`` accesses checked too), False never.
+    access of the run, True runs it from the start (``Map`` accesses checked too), False never;
+    ``max_starvation_s`` and ``early_cap`` bound how long the schedule's early timer firings may
+    keep a runnable goroutine waiting (see ``Runtime``).
     """
     rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
-                 race=race)
+                 race=race, max_starvation_s=max_starvation_s, early_cap=early_cap)
     rt.execute(main, args)
     return RunReport(
         failure=rt.failure,
@@ -121,4 +143,8 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         goroutines=len(rt.goroutines),
         trace=rt.trace,
         legend=[(g.gid, g.name, g.created_by) for g in rt.goroutines],
+        starvation=rt.starvation,
+        starved=rt.starved,
+        early_fires=rt.early_fires,
+        drained_at=rt.drained_at,
     )

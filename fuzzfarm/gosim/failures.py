@@ -17,6 +17,8 @@ import sysconfig
 from types import FrameType, TracebackType
 from typing import Iterable
 
+from .gonames import go_site
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PKG = os.path.dirname(_HERE)
 # Frames from these trees are machinery, never "where the bug is".
@@ -54,22 +56,40 @@ def is_project_file(filename: str) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class StackFrame:
-    """One project frame: function (qualified, ``<locals>`` dropped), file (basename) and line."""
+    """One project frame: function (qualified, ``<locals>`` dropped), file (basename) and line;
+    for a port function declared with ``gonames.go_func``, also the Go function it stands for
+    (``go_func``) and its ``file.go:line`` (``go_site``)."""
 
     func: str
     file: str
     line: int
+    go_func: str | None = None
+    go_site: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name a user reads: the Go function when declared, else the Python one."""
+        return self.go_func or self.func
 
     def __str__(self) -> str:
+        if self.go_func:
+            return f"{self.go_func} ({self.go_site}) [{self.func} {self.file}:{self.line}]"
         return f"{self.func} ({self.file}:{self.line})"
 
     def to_json(self) -> dict:
-        """``{"func", "file", "line"}``."""
-        return {"func": self.func, "file": self.file, "line": self.line}
+        """``{"func", "file", "line"}``, plus ``go_func`` and ``go_site`` when declared."""
+        out = {"func": self.func, "file": self.file, "line": self.line}
+        if self.go_func:
+            out["go_func"] = self.go_func
+            out["go_site"] = self.go_site
+        return out
 
 
 def _frame_of(code, lineno: int) -> StackFrame:
     name = getattr(code, "co_qualname", code.co_name).replace("<locals>.", "")
+    go = go_site(code, lineno)
+    if go is not None:
+        return StackFrame(name, os.path.basename(code.co_filename), lineno, go[0], go[1])
     return StackFrame(name, os.path.basename(code.co_filename), lineno)
 
 
@@ -152,6 +172,7 @@ class GoFailure(Exception):
         self.decision: int = 0
         self.step: int = 0
         self.now: float = 0.0
+        self.subject: str | None = None  # what it happened on, e.g. ``map opts.DefaultNamespaces``
 
     @property
     def exc_class(self) -> str:
@@ -176,17 +197,26 @@ class GoFailure(Exception):
 
     @property
     def crash_state(self) -> list[str]:
-        """Top three project function names of the failing goroutine (no line numbers)."""
+        """Top three project function names of the failing goroutine (no line numbers): what
+        the signature hashes (Python names, stable whatever the Go declarations say)."""
         return [f.func for f in self.stack[:3]]
 
+    @property
+    def go_crash_state(self) -> list[str]:
+        """The crash state as a user reads it: each frame's Go function and ``file.go:line``
+        when declared (``objectChecker.Stop (wait_for_controlled_pods.go:713)``), else its
+        Python function."""
+        return [f"{f.go_func} ({f.go_site})" if f.go_func else f.func for f in self.stack[:3]]
+
     def __str__(self) -> str:
-        where = " <- ".join(self.crash_state) or "(no project frames)"
+        where = " <- ".join(f.shown for f in self.stack[:3]) or "(no project frames)"
         who = f"goroutine {self.goroutine} [{self.goroutine_name}]" if self.goroutine else "runtime"
         return f"{self.kind}: {self.detail} in {who} at {where} (decision {self.decision}, t={self.now:g}s)"
 
     def render(self) -> str:
-        """A Go-like crash dump: header line, then every goroutine's stack."""
-        return "\n\n".join([str(self)] + [d.render() for d in self.dumps])
+        """A Go-like crash dump: header line (and what it happened on), then every goroutine's stack."""
+        head = str(self) + (f"\non: {self.subject}" if self.subject else "")
+        return "\n\n".join([head] + [d.render() for d in self.dumps])
 
     def to_json(self) -> dict:
         """Everything deterministic about the failure as JSON-able data (no exception objects)."""
@@ -199,6 +229,8 @@ class GoFailure(Exception):
             "goroutine": self.goroutine,
             "goroutine_name": self.goroutine_name,
             "crash_state": self.crash_state,
+            "go_crash_state": self.go_crash_state,
+            "subject": self.subject,
             "decision": self.decision,
             "step": self.step,
             "now": self.now,
@@ -232,9 +264,43 @@ class ConcurrentMapIterationWrite(GoFailure):
 
 
 class Deadlock(GoFailure):
-    """``fatal error: all goroutines are asleep - deadlock!``"""
+    """``fatal error: all goroutines are asleep - deadlock!``
+
+    ``cycle``: the top project function of each goroutine in the lock cycle that caused it,
+    in a stable order (``fuzzfarm.gosim.waitfor``), or None when no lock cycle is involved. With
+    a cycle it is the crash state, so one cycle is one bucket wherever ``main`` waits.
+    """
 
     kind = "deadlock"
+    cycle: list[str] | None = None
+    cycle_text: str | None = None  # ``G2 f (x.py:3) waits for mu held by G3; ...``
+
+    @property
+    def crash_state(self) -> list[str]:
+        if self.cycle:
+            return list(self.cycle[:3])
+        return super().crash_state
+
+    go_cycle: list[str] | None = None
+
+    @property
+    def go_crash_state(self) -> list[str]:
+        if self.go_cycle:
+            return list(self.go_cycle[:3])
+        return super().go_crash_state
+
+    def render(self) -> str:
+        text = super().render()
+        if self.cycle_text:
+            head, _, rest = text.partition("\n")
+            text = f"{head}\nlock cycle: {self.cycle_text}\n{rest}"
+        return text
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        out["cycle"] = self.cycle
+        out["cycle_text"] = self.cycle_text
+        return out
 
 
 class GoroutineLeak(GoFailure):

@@ -6,6 +6,14 @@ checks and messages in 1.24 swiss maps; docs/RUNTIME.md#map).
   ``concurrent map iteration and map write``
 * write or delete: flag set on entry -> ``concurrent map writes``; then the flag is toggled
   (XOR) and the write spans scheduling points; on exit a clear flag -> ``concurrent map writes``.
+* an empty map is not checked by reads, lookups, deletes, clears and ranges: Go returns before
+  looking at the flag (``h == nil || h.count == 0``). Writes (mapassign) always check.
+
+The window comes from the map itself, as Go's comes from its runtime: every operation starts
+with a scheduling point (another goroutine may run between the caller's previous statement and
+the check: on real hardware they run in parallel), a write has two more (between its entry check
+and the toggle, where Go hashes the key; and inside the write), and each range step has one
+before its check. Ports need no scheduling points of their own to open these windows.
 
 Two writers that both pass the entry check toggle the flag twice, leaving it clear, so the first
 one's exit check fails: Go's XOR flavour. ``len`` does no check. Iteration starts at a position
@@ -48,19 +56,23 @@ class Map:
     def __repr__(self) -> str:
         return f"{self.label}{self.d!r}"
 
-    def _fail(self, failure) -> None:
-        """Fail naming this map and the goroutine caught writing it (the other side of the race)."""
+    def _fail(self, cls, text: str) -> None:
+        """Go's fatal error ``text`` on this map, naming the map (``subject``, ``obj``) and the
+        goroutine caught writing it (``racing``: the other side of the race)."""
+        failure = cls(text, obj=self.label)
+        failure.subject = f"map {self.label}"
         failure.racing = self.writer
         self.rt.fail(failure, frames=F.frames_from_frame(sys._getframe(1)))
 
     # -- reads
     def _read_check(self) -> None:
-        """A scheduling point, then Go's read check of the hashWriting flag."""
+        """A scheduling point, then Go's read check of the hashWriting flag (none on an empty
+        map: mapaccess returns first)."""
         rt = self.rt
         rt.sched("map.read", self.label)
-        if self.writing:
-            self._fail(F.ConcurrentMapReadWrite("concurrent map read and map write", obj=self.label))
-        if rt.race is not None:
+        if self.writing and self.d:  # mapaccess on an empty map returns before the check
+            self._fail(F.ConcurrentMapReadWrite, "concurrent map read and map write")
+        if rt.race is not None:  # Go's -race reads the header first (racereadpc), empty or not
             rt.race.read(self.hb, sys._getframe(1))
 
     def __getitem__(self, k: Any) -> Any:
@@ -94,10 +106,15 @@ class Map:
         """One Go map write (mapassign / mapdelete / mapclear): entry check, XOR, the write
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
-        if self.writing:
-            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
-        rt.sched("map.write.begin", what)  # between the check and the toggle
+        rt.sched("map.write.enter", what)  # the operation starts: before its entry check
+        if op != "set" and not self.d:  # mapdelete / mapclear on an empty map return before the check
+            if rt.race is not None:  # ... but after -race's racewritepc
+                rt.race.write(self.hb, sys._getframe(1))
+            return _MISSING
+        if self.writing:
+            self._fail(F.ConcurrentMapWrites, "concurrent map writes")
+        rt.sched("map.write.begin", what)  # between the check and the toggle (Go hashes the key)
         self.writing = not self.writing
         self.writer = rt.cur.gid if rt.cur is not None else None
         rt.sched("map.write", what)  # inside the write
@@ -109,7 +126,7 @@ class Map:
         else:
             self.d.clear()
         if not self.writing:
-            self._fail(F.ConcurrentMapWrites("concurrent map writes", obj=self.label))
+            self._fail(F.ConcurrentMapWrites, "concurrent map writes")
         if rt.race is not None:
             # checked once the write is over: writes that overlap in time end in Go's fatal
             # above, a write merely unordered with another access is a data race
@@ -162,11 +179,14 @@ class Map:
         rt = self.rt
         keys = list(self.d)
         n = len(keys)
+        if not n:  # mapiterinit on an empty map returns before any check
+            rt.sched("map.iter", self.label)
+            return
         start = rt.choose_index(n, f"range {self.label}") if n > 1 else 0
         for i in range(n):
             rt.sched("map.iter", self.label)
             if self.writing:
-                self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
+                self._fail(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write")
             if rt.race is not None:
                 rt.race.read(self.hb, sys._getframe(1))
             k = keys[(start + i) % n]
@@ -176,7 +196,7 @@ class Map:
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
         if self.writing:
-            self._fail(F.ConcurrentMapIterationWrite("concurrent map iteration and map write", obj=self.label))
+            self._fail(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write")
         if rt.race is not None:
             rt.race.read(self.hb, sys._getframe(1))
 

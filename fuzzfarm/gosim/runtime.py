@@ -39,6 +39,8 @@ from . import race as _race
 from .trace import Trace
 
 RUNNABLE, BLOCKED, DONE = "runnable", "blocked", "done"
+# Default count bound on early timer firings one runnable goroutine may wait through.
+EARLY_CAP = 4
 TIMER = 0
 _INF = float("inf")
 
@@ -97,12 +99,15 @@ def gosched() -> None:
             if nxt is cur:
                 return
             rt.preemptions += 1
+            cur.ran_at = rt.now
+            cur.early_mark = rt.early_fires
             rt.cur = nxt
             nxt.switch()
         return
     except StopIteration:
         if not stage:
             rt._limit_or_over()
+            return CURRENT.gosched()  # the step budget was extended (see _limit_or_over)
         rt._bytes_exhausted(rt._ystrat.pick_yield)
 
 
@@ -134,7 +139,8 @@ class Goroutine:
     ``go`` statement (None for main).
     """
 
-    __slots__ = ("gid", "name", "glet", "switch", "state", "wait", "created_by", "value")
+    __slots__ = ("gid", "name", "glet", "switch", "state", "wait", "created_by", "value",
+                 "ran_at", "early_mark", "blocked_on")
 
     def __init__(self, gid: int, name: str, created_by: str | None):
         self.gid = gid
@@ -145,6 +151,11 @@ class Goroutine:
         self.value: Any = None
         self.glet: greenlet | None = None
         self.switch: Callable | None = None  # glet.switch, bound once
+        # When it last stopped running or became runnable: virtual time and the run's count of
+        # early timer firings then (its starvation is measured from these; see docs/timing.md).
+        self.ran_at = 0.0
+        self.early_mark = 0
+        self.blocked_on: Any = None  # the primitive it is parked on, for the deadlock's wait-for graph
 
     def __repr__(self) -> str:
         return f"<goroutine {self.gid} {self.name} {self.state}>"
@@ -192,10 +203,16 @@ class Runtime:
         leak_grace: virtual seconds after main's return during which timers may still fire
             to let goroutines finish before the leak check.
         trace: record events for rendering (slower; decisions are always recorded).
+        max_starvation_s: the earliest timer may fire early (before runnable goroutines ran)
+            only while no runnable goroutine would then have waited longer than this many
+            virtual seconds; None: no bound in time (the count bound ``early_cap`` still holds).
+        early_cap: at most this many early firings while one goroutine stays runnable and
+            unscheduled (so timing inputs can never starve a runnable goroutine indefinitely).
     """
 
     def __init__(self, strategy, *, max_steps: int = 20_000, check_leaks: bool = True,
-                 leak_grace: float = 60.0, trace: bool = False, race: bool | None = None):
+                 leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
+                 max_starvation_s: float | None = None, early_cap: int = EARLY_CAP):
         self.strategy = strategy
         # The race detector (race.py): on from the start (True), off (False), or started by
         # the first Shared/Var access (None). ``race`` is None while it is not running.
@@ -209,9 +226,19 @@ class Runtime:
         # at once when the run is over (it is swapped for an empty iterator). ``steps`` derives
         # from what is left, frozen in ``_steps_final`` once the run is over.
         self._ticks = itertools.repeat(None, max_steps)
+        self._budget = max_steps  # steps granted so far (max_steps, doubled once by a drain)
         self._beyond = 0  # 1 once a scheduling point went past the limit
         self._steps_final: int | None = None
         self.preemptions = 0
+        # Timing inputs (the model: docs/timing.md): early firings made,
+        # the longest virtual time a runnable goroutine waited while the clock advanced, and
+        # the step at which early firing was switched off to let the program drain (or None).
+        self.max_starvation_s = max_starvation_s
+        self.early_cap = early_cap
+        self.early_fires = 0
+        self.starvation = 0.0
+        self.starved: tuple[int, str] | None = None  # (gid, name) of the goroutine that waited longest
+        self.drained_at: int | None = None
         self._park_switches = 0  # switches after a block; ``switches`` adds the preemptions
         self.decisions: list[int] = []
         self._record = self.decisions.append
@@ -254,7 +281,7 @@ class Runtime:
         """Scheduling steps so far (scheduling points, parks and timer firings)."""
         if self._steps_final is not None:
             return self._steps_final
-        return self.max_steps - self._ticks.__length_hint__() + self._beyond
+        return self._budget - self._ticks.__length_hint__() + self._beyond
 
     def _steps_left(self) -> int:
         return self._ticks.__length_hint__()
@@ -274,6 +301,8 @@ class Runtime:
         unused (kept for compatibility): the creation site is the innermost project frame."""
         g = Goroutine(len(self.goroutines) + 1,
                       name or _name_of(fn), F.project_site(sys._getframe(1)) if self.goroutines else None)
+        g.ran_at = self.now
+        g.early_mark = self.early_fires
         g.glet = greenlet(lambda: self._body(g, fn, args), self.root)
         g.switch = g.glet.switch
         self.goroutines.append(g)
@@ -307,6 +336,9 @@ class Runtime:
             g.state = RUNNABLE
             g.wait = None
             g.value = value
+            g.blocked_on = None
+            g.ran_at = self.now
+            g.early_mark = self.early_fires
             bisect.insort(self.runnable, g, key=_gid)
             if self.trace is not None:
                 self.trace.event(self, "wake", f"G{g.gid}")
@@ -373,6 +405,8 @@ class Runtime:
                 if nxt is cur:
                     return
                 self.preemptions += 1
+                cur.ran_at = self.now
+                cur.early_mark = self.early_fires
                 self.cur = nxt
                 # A goroutine is only ever resumed by a switch while the run goes on: once it
                 # is over, teardown resumes parked goroutines with throw(), never switch().
@@ -381,6 +415,7 @@ class Runtime:
         except StopIteration as exc:
             if not stage:
                 self._limit_or_over()
+                return self.sched(ev, obj, yielding)  # the step budget was extended (see _limit_or_over)
             self._strategy_error(exc)
         except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
             self._strategy_error(exc)
@@ -399,12 +434,15 @@ class Runtime:
                 if nxt is cur:
                     return
                 self.preemptions += 1
+                cur.ran_at = self.now
+                cur.early_mark = self.early_fires
                 self.cur = nxt
                 nxt.switch()
             return
         except StopIteration as exc:
             if not stage:
                 self._limit_or_over()
+                return self.gosched()  # the step budget was extended (see _limit_or_over)
             self._strategy_error(exc)
         except Exception as exc:  # noqa: BLE001 - the strategy's (e.g. SchedulingError)
             self._strategy_error(exc)
@@ -426,12 +464,15 @@ class Runtime:
                 if nxt is cur:
                     return
                 self.preemptions += 1
+                cur.ran_at = self.now
+                cur.early_mark = self.early_fires
                 self.cur = nxt
                 nxt.switch()
             return
         except StopIteration:
             if not stage:
                 self._limit_or_over()
+                return self.sched(ev, obj, yielding)  # the step budget was extended (see _limit_or_over)
             self._bytes_exhausted(self.strategy.pick)
 
     def _gosched_bytes(self) -> None:
@@ -449,12 +490,15 @@ class Runtime:
                 if nxt is cur:
                     return
                 self.preemptions += 1
+                cur.ran_at = self.now
+                cur.early_mark = self.early_fires
                 self.cur = nxt
                 nxt.switch()
             return
         except StopIteration:
             if not stage:
                 self._limit_or_over()
+                return self.gosched()  # the step budget was extended (see _limit_or_over)
             self._bytes_exhausted(self._ystrat.pick_yield)
 
     def _sched_timers(self, ev: str | None = None, obj: Any = None, yielding: bool = False) -> None:
@@ -488,6 +532,8 @@ class Runtime:
         cur = self.cur
         if nxt is not cur:
             self.preemptions += 1
+            cur.ran_at = self.now
+            cur.early_mark = self.early_fires
             self.cur = nxt
             nxt.switch()
 
@@ -505,6 +551,8 @@ class Runtime:
             nxt = self._decide(cur, self._ystrat.pick_yield if yielding else self.strategy.pick)
             if nxt is not cur:
                 self.preemptions += 1
+                cur.ran_at = self.now
+                cur.early_mark = self.early_fires
                 self.trace.mark_preemption(self, cur, nxt)
                 self.cur = nxt
                 nxt.switch()
@@ -513,11 +561,58 @@ class Runtime:
         self._sched_traced("gosched", None, True)
 
     def _limit_or_over(self) -> None:
-        """The countdown hit zero: the run is over (GreenletExit) or the step limit is passed."""
+        """The countdown hit zero: the run is over (GreenletExit), or the step limit is passed
+        (StepLimitExceeded), or - when the schedule fired timers early - the budget is extended
+        once with early firing off, and this returns (the caller redoes its scheduling point)."""
         if self.over:
             raise GreenletExit()
+        if self.early_fires and self.drained_at is None:
+            self._drain()
+            return
         self._beyond = 1
         self._step_limit()
+
+    def _drain(self) -> None:
+        """The step budget ran out in a run whose schedule fired timers early. Those firings may
+        have piled up work faster than any real machine would (a tick every few decisions): a
+        starvation the schedule caused, not the program. Go on for another ``max_steps`` steps
+        with early firing off; a program that still does not finish really spins."""
+        self.drained_at = self.steps
+        self._budget += self.max_steps
+        self._ticks = itertools.repeat(None, self.max_steps)
+        if self.trace is not None:
+            self.trace.event(self, "drain", f"step budget spent after {self.early_fires} early timer firings: "
+                             f"{self.max_steps} more steps with no early firing", gid=0)
+
+    def _early_ok(self, cur: Goroutine | None) -> bool:
+        """May the earliest timer fire now, before the runnable goroutines run? Not while
+        draining; not once a runnable goroutine has waited through ``early_cap`` early firings;
+        not when the clock jump would make a runnable goroutine wait longer than
+        ``max_starvation_s`` (the running one waits from now)."""
+        if self.drained_at is not None:
+            return False
+        oldest_t = self.now
+        oldest_e = self.early_fires
+        for g in self.runnable:
+            if g is not cur:
+                if g.ran_at < oldest_t:
+                    oldest_t = g.ran_at
+                if g.early_mark < oldest_e:
+                    oldest_e = g.early_mark
+        if self.early_fires - oldest_e >= self.early_cap:
+            return False
+        b = self.max_starvation_s
+        when = self.timers[0].when
+        return b is None or when <= self.now or when - oldest_t <= b
+
+    def _measure_starvation(self, when: float) -> None:
+        """The clock jumps to ``when`` while goroutines are runnable: each has waited since it
+        last ran (or became runnable); keep the longest."""
+        for g in self.runnable:
+            w = when - g.ran_at
+            if w > self.starvation:
+                self.starvation = w
+                self.starved = (g.gid, g.name)
 
     def _strategy_error(self, exc: Exception) -> None:
         if isinstance(exc, (IndexError, TypeError)):
@@ -604,7 +699,7 @@ class Runtime:
         while True:
             timers = self.timers
             timer = bool(timers) and bool(self._ticks.__length_hint__()) and (
-                self.grace_deadline is _INF or timers[0].when <= self.grace_deadline)
+                self.grace_deadline is _INF or timers[0].when <= self.grace_deadline) and self._early_ok(cur)
             if not timer and not len(runnable) - 1:
                 return runnable[0]
             try:
@@ -618,6 +713,9 @@ class Runtime:
                 if i != len(runnable) or not timer:
                     self._bad_choice(i)
                 self._record(TIMER)
+                if cur is not None:  # it stops running while the timer fires
+                    cur.ran_at = self.now
+                    cur.early_mark = self.early_fires
                 self._fire_next_timer(True)
                 continue
             except TypeError:
@@ -633,6 +731,8 @@ class Runtime:
             timers = self.timers
             if not timers or timers[0].when > self.grace_deadline:
                 return None
+            if not self._steps_left() and self.early_fires and self.drained_at is None:
+                self._drain()
             if not self._steps_left():
                 self._stamp(F.StepLimitExceeded(self._step_limit_msg()), self.cur or self._first_alive(), None)
                 return None
@@ -693,7 +793,11 @@ class Runtime:
         t = heapq.heappop(self.timers)
         if not self.timers:
             self._rebind()
+        if early:
+            self.early_fires += 1
         if t.when > self.now:
+            if self.runnable:
+                self._measure_starvation(t.when)
             self.now = t.when
         next(self._ticks, None)
         if self.observer is not None:
@@ -723,7 +827,12 @@ class Runtime:
         raise failure
 
     def _step_limit_msg(self) -> str:
-        return f"more than {self.max_steps} scheduling steps (livelock or unfair spin loop?)"
+        if self.drained_at is not None:
+            return (f"more than {self.max_steps} scheduling steps, and {self.max_steps} more after the schedule's "
+                    f"{self.early_fires} early timer firings were switched off at step {self.drained_at}: "
+                    f"the program spins (livelock or unfair spin loop), not starved by the schedule")
+        return (f"more than {self.max_steps} scheduling steps with no timer fired early: the program spins "
+                f"(livelock or unfair spin loop), not starved by the schedule")
 
     def _step_limit(self) -> None:
         self.fail(F.StepLimitExceeded(self._step_limit_msg()), frames=F.frames_from_frame(sys._getframe(2)))
@@ -796,9 +905,7 @@ class Runtime:
                 if msg is _STUCK:
                     if self.main_done:
                         break
-                    first = self.goroutines[0]
-                    self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
-                                first if first.state is not DONE else self._first_alive())
+                    self._stamp_deadlock()
                     break
                 if not isinstance(msg, tuple):  # a goroutine left through GreenletExit
                     raise RuntimeError(f"gosim internal error: unexpected message {msg!r} from a goroutine")
@@ -808,7 +915,9 @@ class Runtime:
                     if isinstance(exc, F.GoFailure):
                         self._stamp(exc, g, F.frames_from_traceback(exc.__traceback__))
                     else:
-                        self._stamp(F.GoroutinePanic(F.sanitize(f"{type(exc).__name__}: {exc}"), cause=exc), g,
+                        from .gopanic import panic_detail
+
+                        self._stamp(F.GoroutinePanic(panic_detail(exc), cause=exc), g,
                                     F.frames_from_traceback(exc.__traceback__))
                     break
                 g.state = DONE
@@ -826,9 +935,7 @@ class Runtime:
                 nxt = self._pick_after_block()
             if nxt is None and not self.main_done and self.failure is None and self.internal is None:
                 # stuck from the root (the last runnable goroutine exited)
-                first = self.goroutines[0]
-                self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
-                            first if first.state is not DONE else self._first_alive())
+                self._stamp_deadlock()
             if self.failure is None and self.internal is None and self.check_leaks and self.main_done:
                 leaked = [g for g in self.goroutines if g.state is not DONE]
                 if leaked:
@@ -846,6 +953,25 @@ class Runtime:
             _FAST = None
         if self.internal is not None:
             raise self.internal
+
+    def _stamp_deadlock(self) -> None:
+        """Go's checkdead: every goroutine is asleep. The failing goroutine (and the crash
+        state) come from the lock cycle when there is one (``waitfor``), else goroutine 1."""
+        from . import waitfor
+
+        cycle = waitfor.lock_cycle(self.goroutines)
+        if cycle:
+            rows = waitfor.cycle_members(cycle)
+            d = F.Deadlock("all goroutines are asleep - deadlock!")
+            d.cycle = [top.func if top is not None else g.name for g, top in rows]
+            d.go_cycle = [(f"{top.go_func} ({top.go_site})" if top.go_func else top.func) if top is not None
+                          else g.name for g, top in rows]
+            d.cycle_text = waitfor.describe(rows)
+            self._stamp(d, rows[0][0])
+            return
+        first = self.goroutines[0]
+        self._stamp(F.Deadlock("all goroutines are asleep - deadlock!"),
+                    first if first.state is not DONE else self._first_alive())
 
     def _first_alive(self) -> Goroutine | None:
         return next((g for g in self.goroutines if g.state is not DONE), None)

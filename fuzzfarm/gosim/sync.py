@@ -23,7 +23,7 @@ class Mutex:
     run (raises RuntimeError otherwise). Usable as a context manager (lock/unlock).
     """
 
-    __slots__ = ("rt", "label", "locked", "waiters", "hb")
+    __slots__ = ("rt", "label", "locked", "waiters", "hb", "holder")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
@@ -31,6 +31,11 @@ class Mutex:
         self.locked = False
         self.waiters: list = []
         self.hb = None  # race detector: clock of the last unlock (race.py)
+        self.holder = None  # the goroutine that locked it (Go keeps no owner; for the wait-for graph)
+
+    def holders(self) -> list:
+        """Goroutines a waiter for this mutex waits on (the deadlock's wait-for graph)."""
+        return [self.holder] if self.locked and self.holder is not None else []
 
     def lock(self) -> None:
         """Block until the mutex is ours. Go: ``(*Mutex).Lock``. A scheduling point before
@@ -39,8 +44,10 @@ class Mutex:
         rt.sched("lock", self.label)
         while self.locked:
             self.waiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.Mutex.Lock", self.label)
         self.locked = True
+        self.holder = rt.cur
         if rt.race is not None:
             rt.race.acquire(self.hb)  # unlock happens before the next lock
 
@@ -51,6 +58,7 @@ class Mutex:
         if self.locked:
             return False
         self.locked = True
+        self.holder = self.rt.cur
         if rt.race is not None:
             rt.race.acquire(self.hb)
         return True
@@ -64,6 +72,7 @@ class Mutex:
         if rt.race is not None:
             self.hb = rt.race.release()
         self.locked = False
+        self.holder = None
         if self.waiters:
             ws, self.waiters = self.waiters, []
             for g in ws:
@@ -93,7 +102,7 @@ class RWMutex:
     """
 
     __slots__ = ("rt", "label", "readers", "writer", "wslot", "pending", "rwaiters", "wwaiters", "writer_g",
-                 "hb_w", "hb_r")
+                 "hb_w", "hb_r", "wholder", "rholders")
 
     def __init__(self, name: str | None = None):
         self.rt = current_runtime()
@@ -109,6 +118,14 @@ class RWMutex:
         # (acquired by RLock and Lock), RUnlock merges into writerSem (acquired by Lock)
         self.hb_w = None
         self.hb_r = None
+        self.wholder = None       # the goroutine in the writer slot; ``rholders`` the readers inside
+        self.rholders: list = []  # (Go keeps neither; they are the deadlock's wait-for graph)
+
+    def holders(self) -> list:
+        """Goroutines a waiter for this RWMutex waits on: the writer in the slot, and the
+        readers inside (whom an announced writer waits for)."""
+        out = [self.wholder] if self.wslot and self.wholder is not None else []
+        return out + [g for g in self.rholders if g not in out]
 
     @property
     def writer_pending(self) -> bool:
@@ -122,9 +139,11 @@ class RWMutex:
         rt.sched("rlock", self.label)
         if self.writer or self.pending:
             self.rwaiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.RLock", self.label)  # woken holding the read lock
         else:
             self.readers += 1
+            self.rholders.append(rt.cur)
         if rt.race is not None:
             rt.race.acquire(self.hb_w)
 
@@ -135,6 +154,7 @@ class RWMutex:
         if self.writer or self.pending:
             return False
         self.readers += 1
+        self.rholders.append(self.rt.cur)
         if rt.race is not None:
             rt.race.acquire(self.hb_w)
         return True
@@ -148,6 +168,8 @@ class RWMutex:
         if rt.race is not None:
             self.hb_r = rt.race.release_merge(self.hb_r)
         self.readers -= 1
+        if self.rholders:
+            self.rholders.remove(rt.cur if rt.cur in self.rholders else self.rholders[0])
         if self.readers == 0 and self.writer_g is not None:
             g, self.writer_g = self.writer_g, None
             rt.ready(g)
@@ -159,11 +181,14 @@ class RWMutex:
         rt.sched("lock", self.label)
         while self.wslot:
             self.wwaiters.append(rt.cur)
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.Lock", self.label)
         self.wslot = True
+        self.wholder = rt.cur
         if self.readers:
             self.pending = True
             self.writer_g = rt.cur
+            rt.cur.blocked_on = self
             rt.park("sync.RWMutex.Lock (waiting for readers)", self.label)
             self.pending = False
         self.writer = True
@@ -178,6 +203,7 @@ class RWMutex:
         if self.wslot or self.readers:
             return False
         self.wslot = True
+        self.wholder = self.rt.cur
         self.writer = True
         if rt.race is not None:
             rt.race.acquire(self.hb_w)
@@ -197,9 +223,11 @@ class RWMutex:
         if self.rwaiters:
             rs, self.rwaiters = self.rwaiters, []
             self.readers += len(rs)
+            self.rholders.extend(rs)
             for g in rs:
                 rt.ready(g)
         self.wslot = False
+        self.wholder = None
         if self.wwaiters:
             ws, self.wwaiters = self.wwaiters, []
             for g in ws:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import textwrap
 
 from greenlet import getcurrent
 
 from .failures import is_project_file, sanitize
+from .gonames import go_site
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,8 +43,12 @@ def _site() -> str:
     while f is not None:
         code = f.f_code
         if is_project_file(code.co_filename):
+            py = f"{code.co_filename.rsplit('/', 1)[-1]}:{f.f_lineno}"
+            go = go_site(code, f.f_lineno)
+            if go is not None:  # Go's name and line, the Python site beside it
+                return f"{go[0]} {go[1]} [{py}]"
             name = getattr(code, "co_qualname", code.co_name).replace("<locals>.", "")
-            return f"{name} {code.co_filename.rsplit('/', 1)[-1]}:{f.f_lineno}"
+            return f"{name} {py}"
         f = f.f_back
     return ""
 
@@ -89,7 +95,10 @@ class Trace:
             lines.append("")
         lines.append(f"{'step':>5} {'dec':>4} {'t(s)':>8}  {'G':<4} {'event':<18} {'detail':<34} site")
         events = self.events if limit is None else self.events[-limit:]
+        pad = " " * 43  # continuation lines of a long detail: under the detail column
         for e in events:
             mark = ">>" if e.preempt else "  "
-            lines.append(f"{e.step:>5} {e.decision:>4} {e.now:>8.3f}{mark}G{e.gid:<3} {e.kind:<18} {e.detail[:34]:<34} {e.site}")
+            chunks = textwrap.wrap(e.detail, 34, break_on_hyphens=False) or [""]
+            lines.append(f"{e.step:>5} {e.decision:>4} {e.now:>8.3f}{mark}G{e.gid:<3} {e.kind:<18} {chunks[0]:<34} {e.site}")
+            lines.extend(f"{pad}{c}" for c in chunks[1:])  # wrapped, never cut
         return "\n".join(lines)

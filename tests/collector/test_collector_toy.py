@@ -13,8 +13,9 @@ from fuzzfarm.collector.verify import first_divergence
 from fuzzfarm.engine import MAX_INPUT_BYTES
 
 # Inputs of the toy harness, found by a seeded search (test_inputs_do_what_they_say checks them).
-# Bug A, concurrent map writes, 13 preemptions; with byte 1 (the key) zeroed it is bug B (ValueError).
-MAP_WRITES = bytes.fromhex("003703e44da7f2370d9e260e27136550a4a3a6d07f5c0c")
+# Bug A, concurrent map writes, 10 preemptions; with byte 1 (the key) zeroed it is bug B (ValueError).
+# (Searched again, random.Random(20261201), when map writes gained their own start point.)
+MAP_WRITES = bytes.fromhex("3aeb5554cbf40399a360898d98df55d7c178a8d7c402b8")
 # The nil-cancel TypeError; its first byte minus one is "H", on which variant "hang" hangs.
 CANCEL = bytes.fromhex("497eb0766d1877f8c6f26b50")
 
@@ -28,7 +29,7 @@ def sig_a():
 
 def test_inputs_do_what_they_say(toy):
     a = replay(toy, "buggy", MAP_WRITES)
-    assert a["crash_type"] == "concurrent map writes" and a["preemptions"] == 13
+    assert a["crash_type"] == "concurrent map writes" and a["preemptions"] == 10
     b = replay(toy, "buggy", MAP_WRITES[:1] + b"\0" + MAP_WRITES[2:])
     assert b["crash_type"] == "goroutine panic (ValueError)"
     c = replay(toy, "buggy", CANCEL)
@@ -65,7 +66,7 @@ def test_minimize_keeps_the_signature_refuses_drift_and_drops_preemptions(toy, s
     assert m.data[1] != 0  # zeroing the key would have been smaller, but it is bug B
     assert m.rejected_other > 0
     assert m.original_size == len(MAP_WRITES) and m.minimized_size == len(m.data) < len(MAP_WRITES)
-    assert m.preemptions_before == 13 and m.preemptions_after <= 2
+    assert m.preemptions_before == 10 and m.preemptions_after <= 2
     assert m.runs > 0 and m.stopped == "no pass makes progress"
     again = minimize(toy, "buggy", MAP_WRITES, expected_signature=sig_a, budget_s=60)
     assert again.data == m.data  # deterministic

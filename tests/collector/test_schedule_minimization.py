@@ -83,7 +83,7 @@ def test_bounded_points_name_the_event_before_each_decision():
     with H.schedule_from(strategy):
         mod.execute(data, "buggy", trace=True)
     events = {p[4] for p in strategy.points}
-    assert {"map.write", "map.iter", "stmt"} <= events
+    assert {"map.write.enter", "map.write", "map.iter"} <= events
     with H.schedule_from(untraced := BoundedStrategy()):
         mod.execute(data, "buggy")
     assert {p[4] for p in untraced.points} == {None}

@@ -164,7 +164,11 @@ def test_status_and_tables(campaigns, cli):
     assert s["status"] == "done" and len(s["jobs"]) == 2 and all(j["state"] == "done" for j in s["jobs"])
     assert s["execs"] > 0 and s["crashes"] >= 1
     p = cli("crashes", c["id"], env={"COLUMNS": "250"})
-    assert p.returncode == 0 and "ObjectChecker.stop" in p.stdout
+    # the crash state in Go's terms: upstream's function and file.go:line
+    assert p.returncode == 0 and "objectChecker.Stop" in p.stdout, p.stdout
+    assert "wait_for_controlled_pods.go:713" in p.stdout, p.stdout
+    seed = [b for b in cli.json("crashes", c["id"]) if is_seed_bug("checker", b)]
+    assert seed and all(b["starvation_s"] is not None and b["starvation_s"] <= 0.1 for b in seed), seed
     p = cli("status")
     assert p.returncode == 0 and c["id"] in p.stdout
 
@@ -263,7 +267,7 @@ def test_submit_wait_shows_progress_then_the_buckets(campaigns, cli):
     cid = p.stdout.splitlines()[0].strip()
     assert cli.json("status", cid)["settled"]
     assert "checker/buggy" in p.stderr and "execs" in p.stderr and "buckets" in p.stderr  # the live progress
-    assert f"buckets of {cid}" in p.stdout and "ObjectChecker.stop" in p.stdout
+    assert f"buckets of {cid}" in p.stdout and "objectChecker.Stop" in p.stdout  # Go's names
 
 
 def test_harnesses(cli):

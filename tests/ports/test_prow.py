@@ -95,7 +95,7 @@ class Scripted:
 
 M = "DefaultNamespaces"
 # G1 = main; G2 builds "a", G3 builds "b" (the range over the two contexts starts at "a").
-T1 = [(2, "stmt", "default_opts", 3),  # G2 passed its :478 iteration check; it is in the loop body
+T1 = [(2, "map.write.enter", M, 3),  # G2 starts its :488 write, before the entry check
       (3, "map.write", M, 2)]  # G3 is inside its :488 write (flag set) -> G2 enters its write
 T2 = [(2, "map.write.begin", M, 3),  # G2 passed the write's entry check, not yet toggled
       (3, "map.write.begin", M, 2),  # G3 passed it too
@@ -103,7 +103,7 @@ T2 = [(2, "map.write.begin", M, 3),  # G2 passed the write's entry check, not ye
       (3, "map.write", M, 2)]  # G3 toggled: flag clear again -> G2's exit check
 T3 = [(2, "map.write", M, 3)]  # G2 inside its write -> G3 takes its first :478 iteration step
 T3_MULTI = [(1, "block", "sync.WaitGroup.Wait", 3),  # main waits: G3 first ...
-            (3, "map.iter", "new_multi_namespace_cache", 2),  # ... to newMultiNamespaceCache's range
+            (3, "map.iter", "cache.newMultiNamespaceCache", 2),  # ... to newMultiNamespaceCache's range
             (2, "map.write", M, 3)]  # G2 inside its write -> G3's iteration step
 
 
@@ -114,13 +114,13 @@ def scripted(script, variant):
 
 
 def last_map_event(rep, gid):
-    evs = [e for e in rep.trace.events if e.gid == gid and (e.kind.startswith("map.") or e.kind == "stmt")]
+    evs = [e for e in rep.trace.events if e.gid == gid and e.kind.startswith("map.")]
     return evs[-1]
 
 
 # ---------------------------------------------------------------------------- T1 / T2 / T3
 @pytest.mark.parametrize("name,script,kind,gid,where", [
-    ("T1", T1, ConcurrentMapWrites, 2, "stmt"),  # entry check: its last point was the loop body
+    ("T1", T1, ConcurrentMapWrites, 2, "map.write.enter"),  # entry check: its write had just started
     ("T2", T2, ConcurrentMapWrites, 2, "map.write"),  # exit check: it was inside the write
     ("T3", T3, ConcurrentMapIterationWrite, 3, "map.iter"),
     ("T3 in newMultiNamespaceCache", T3_MULTI, ConcurrentMapIterationWrite, 3, "map.iter"),

@@ -117,8 +117,13 @@ def test_runone_reproduces_t1_in_a_fresh_process(tmp_path):
     out = runone("buggy", p)
     assert out["failed"] and out["kind"] == "concurrent map writes"
     assert out["crash_state"] == ["default_opts", "new", "new"]
+    assert out["go_crash_state"] == ["cache.defaultOpts (cache.go:488)", "cache.New (cache.go:307)", "cluster.New (cluster.go:201)"]
     assert out["decisions"] == ex.report.decisions
-    assert "KubernetesOptions._build_one (kubernetes_cluster_clients.py:" in out["dump"]
+    # Go's name and line first, the Python site beside it
+    assert ("flagutil.KubernetesOptions.BuildClusters.func1 (kubernetes_cluster_clients.go:383) "
+            "[KubernetesOptions._build_one kubernetes_cluster_clients.py:") in out["dump"]
+    assert "cache.defaultOpts (cache.go:488) [default_opts cache.py:" in out["dump"]
+    assert "on: map " in out["dump"]  # which map raced
     assert runone("buggy", p, hashseed="4242") == out
     assert runone("fixed", p)["failed"] is False
 
@@ -211,8 +216,10 @@ def test_atheris_finds_the_bug_from_an_empty_corpus_and_the_crash_replays(tmp_pa
     first = runone("buggy", crashes[0], hashseed="0")
     second = runone("buggy", crashes[0], hashseed="12345")
     assert first == second  # same failure, decisions, dump and trace in fresh processes
-    assert first["failed"] and (first["kind"], first["crash_state"]) == (kind, state)  # = what atheris saw
-    assert kind in MAP_FAILURES and state[1:] == ["new", "new"]
+    # = what atheris saw (the failure's text names the Go functions)
+    assert first["failed"] and (first["kind"], [s.split(" (")[0] for s in first["go_crash_state"]]) == (kind, state)
+    assert kind in MAP_FAILURES and first["crash_state"][1:] == ["new", "new"]
+    assert state[1:] == ["cache.New", "cluster.New"]
     for variant in ("fixed", "library-fixed"):
         assert runone(variant, crashes[0])["failed"] is False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from fuzzfarm.gosim import Map
+from fuzzfarm.gosim import Map, go_func
 
 
 class CheckerMap:
@@ -20,6 +20,7 @@ class CheckerMap:
     def __init__(self, name: str = "checkerMap"):
         self.m = Map(name=name)
 
+    @go_func("checker.Map.Dispose", "checker_map.go:33")
     def dispose(self) -> None:
         """``Dispose`` (33-38): stop every checker in map order, then "clean up".
 
@@ -27,24 +28,26 @@ class CheckerMap:
         map keeps every entry (docs/ports/clusterloader2.md#p1); the rebinding of ``cm`` below does the same.
         """
         cm = self.m
-        for c in cm.values():
-            c.stop()
+        for c in cm.values():  # :34
+            c.stop()  # :35
         cm = Map(name="checkerMap (discarded)")  # noqa: F841 - the quirk: no effect on self.m
 
+    @go_func("checker.Map.Add", "checker_map.go:41")
     def add(self, key: str, c) -> None:
         """``Add`` (41-46): stop the checker the key had, then store ``c``. If that stop
         panics the old entry stays (and the process dies, docs/ports/clusterloader2.md#p10)."""
-        old, exists = self.m.lookup(key)
+        old, exists = self.m.lookup(key)  # :42
         if exists:
-            old.stop()
-        self.m[key] = c
+            old.stop()  # :43
+        self.m[key] = c  # :45
 
+    @go_func("checker.Map.DeleteAndStop", "checker_map.go:49")
     def delete_and_stop(self, key: str) -> bool:
         """``DeleteAndStop`` (49-56): stop and remove the key's checker; False if none."""
-        old, exists = self.m.lookup(key)
+        old, exists = self.m.lookup(key)  # :50
         if exists:
-            old.stop()
-            del self.m[key]
+            old.stop()  # :51
+            del self.m[key]  # :52
             return True
         return False
 

@@ -7,18 +7,23 @@ new); Delete(obj) -> handler(obj, nil), a ``DeletedFinalStateUnknown`` tombstone
 first), and ``StartAndSync`` (run the informer on its own goroutine, wait up to a timeout for
 it to sync, stop the timeout timer on return).
 
-One goroutine delivers every event in order: the initial LIST as Adds, then "synced", then the
-watch events, each at or after the virtual time the API server committed it. Events that come
-due after ``stop_ch`` is closed are never delivered (docs/ports/clusterloader2.md#p6).
-Upstream waits for sync by polling ``HasSynced`` every 100 ms; here the informer closes a ``synced`` channel, which
-orders the same way without the polling steps.
+Two goroutines, as in client-go's shared informer. The informer goroutine queues every event
+in order: the initial LIST as Adds, then "synced", then the watch events, each at or after the
+virtual time the API server committed it. The listener goroutine (client-go's
+``processorListener``, with its unbounded pending buffer) calls the handler for each queued
+event, in order. "Synced" means the initial LIST has been queued, not handled. So the
+initial-list handler calls may run after ``StartAndSync`` has returned, as upstream. Events
+that come due after ``stop_ch`` is closed are never queued, and events still queued then are
+dropped (the listener stops with the informer; docs/ports/clusterloader2.md#p6). Upstream waits for sync by polling
+``HasSynced`` every 100 ms. Here the informer closes a ``synced`` channel, which orders the
+same way without the polling steps.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from fuzzfarm.gosim import Chan, after, go, new_timer, now, recv_case, select
+from fuzzfarm.gosim import Chan, after, go, go_func, new_timer, now, recv_case, select
 from fuzzfarm.gosim.context import GoError
 
 from .cluster import ADDED, DELETED, FakeCluster, WatchEvent
@@ -34,6 +39,8 @@ class Informer:
         self.cluster = cluster
         self.handler = handler
         self.synced = Chan(0, name="informer.synced")
+        # processorListener's buffer never blocks the informer: room for every event there is
+        self.pending = Chan(len(cluster.initial) + len(cluster.events) + 1, name="listener.pending")
 
     def dispatch(self, ev: WatchEvent) -> None:
         """``addEventHandler``: map a watch event onto ``handler(old, new)``."""
@@ -47,10 +54,20 @@ class Informer:
         else:
             self.handler(ev.old, ev.obj)
 
+    def listen(self, stop_ch: Chan) -> None:
+        """``processorListener.run``: hand each queued notification to the handler, in order,
+        until the informer stops."""
+        while True:
+            i, ev, _ = select(recv_case(stop_ch), recv_case(self.pending))
+            if i == 0:
+                return
+            self.dispatch(ev)
+
     def run(self, stop_ch: Chan) -> None:
         """``Run(stopCh)``: initial LIST, synced, then the watch, until ``stop_ch`` closes."""
+        go(self.listen, stop_ch, name="informer listener")
         for obj in self.cluster.initial:
-            self.handler(None, obj)
+            self.pending.send(WatchEvent(now(), ADDED, obj))
         self.synced.close()
         for ev in self.cluster.events:
             wait = ev.at - now()
@@ -60,10 +77,11 @@ class Informer:
                 i, _, _ = select(recv_case(stop_ch), default=True)
             if i == 0:
                 return
-            self.dispatch(ev)
+            self.pending.send(ev)
         stop_ch.recv()
 
 
+@go_func("informer.StartAndSync", "informer.go:82")
 def start_and_sync(i: Informer, stop_ch: Chan, timeout: float) -> GoError | None:
     """``informer.StartAndSync``: start ``i`` and wait for it to sync, at most ``timeout``."""
     go(i.run, stop_ch, name="informer")

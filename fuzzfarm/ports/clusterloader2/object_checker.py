@@ -1,9 +1,9 @@
 """``objectChecker``: the state one checker goroutine reports, and the handle to stop it.
 
 Upstream: kubernetes/perf-tests at 83e45df022ca,
-``clusterloader2/pkg/measurement/common/wait_for_controlled_pods.go`` lines 685-720 (status
-constants, struct, ``newObjectChecker``, ``SetCancel`` 704-708, ``Stop`` 710-714, ``getStatus``
-716-720). Every method holds ``o.lock`` throughout. ``cancel`` is nil until someone stores it,
+``clusterloader2/pkg/measurement/common/wait_for_controlled_pods.go`` lines 674-720
+(``objectStatus`` 674 and its constants 676-683, the struct 685-695, ``newObjectChecker``
+697-702, ``SetCancel`` 704-708, ``Stop`` 710-714, ``getStatus`` 716-720). Every method holds ``o.lock`` throughout. ``cancel`` is nil until someone stores it,
 and ``stop`` calls it unconditionally: the nil call at line 713 is the seed bug (a Go nil-func
 panic; here calling ``None`` raises ``TypeError`` and nothing catches it).
 """
@@ -13,7 +13,10 @@ from __future__ import annotations
 import enum
 from typing import Callable
 
-from fuzzfarm.gosim import Mutex
+from fuzzfarm.gosim import Mutex, go_func
+
+
+GO_FILE = "wait_for_controlled_pods.go"
 
 
 class ObjectStatus(enum.IntEnum):
@@ -39,16 +42,19 @@ class ObjectChecker:
         self.duration = 0.0
         self.failed_pods: list[str] = []
 
+    @go_func("objectChecker.SetCancel", f"{GO_FILE}:704")
     def set_cancel(self, cancel: Callable[[], None]) -> None:
         """``SetCancel`` (704-708)."""
         with self.lock:
             self.cancel = cancel
 
+    @go_func("objectChecker.Stop", f"{GO_FILE}:710")
     def stop(self) -> None:
         """``Stop`` (710-714): cancel the checker's context. Panics while ``cancel`` is nil."""
         with self.lock:
-            self.cancel()
+            self.cancel()  # :713
 
+    @go_func("objectChecker.getStatus", f"{GO_FILE}:716")
     def get_status(self):
         """``getStatus`` (716-720): ``(status, err)``."""
         with self.lock:

@@ -2,8 +2,7 @@
 
 Upstream: kubernetes/perf-tests ``clusterloader2/pkg/measurement/common/wait_for_controlled_pods.go``
 
-* ``buggy`` = 83e45df022caa7507aa84f5b8af85db2af153c6e (blobs identical to e64759234178, the
-  fix's parent). The checker goroutine creates its own cancel and stores it with
+* ``buggy`` = 83e45df022caa7507aa84f5b8af85db2af153c6e, the fix's parent. The checker goroutine creates its own cancel and stores it with
   ``SetCancel`` (goroutine at 619-669), so a checker is reachable from the checker map with a
   nil cancel until that goroutine gets to run. Introduced by PR #2115 (0213beab9349).
 * ``fixed`` = 19927c1a477eaebeb004387972def1db75142c10, PR #2220 "Avoid race in subsequent
@@ -25,7 +24,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from fuzzfarm.gosim import Chan, Mutex, now, since
+from fuzzfarm.gosim import Chan, Mutex, go_func, now, since
 from fuzzfarm.gosim.context import GoError, background, with_cancel, with_timeout
 
 from .checker_map import CheckerMap
@@ -91,16 +90,18 @@ class WaitForControlledPods:
         self.logs.append(msg)
 
     # ------------------------------------------------------------------ M: start / gather / dispose
+    @go_func("waitForControlledPodsRunningMeasurement.Dispose", "wait_for_controlled_pods.go:235")
     def dispose(self) -> None:
         """``Dispose`` (235-245); ``Execute(stop)`` calls it too."""
         if not self.is_running:
             return
         self.is_running = False
         self.stop_ch.close()
-        self.queue.stop()
+        self.queue.stop()  # :241
         with self.lock:
-            self.checker_map.dispose()
+            self.checker_map.dispose()  # :244
 
+    @go_func("waitForControlledPodsRunningMeasurement.start", "wait_for_controlled_pods.go:252")
     def start(self) -> GoError | None:
         """``start`` (252-285): informer with the enqueueing handler, run until synced."""
         if self.is_running:
@@ -118,6 +119,7 @@ class WaitForControlledPods:
         i = Informer(self.cluster, handler)
         return start_and_sync(i, self.stop_ch, INFORMER_SYNC_TIMEOUT)
 
+    @go_func("waitForControlledPodsRunningMeasurement.gather", "wait_for_controlled_pods.go:287")
     def gather(self, sync_timeout: float = DEFAULT_SYNC_TIMEOUT) -> GoError | None:
         """``gather`` (287-386): wait until the handler caught up with a fresh LIST, wait for
         every checker goroutine, then judge the checkers' statuses."""
@@ -184,6 +186,7 @@ class WaitForControlledPods:
         return object_keys, max_resource_version, None
 
     # ------------------------------------------------------------------ W: event handling
+    @go_func("waitForControlledPodsRunningMeasurement.handleObject", "wait_for_controlled_pods.go:410")
     def handle_object(self, old_obj, new_obj) -> None:
         """``handleObject`` (410-456), on the worker goroutine W."""
         if old_obj is not None and not isinstance(old_obj, RuntimeObject):
@@ -200,10 +203,10 @@ class WaitForControlledPods:
                     return  # e.g. a status-only update: only the cache changes
                 if not self.is_running:
                     return
-                err = self.delete_object_locked(old_obj)
+                err = self.delete_object_locked(old_obj)  # :450
                 if err is not None:
                     self.log(f"{self}: delete checker error: {err}")
-                err = self.handle_object_locked(old_obj, new_obj)
+                err = self.handle_object_locked(old_obj, new_obj)  # :453
                 if err is not None:
                     self.log(f"{self}: create checker error: {err}")
             finally:
@@ -211,6 +214,7 @@ class WaitForControlledPods:
                 if err is not None:
                     self.log(f"{self}: error when updating cache: {err}")
 
+    @go_func("waitForControlledPodsRunningMeasurement.handleObjectLocked", "wait_for_controlled_pods.go:479")
     def handle_object_locked(self, old_obj: RuntimeObject | None, new_obj: RuntimeObject | None) -> GoError | None:
         """``handleObjectLocked`` (479-495): start a checker for the handled object and put it
         in the checker map, stopping the key's previous checker (``Map.Add``, line 493)."""
@@ -220,17 +224,19 @@ class WaitForControlledPods:
         checker, err = self.wait_for_runtime_object(handled_obj, is_obj_deleted, self.operation_timeout)
         if err is not None:
             return GoError(f"waiting for {key} error: {err}")
-        self.checker_map.add(key, checker)
+        self.checker_map.add(key, checker)  # :493
         return None
 
+    @go_func("waitForControlledPodsRunningMeasurement.deleteObjectLocked", "wait_for_controlled_pods.go:497")
     def delete_object_locked(self, obj: RuntimeObject | None) -> GoError | None:
         """``deleteObjectLocked`` (497-507): stop and drop the checker of ``obj``'s key."""
         if obj is None:
             return None
         key = deletion_handling_meta_namespace_key(obj)
-        self.checker_map.delete_and_stop(key)
+        self.checker_map.delete_and_stop(key)  # :505
         return None
 
+    @go_func("waitForControlledPodsRunningMeasurement.updateCacheLocked", "wait_for_controlled_pods.go:509")
     def update_cache_locked(self, old_obj: RuntimeObject | None, new_obj: RuntimeObject | None) -> GoError | None:
         """``updateCacheLocked`` (509-539): the key set and the highest resourceVersion seen."""
         if old_obj is not None:
@@ -247,6 +253,7 @@ class WaitForControlledPods:
         if version > self.op_resource_version:
             self.op_resource_version = version
 
+    @go_func("waitForControlledPodsRunningMeasurement.waitForRuntimeObject", "wait_for_controlled_pods.go:588")
     def wait_for_runtime_object(self, obj: RuntimeObject, is_deleted: bool, operation_timeout: float):
         """``waitForRuntimeObject`` (588-672), on W with ``w.lock`` held: build the checker
         and start its goroutine while holding ``o.lock``. Returns ``(checker, err)``.
@@ -284,6 +291,7 @@ class WaitForControlledPods:
             return o, None
 
     # ------------------------------------------------------------------ C: one checker
+    @go_func("waitForControlledPodsRunningMeasurement.waitForRuntimeObject.func1", "wait_for_controlled_pods.go:618")
     def run_checker(self, o: ObjectChecker, ctx, cancel, key: str, runtime_object_replicas, pod_store,
                     is_pod_updated, is_deleted: bool, operation_timeout: float) -> None:
         """The checker goroutine C (buggy 619-669, fixed 620-670): wait for the object's pods

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
-from fuzzfarm.gosim import Chan, Mutex
+from fuzzfarm.gosim import Chan, Mutex, go_func
 
 from .handling_group import Group
 
@@ -98,15 +98,17 @@ class WorkerQueue:
     def add(self, f: Callable[[], None]) -> None:
         self.queue.add(f)
 
+    @go_func("workerqueue.WorkerQueue.Stop", "workerqueue.go:54")
     def stop(self) -> None:
         """Shut the queue down, then wait for the workers to drain it and exit."""
         self.queue.shut_down()
         self.worker_group.wait()
 
+    @go_func("workerqueue.WorkerQueue.worker", "workerqueue.go:59")
     def worker(self) -> None:
         while True:
             f, stop = self.queue.get()
             if stop:
                 return
-            f()
-            self.queue.done(f)
+            f()  # :65
+            self.queue.done(f)  # :66

@@ -1,6 +1,6 @@
 """``pkg/client/apiutil`` (controller-runtime v0.17.6): objects, GVKs and the lazy REST mapper.
 
-``new_dynamic_rest_mapper`` (apiutil/apimachinery.go:35-47 calls into restmapper.go) is lazy:
+``new_dynamic_rest_mapper`` (``NewDynamicRESTMapper``, apiutil/restmapper.go:35-50) is lazy:
 construction does no network I/O; the first ``RESTMapping`` for a group does discovery (a
 request to the fake API server, a scheduling point, and a possible error) and caches it.
 """

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from fuzzfarm.gosim import Map, current_runtime
+from fuzzfarm.gosim import Map, go_func
 
 from . import V0_17_6_PR3078, apiutil, goerrors, linked_version, rest, struct_copy
 from .multi_namespace_cache import new_multi_namespace_cache
@@ -146,6 +146,7 @@ def _and_selectors(selectors: list, extra: Any) -> str:
     return ",".join(parts)
 
 
+@go_func("cache.defaultOpts", "cache.go:393")
 def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.Error | None]:
     """``defaultOpts`` (:393-496). ``opts`` arrives by value; its maps are the caller's."""
     opts = opts.copy()
@@ -190,8 +191,6 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
             # Namespace-level configs first: they fall through to DefaultNamespaces settings.
             if by_object.namespaces is not None:
                 for namespace, cfg in by_object.namespaces.items():
-                    # Loop-body statements: on real hardware other goroutines run in parallel here.
-                    current_runtime().sched("stmt", "defaultOpts ByObject.Namespaces loop body")
                     cfg = default_config(cfg, by_object_to_config(by_object))
                     if opts.default_namespaces is not None:
                         dns, has = opts.default_namespaces.lookup(namespace)  # a map read
@@ -216,10 +215,6 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
     # Default namespaces after ByObject, which may have copied them undefaulted.
     if opts.default_namespaces is not None:
         for namespace, cfg in opts.default_namespaces.items():  # :478
-            # Loop-body statements: on real hardware other goroutines run in parallel here, so
-            # this goroutine's iteration check and its write's entry check can be separated
-            # (T1 needs that). A plain scheduling point, not a yield: by default it keeps running.
-            current_runtime().sched("stmt", "defaultOpts DefaultNamespaces loop body")
             cfg = default_config(cfg, option_defaults_to_config(opts))
             if namespace == NAMESPACE_ALL:
                 cfg.field_selector = _and_selectors(
@@ -238,6 +233,7 @@ def new_cache(rest_config: rest.Config, opts: Options):
     return build
 
 
+@go_func("cache.New", "cache.go:306")
 def new(cfg: rest.Config, opts: Options) -> tuple[Any, goerrors.Error | None]:
     """``cache.New`` (:306-347)."""
     opts, err = default_opts(cfg, opts)  # :307

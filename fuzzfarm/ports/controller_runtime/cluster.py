@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from fuzzfarm.gosim import go_func
+
 from . import apiutil, cache, client, goerrors, rest, struct_copy
 
 
@@ -104,6 +106,7 @@ def set_options_defaults(options: Options, config: rest.Config) -> tuple[Options
     return options, None
 
 
+@go_func("cluster.New", "cluster.go:156")
 def new(config: rest.Config | None, *opts: Option) -> tuple[Cluster | None, goerrors.Error | None]:
     """``cluster.New`` (:156-262)."""
     if config is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from fuzzfarm.gosim import Map
+from fuzzfarm.gosim import Map, go_func
 
 GLOBAL_CACHE = "_cluster-scope"
 _NAMESPACE_ALL = ""
@@ -28,6 +28,7 @@ class MultiNamespaceCache:
     cluster_cache: Any
 
 
+@go_func("cache.newMultiNamespaceCache", "multi_namespace_cache.go:38")
 def new_multi_namespace_cache(new_cache: Callable, scheme: Any, rest_mapper: Any, namespaces: Map,
                               global_config: Any | None) -> MultiNamespaceCache:
     """Build the caches. ``global_config`` None: no cache for cluster-scoped objects (:38-63)."""

@@ -13,8 +13,9 @@ Two revisions of kubernetes-sigs/prow:
 * ``FIXED`` = 50dd168d0bd6ea5fe938eeecc14d4c841c2cbf72, PR #299 "fix race condition when
   loading multiple cluster contexts" (merge f8a6bd32ab5f, fixes prow issue #288): an option
   callback builds brand-new options - new ``DryRun`` pointer (to the ``dryRun`` *argument*), a
-  new ``DefaultNamespaces`` map literal, the caller's opts applied - on every call (363-380),
-  used by every cluster goroutine (388-422) and by the retry goroutine (434-465). Caller opts
+  new ``DefaultNamespaces`` map literal, the caller's opts applied - on every call (365-380);
+  ``BuildClusters`` is 358-470 there, its range over the cluster configs is at 387, and the
+  options are used by every cluster goroutine (388-422) and by the retry goroutine (434-465). Caller opts
   now run once per cluster, concurrently (docs/ports/prow.md#h1).
 
 Both revisions are on controller-runtime v0.17.6 here (the version of the reported stack; the
@@ -34,7 +35,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim import Map
+from fuzzfarm.gosim import Map, go_func
 from fuzzfarm.ports.controller_runtime import cache, client, cluster, goerrors, process_global, rest, struct_copy
 
 from . import clientgo
@@ -174,7 +175,7 @@ class KubernetesOptions:
         if err is not None:
             return None, err
 
-        def override_options(o: cluster.Options) -> None:  # :363-380, runs inside cluster.New
+        def override_options(o: cluster.Options) -> None:  # :365-380, runs inside cluster.New
             new_options = cluster.Options(
                 client=client.Options(dry_run=client.Pointer.to_value(dry_run, "&dryRun")),
                 cache=cache.Options(default_namespaces=Map({namespace: cache.Config()}, name="DefaultNamespaces")),
@@ -188,7 +189,7 @@ class KubernetesOptions:
         lock = gosim.Mutex(name="BuildClusters.lock")
         threads = gosim.WaitGroup(name="BuildClusters.threads")
         threads.add(len(self.cluster_configs))
-        for build_cluster_name, build_cluster_config in self.cluster_configs.items():  # :388
+        for build_cluster_name, build_cluster_config in self.cluster_configs.items():  # :387
             gosim.go(self._build_one, build_cluster_name, struct_copy(build_cluster_config), override_options,
                      required_test_pod_verbs, namespace, res, errs, lock, threads,
                      name=f"BuildClusters.func1({build_cluster_name})")
@@ -201,9 +202,11 @@ class KubernetesOptions:
         return res, aggregated_err
 
     # ------------------------------------------------------------------ the goroutines
+    @go_func("flagutil.KubernetesOptions.BuildClusters.func1", "kubernetes_cluster_clients.go:383")
     def _build_one(self, name: str, config: rest.Config, set_options: cluster.Option, required_test_pod_verbs,
                    namespace: str, res: Map, errs: list, lock: gosim.Mutex, threads: gosim.WaitGroup) -> None:
-        """The per-cluster goroutine (buggy :383-419, fixed :389-421; identical bodies)."""
+        """The per-cluster goroutine (buggy :383-419, fixed :388-422; identical bodies). Declared with
+        the buggy revision's line; the fixed one's ``cluster.New`` call is at :394."""
         try:  # defer threads.Done()
             mgr, err = cluster.new(config, set_options)
             if err is not None:

@@ -1,0 +1,73 @@
+"""Go names for ported code: the upstream function and ``file.go:line`` a port stands for.
+
+One mechanism for every port: decorate the Python function with the Go function it ports,
+
+    @go_func("objectChecker.Stop", "wait_for_controlled_pods.go:710")
+    def stop(self): ...
+
+and, on a line that is a Go statement worth citing, end it with a ``# :713`` comment (the Go
+line in that same file). A frame of a decorated function then reads as Go in dumps, traces and
+crash states (``objectChecker.Stop (wait_for_controlled_pods.go:713)``), with the Python site
+beside it. A line without a ``# :N`` comment cites the Go function's own line. Signatures stay on
+the Python names, so they do not change when a port gains or changes a declaration.
+
+Lookups are keyed by code object, so they survive atheris instrumentation (the decorator sees
+the instrumented code, and so do the frames).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import linecache
+import re
+from typing import Callable
+
+_GO_LINE = re.compile(r"#\s*:(\d+)")
+
+
+@dataclasses.dataclass(frozen=True)
+class GoFunc:
+    """``name`` (``pkg.Func`` / ``recv.Method``), ``file`` (``x.go``) and the line of its ``func``."""
+
+    name: str
+    file: str
+    line: int
+
+
+_BY_CODE: dict = {}
+
+
+def go_func(name: str, site: str) -> Callable:
+    """Declare that the decorated function ports Go function ``name``, declared at ``site``
+    (``file.go:line``). Raises ValueError for a site without a line."""
+    file, sep, line = site.rpartition(":")
+    if not sep or not file.endswith(".go") or not line.isdigit():
+        raise ValueError(f"go_func site must be file.go:line, not {site!r}")
+    info = GoFunc(name, file, int(line))
+
+    def deco(fn):
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            raise TypeError(f"go_func needs a plain function, got {fn!r}")
+        _BY_CODE[code] = info
+        fn.__go__ = info
+        return fn
+
+    return deco
+
+
+def declared(fn) -> GoFunc | None:
+    """The declaration of ``fn`` (a decorated function), or None."""
+    return getattr(fn, "__go__", None)
+
+
+@functools.lru_cache(maxsize=8192)
+def go_site(code, lineno: int) -> tuple[str, str] | None:
+    """``(go name, "file.go:line")`` for a frame of ``code`` at Python line ``lineno``, or None
+    when ``code`` is not a declared port function."""
+    info = _BY_CODE.get(code)
+    if info is None:
+        return None
+    m = _GO_LINE.search(linecache.getline(code.co_filename, lineno))
+    return info.name, f"{info.file}:{m.group(1) if m else info.line}"

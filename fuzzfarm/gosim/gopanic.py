@@ -1,0 +1,76 @@
+"""Go's panic text for what Go panics on, from the Python exception a port raised.
+
+A port runs Go code as Python, so a nil func call surfaces as ``TypeError: 'NoneType' object
+is not callable``. Go says ``runtime error: invalid memory address or nil pointer dereference``.
+The goroutine-panic detail is Go's text first, then the Python exception, then which
+expression was nil when the failing instruction shows it (Python 3.11 keeps each instruction's
+source columns).
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from types import TracebackType
+
+from .failures import is_project_file, sanitize
+
+NIL_DEREF = "runtime error: invalid memory address or nil pointer dereference"
+NIL_MAP_WRITE = "assignment to entry in nil map"
+INDEX_OUT_OF_RANGE = "runtime error: index out of range"
+DIVIDE_BY_ZERO = "runtime error: integer divide by zero"
+
+_RULES = (
+    (TypeError, re.compile(r"^'NoneType' object is not callable"), NIL_DEREF),
+    (TypeError, re.compile(r"^'NoneType' object does not support item assignment"), NIL_MAP_WRITE),
+    (TypeError, re.compile(r"^'NoneType' object is not subscriptable"), NIL_DEREF),
+    (AttributeError, re.compile(r"^'NoneType' object has no attribute"), NIL_DEREF),
+    (IndexError, re.compile(r"index out of range"), INDEX_OUT_OF_RANGE),
+    (ZeroDivisionError, re.compile(r""), DIVIDE_BY_ZERO),
+)
+
+
+def go_text(exc: BaseException) -> str | None:
+    """Go's panic message for ``exc``, or None when Go would not panic this way (the panic is
+    then the program's own, reported with the Python text)."""
+    msg = str(exc)
+    for cls, pat, text in _RULES:
+        if isinstance(exc, cls) and pat.search(msg):
+            return text
+    return None
+
+
+def _failing_expression(tb: TracebackType | None) -> str | None:
+    """``expr at file.py:N``: the source of the failing instruction in the innermost project
+    frame (the callee of a call, the object of an item assignment), or None."""
+    last = None
+    while tb is not None:
+        if is_project_file(tb.tb_frame.f_code.co_filename):
+            last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None
+    code = last.tb_frame.f_code
+    try:
+        pos = list(code.co_positions())[last.tb_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    line, end_line, col, end_col = pos
+    if line is None or col is None or end_col is None or line != end_line:
+        return None
+    src = linecache.getline(code.co_filename, line)[col:end_col]
+    expr = re.split(r"[(\[]", src, maxsplit=1)[0].strip() if src else ""
+    if not expr:
+        return None
+    return f"{expr} at {code.co_filename.rsplit('/', 1)[-1]}:{line}"
+
+
+def panic_detail(exc: BaseException) -> str:
+    """The goroutine-panic detail: ``Go text (Python exception; nil: expr at file.py:N)``, or
+    the Python exception alone when Go would not panic this way."""
+    py = sanitize(f"{type(exc).__name__}: {exc}")
+    text = go_text(exc)
+    if text is None:
+        return py
+    what = _failing_expression(exc.__traceback__) if text in (NIL_DEREF, NIL_MAP_WRITE) else None
+    return f"{text} ({py}{'; nil: ' + what if what else ''})"
