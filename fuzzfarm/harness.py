@@ -124,6 +124,8 @@ class HarnessInfo:
     def own_packages(self) -> frozenset[str]:
         """Top-level package names of the distribution that registers this harness (its
         ``top_level.txt``, else the packages its files are in) plus the harness module's own."""
+        from importlib import metadata  # on first use, as in the registry below
+
         names = {self.module.split(".")[0]}
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP, name=self.name):
             dist = getattr(ep, "dist", None)
