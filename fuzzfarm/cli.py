@@ -330,6 +330,8 @@ def _status_view(st, campaign: str | None, wide: bool):
     if not campaign:
         rows = [{**s, "phase": _phase(s)} for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s]
         return T.campaign_rows_table(rows, wide=wide)
+    from fuzzfarm.farm import lease
+
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
                          (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
@@ -340,7 +342,7 @@ def _status_view(st, campaign: str | None, wide: bool):
     for c in cols:
         t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
     for j in st.jobs(campaign):
-        cells = {"job": j.get("job"), "state": j.get("state"), "slice": j.get("slice", 0),
+        cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
                  "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
                  "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", "")}
