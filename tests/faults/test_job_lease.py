@@ -19,8 +19,8 @@ from fuzzfarm import store as S
 from fuzzfarm.farm import lease
 from fuzzfarm.farm.embedded import Worker
 
-DURATION_S = 12.0
-LEASE_TTL_S = 6
+DURATION_S = 8.0
+LEASE_TTL_S = 4
 
 
 @pytest.mark.parametrize("fault", ["sigkill", "freeze"])

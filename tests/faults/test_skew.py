@@ -57,6 +57,7 @@ def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault
             assert len(lines) == 1, p.stderr
             assert f"harness ff-crashy: no worker has hash {wanted[:12]}…; workers have " in lines[0], lines
             assert "(1 of them)" in lines[0], lines
+            print(f"only skew: submit --wait exit {p.returncode}: {lines[0]}")
             cid2 = p.stdout.split()[0]
             assert st.campaign_summary(cid2)["status"] == "failed"
             assert all(j["state"] == S.JOB_FAILED for j in st.jobs(cid2))
