@@ -309,7 +309,11 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
-        return out.print(render(), soft_wrap=False)
+        out.print(render(), soft_wrap=False)
+        summary = st.campaign_summary(campaign) if campaign else None
+        if summary and summary["status"] == "failed":  # scripts see it (e.g. no worker has the harness hash)
+            raise _fail(f"campaign {campaign} failed: {'; '.join(summary['errors']) or 'every job failed'}")
+        return None
     try:
         if not out.is_terminal:  # a log: one table per refresh, one after the other
             while True:

@@ -61,6 +61,10 @@ def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault
             cid2 = p.stdout.split()[0]
             assert st.campaign_summary(cid2)["status"] == "failed"
             assert all(j["state"] == S.JOB_FAILED for j in st.jobs(cid2))
+            p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "status", cid2], env=env_cli,
+                               capture_output=True, text=True, timeout=60)
+            assert p.returncode == 2 and p.stderr.count("no worker has hash") == 1, (p.returncode, p.stderr)
+            assert "lost → requeued" not in p.stdout
         finally:
             for w in workers:
                 faultlib.hard_stop(w)
