@@ -74,6 +74,10 @@ def errors_to_exit(fn):
             return fn(*a, **kw)
         except (CLIError, StoreError, H.HarnessError, RedisURLError, LaunchError) as e:
             raise _fail(str(e)) from None
+        except redis_py.exceptions.OutOfMemoryError:
+            raise _fail("Redis is out of memory (maxmemory reached, it refuses writes); the command did not "
+                        "complete; free memory with `fuzzfarm gc` / `fuzzfarm delete CAMPAIGN` or raise "
+                        "Redis's maxmemory, then retry") from None
         except redis_py.RedisError as e:
             raise _fail(f"Redis error: {e}; check that Redis is up and --redis / $FUZZFARM_REDIS_URL") from None
         except Exception as e:  # artifact errors come from the collector

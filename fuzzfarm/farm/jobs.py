@@ -27,7 +27,7 @@ from typing import Callable
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.engine.model import StopRequested
-from fuzzfarm.farm import config, lease, skew
+from fuzzfarm.farm import config, lease, skew, spool
 
 log = logging.getLogger("fuzzfarm.farm")
 
@@ -142,13 +142,21 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     elif not lease.hold(st, cid, n, k, owner, start):  # the slice's lease starts here (renewed by on_stats)
         log.info("job %s/%s slice %s: its claim was taken over before it started; dropping", cid, n, k)
         return "skipped"
+    if spool.waiting():  # crashes this machine kept while Redis was full (farm/spool.py)
+        spool.flush(st, enqueue_intake)
     if redelivered:
         for sha in st.pending_intakes(cid, n):
             log.warning("job %s/%s slice %s: redelivered; re-enqueueing the intake of crash %s", cid, n, k, sha[:12])
             enqueue_intake(cid, harness, variant, sha)
 
     def on_crash(rep) -> None:
-        sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+        try:
+            sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+        except spool.OOM as e:  # Redis is full: keep it on this disk, report it once Redis takes writes
+            sha = spool.keep(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+            log.warning("job %s/%s: Redis is out of memory (%s); crash %s kept in %s until it accepts writes",
+                        cid, n, e, sha[:12], spool.directory())
+            return
         log.info("job %s/%s: %s %s (%d bytes)%s", cid, n, rep.artifact, sha[:12], len(rep.data),
                  "" if new else ", already reported")
         if new:
@@ -157,10 +165,15 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     stopping = []  # once: the job's final stats after an early stop go through the same callback
 
     def on_stats(stats) -> None:
-        if not owner:
-            st.job_stats(cid, n, _as_dict(stats))
-        elif not lease.tick(st, cid, n, k, owner, _as_dict(stats)):  # renews the lease, same round trips
-            raise lease.LeaseLost(claim)
+        try:
+            if spool.waiting():
+                spool.flush(st, enqueue_intake)
+            if not owner:
+                st.job_stats(cid, n, _as_dict(stats))
+            elif not lease.tick(st, cid, n, k, owner, _as_dict(stats)):  # renews the lease, same round trips
+                raise lease.LeaseLost(claim)
+        except spool.OOM:  # Redis is full: skip this tick, go on fuzzing (crashes are kept locally)
+            pass
         if st.cancel_requested(cid):
             raise Cancelled(cid)
         if worker and not stopping and st.worker_stop_requested(worker, os.getppid()):

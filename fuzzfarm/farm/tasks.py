@@ -27,7 +27,7 @@ _store: tuple[int, S.Store] | None = None
 # its message back (Reject requeue=True): re-queued at once if Redis is back, else it stays
 # unacked in Redis and is restored after the visibility timeout. Never dropped (an autoretry
 # would need to publish, and a failed retry publish drops the message: a lost job).
-_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, OperationalError)
+_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError, OperationalError)
 _RETRY: dict = {}
 
 
