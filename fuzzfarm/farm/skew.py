@@ -84,3 +84,27 @@ def hand_back(st: S.Store, spec: dict, local_hash: str, *, worker: str, enqueue:
     left = float(spec["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
     enqueue(spec, max(1.0, min(left, config.MAX_SLICE_S)))
     return "handed back"
+
+
+# ---- the collector side -----------------------------------------------------------------------
+def collector_mismatch(harness: str, wanted: str) -> tuple[str, str] | None:
+    """(this collector's hash, message) when its copy of ``harness`` is not the one with hash
+    ``wanted`` (a triage here would judge other code and stamp the artifact with a hash it did not
+    run); None when it matches or when there is nothing to compare."""
+    from fuzzfarm import harness as H
+
+    if not wanted:
+        return None
+    try:
+        local = H.get(harness).source_hash()
+    except H.HarnessError:
+        return None  # the step itself reports a missing harness
+    if local == wanted:
+        return None
+    return local, (f"waiting for a collector with harness {harness} hash {wanted[:12]}…: collector "
+                   f"{socket.gethostname()} has {local[:12]}…")
+
+
+def collector_wait(attempt: int) -> float:
+    """Seconds a mismatching collector holds a triage message before handing it back."""
+    return min(MAX_BACKOFF_S, config.COLLECT_SOFT_LIMIT_S / 2, BACKOFF_S * 2 ** max(0, attempt - 1))

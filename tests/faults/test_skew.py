@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 import faultlib
 from fuzzfarm import store as S
 from fuzzfarm.farm.embedded import Worker
@@ -65,6 +67,49 @@ def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault
                                capture_output=True, text=True, timeout=60)
             assert p.returncode == 2 and p.stderr.count("no worker has hash") == 1, (p.returncode, p.stderr)
             assert "lost → requeued" not in p.stdout
+        finally:
+            for w in workers:
+                faultlib.hard_stop(w)
+
+
+@pytest.mark.slow  # ~60 s: a fuzz job, the refusals, then a second collector's whole triage
+def test_a_collector_with_another_harness_copy_leaves_the_crash_for_a_matching_one(fault_farm, tmp_path):
+    url = fault_farm.url.rsplit("/", 1)[0] + "/6"
+    stale_site = tmp_path / "stale-site"
+    shutil.copytree(faultlib.SITE, stale_site)
+    with open(stale_site / "faultharnesses" / "crashy.py", "a") as f:
+        f.write("\n# an older copy of this harness\n")
+    env = faultlib.worker_env(FUZZFARM_SKEW_BACKOFF_S="0.3")
+    stale_env = {**env, "PYTHONPATH": os.pathsep.join([str(stale_site), *env["PYTHONPATH"].split(os.pathsep)[1:]])}
+    workers = []
+    with faultlib.publishing_to(url) as st:
+        st.r.flushdb()
+        try:
+            fuzz = Worker(url, ["fuzz"], env=env, logfile=str(tmp_path / "fuzz.log"), name="fuzz").start()
+            stale = Worker(url, ["collect"], env=stale_env, logfile=str(tmp_path / "stale.log"), name="stale-col").start()
+            workers += [fuzz, stale]
+            fuzz.wait_ready()
+            stale.wait_ready()
+            wanted = faultlib.harness_hash("ff-crashy")
+            cid = faultlib.submit(st, "ff-crashy", "buggy", jobs=1, duration=6.0)
+
+            def waiting():
+                for sha in st.r.smembers(S.P + f"campaign:{cid}:crashes"):
+                    c = st.crash("ff-crashy", "buggy", sha) or {}
+                    if c.get("waiting"):
+                        return c["waiting"]
+                return None
+            msg = faultlib.wait_until(waiting, 60, "the stale collector to refuse a crash")
+            assert msg.startswith(f"waiting for a collector with harness ff-crashy hash {wanted[:12]}…: collector "), msg
+            faultlib.wait_until(lambda: faultlib.campaign_final(st, cid), 60, "the fuzzing to end")
+            assert st.campaign_summary(cid)["buckets"] == 0  # nothing triaged by the stale copy
+            match = Worker(url, ["collect"], env=env, logfile=str(tmp_path / "match.log"), name="match-col").start()
+            workers.append(match)
+            faultlib.wait_until(lambda: faultlib.campaign_settled(st, cid), 120, "a matching collector to triage")
+            s = st.campaign_summary(cid)
+            assert s["buckets"] >= 1, s
+            for bid in st.campaign_bucket_ids(cid):
+                assert st.bucket(bid)["harness_hash"] == wanted
         finally:
             for w in workers:
                 faultlib.hard_stop(w)
