@@ -74,6 +74,10 @@ def errors_to_exit(fn):
             return fn(*a, **kw)
         except (CLIError, StoreError, H.HarnessError, RedisURLError, LaunchError) as e:
             raise _fail(str(e)) from None
+        except redis_py.exceptions.OutOfMemoryError:
+            raise _fail("Redis is out of memory (maxmemory reached, it refuses writes); the command did not "
+                        "complete; free memory with `fuzzfarm gc` / `fuzzfarm delete CAMPAIGN` or raise "
+                        "Redis's maxmemory, then retry") from None
         except redis_py.RedisError as e:
             raise _fail(f"Redis error: {e}; check that Redis is up and --redis / $FUZZFARM_REDIS_URL") from None
         except Exception as e:  # artifact errors come from the collector
@@ -324,7 +328,10 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
         out.print(render(), soft_wrap=False)
         if not campaign:
             cli_explore.print_explorations(st)
-        return
+        summary = st.campaign_summary(campaign) if campaign else None
+        if summary and summary["status"] == "failed":  # scripts see it (e.g. no worker has the harness hash)
+            raise _fail(f"campaign {campaign} failed: {'; '.join(summary['errors']) or 'every job failed'}")
+        return None
     try:
         if not out.is_terminal:  # a log: one table per refresh, one after the other
             while True:
@@ -345,6 +352,8 @@ def _status_view(st, campaign: str | None, wide: bool):
     if not campaign:
         rows = [{**s, "phase": _phase(s)} for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s]
         return T.campaign_rows_table(rows, wide=wide)
+    from fuzzfarm.farm import lease
+
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
                          (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
@@ -355,7 +364,7 @@ def _status_view(st, campaign: str | None, wide: bool):
     for c in cols:
         t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
     for j in st.jobs(campaign):
-        cells = {"job": j.get("job"), "state": j.get("state"), "slice": j.get("slice", 0),
+        cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
                  "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
                  "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", "")}

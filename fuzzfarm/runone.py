@@ -19,6 +19,9 @@ from fuzzfarm import harness as H
 from fuzzfarm.gosim import failures as F
 
 HARNESS_ERROR = "harness error"
+# Printed (and flushed) once the harness is imported, before the input runs: a replay's time
+# limit starts here, so a slow import never turns a crash into a timeout (collector/replay.py).
+LOADED = "fuzzfarm-runone: harness loaded"
 
 
 def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module: str | None = None) -> dict:
@@ -102,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"fuzzfarm: cannot read the input {path!r}: {e.strerror}\n")
         return 2
     try:
-        res = outcome(name, variant, data, trace="--trace" in argv, module=module)
+        mod = (H.HarnessInfo(name, module) if module else H.get(name)).load()
+        sys.stdout.write(LOADED + "\n")
+        sys.stdout.flush()
+        res = outcome_of_module(mod, name, variant, data, trace="--trace" in argv)
     except H.HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2

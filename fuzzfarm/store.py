@@ -22,6 +22,8 @@ key                                    type    holds
 ``corpus:<harness>``                   hash    sha1 -> base64 input (shared by campaigns)
 ``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
 ``lease:<name>``                       string  task id holding a triage step (expires)
+``leases``                             zset    running slice ``<cid>:<n>:<k>`` -> when its lease
+                                               ends (renewed each stats tick, farm/lease.py)
 ``deliveries:<task id>``               string  how often a task message was delivered
 ``stopping:<node>:<pid>``              string  a worker in warm shutdown: its slices end early
 ``campaign:<cid>:series``              list    JSON points of the jobs' live stats over time

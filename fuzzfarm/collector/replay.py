@@ -15,6 +15,11 @@ from fuzzfarm.harness import HarnessError
 
 from fuzzfarm.signature import artifact_signature, classify
 
+# A harness must finish importing within this (its own budget, apart from the input's time limit).
+LOAD_TIMEOUT_S = float(os.environ.get("FUZZFARM_REPLAY_LOAD_TIMEOUT_S", "300"))
+# The intake replay of a libFuzzer ``timeout`` artifact: the fuzz job's own -timeout plus this.
+HANG_GRACE_S = float(os.environ.get("FUZZFARM_HANG_GRACE_S", "3"))
+
 
 def check_size(data: bytes) -> None:
     """Raise ValueError for an input over ``MAX_INPUT_BYTES``."""
@@ -47,7 +52,12 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
         if trace:
             argv.append("--trace")
         env = process.child_env(pythonpath=target.pythonpath)
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb)
+        from fuzzfarm.runone import LOADED  # the time limit starts once the harness is imported
+        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb,
+                                      start_marker=LOADED, start_timeout=LOAD_TIMEOUT_S)
+    if rc == process.NOT_STARTED:
+        raise HarnessError(f"harness {target.name!r} did not finish importing within {LOAD_TIMEOUT_S:g} s "
+                           f"(FUZZFARM_REPLAY_LOAD_TIMEOUT_S); the input was not run")
     if rc is None:
         return _synthetic(target, variant, "timeout", f"the replay did not finish within {timeout_s:g} s")
     lines = out.splitlines()
@@ -73,7 +83,11 @@ def triage(harness, variant: str, data: bytes, *, artifact: str = "crash", timeo
     fresh-process :func:`replay`. A libFuzzer ``timeout`` / ``oom`` / ``leak`` artifact whose
     replay does not fail keeps its artifact kind (state: the harness name), so hangs and
     memory hogs get their own buckets. A ``crash`` that does not fail on replay comes back
-    with ``failed`` False and ``signature`` None: not reproducible."""
+    with ``failed`` False and ``signature`` None: not reproducible. A ``timeout`` artifact is
+    replayed for the fuzz job's own timeout (``FUZZFARM_TIMEOUT_S``) plus ``HANG_GRACE_S``, not
+    ``timeout_s``: a hang costs one short replay."""
+    if artifact == "timeout":
+        timeout_s = min(timeout_s, float(os.environ.get("FUZZFARM_TIMEOUT_S", "10")) + HANG_GRACE_S)
     out = replay(harness, variant, data, timeout_s=timeout_s, memory_limit_mb=memory_limit_mb)
     if not out["failed"] and artifact in ("timeout", "oom", "leak"):
         target = resolve(harness)

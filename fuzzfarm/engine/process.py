@@ -58,11 +58,18 @@ def kill_group(proc: subprocess.Popen, timeout: float = 5.0) -> int | None:
 
 
 def run_bounded(argv: Sequence[str], *, env: dict, cwd: str, timeout: float,
-                memory_limit_mb: int | None = None) -> tuple[int | None, str]:
+                memory_limit_mb: int | None = None, start_marker: str | None = None,
+                start_timeout: float = 300.0) -> tuple[int | None, str]:
     """Run ``argv`` to completion or kill its group after ``timeout`` seconds.
 
     Returns ``(returncode, output)``; returncode is None when it was killed for overrunning.
+    With ``start_marker``, ``timeout`` counts from the output line ``start_marker`` (the child's
+    setup, e.g. a harness import, is not what is being timed), which must come within
+    ``start_timeout``; a child killed before it printed the marker returns ``NOT_STARTED``.
     """
+    if start_marker is not None:
+        return _run_after_marker(argv, env=env, cwd=cwd, timeout=timeout, memory_limit_mb=memory_limit_mb,
+                                 marker=start_marker, start_timeout=start_timeout)
     proc = spawn(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, memory_limit_mb=memory_limit_mb)
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -93,3 +100,44 @@ def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> di
         env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.update(extra or {})
     return env
+
+
+NOT_STARTED = -(10**6)  # run_bounded's returncode: killed before it printed its start marker
+
+
+def _run_after_marker(argv, *, env, cwd, timeout, memory_limit_mb, marker, start_timeout):
+    import threading
+    import time
+
+    proc = spawn(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, memory_limit_mb=memory_limit_mb)
+    lines: list[bytes] = []
+    started = threading.Event()
+    want = marker.encode()
+
+    def read() -> None:
+        for ln in proc.stdout:
+            lines.append(ln)
+            if ln.rstrip(b"\r\n") == want:
+                started.set()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    rc: int | None
+    try:
+        t0 = time.monotonic()
+        while not started.is_set() and proc.poll() is None and time.monotonic() - t0 < start_timeout:
+            started.wait(0.05)
+        if not started.is_set() and proc.poll() is None:
+            kill_group(proc)
+            rc = NOT_STARTED
+        else:
+            try:
+                proc.wait(timeout=timeout)
+                rc = proc.returncode
+            except subprocess.TimeoutExpired:
+                kill_group(proc)
+                rc = None
+    finally:
+        if proc.poll() is None:
+            kill_group(proc)
+    reader.join(5)
+    return rc, b"".join(lines).decode("utf-8", "replace")

@@ -27,18 +27,22 @@ from typing import Callable
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.engine.model import StopRequested
-from fuzzfarm.farm import config
+from fuzzfarm.farm import config, lease, skew, spool
 
 log = logging.getLogger("fuzzfarm.farm")
 
 # Prune the shared corpus with -merge=1 once it is this much larger than after the last prune.
 CORPUS_MERGE_GROWTH = 64
 LIBFUZZER_TIMEOUT_S = int(os.environ.get("FUZZFARM_TIMEOUT_S", "10"))
+# How long the lease must outlast the slice's end for the corpus upload and -merge=1 (no stats ticks then).
+MERGE_LEASE_S = float(os.environ.get("FUZZFARM_MERGE_LEASE_S", "120"))
 RSS_LIMIT_MB = int(os.environ.get("FUZZFARM_RSS_LIMIT_MB", "2048"))
 
 
 class VersionSkew(RuntimeError):
-    pass
+    def __init__(self, msg: str, local_hash: str = ""):
+        super().__init__(msg)
+        self.local_hash = local_hash
 
 
 class Cancelled(Exception):
@@ -72,7 +76,7 @@ def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
     if local != submitted_hash:
         raise VersionSkew(f"version skew: harness {name!r} on worker {socket.gethostname()} has source hash "
                           f"{local[:12]}, the campaign was submitted with {submitted_hash[:12]}; install the "
-                          f"same fuzzfarm and harness version on the workers and the submitter")
+                          f"same fuzzfarm and harness version on the workers and the submitter", local)
     return info
 
 
@@ -104,15 +108,20 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if st.cancel_requested(cid):
         _cancel_job(st, cid, n, k)
         return "cancelled"
-    claim = f"slice:{cid}:{n}:{k}"
+    claim = lease.claim_name(cid, n, k)
     if owner and not st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60):
         log.info("job %s/%s slice %s: another message runs this slice; dropping this duplicate", cid, n, k)
         return "skipped"
     try:
         check_harness(harness, spec["harness_hash"])
-    except (H.HarnessError, VersionSkew) as e:
+    except VersionSkew as e:  # another worker may have the submitted hash: hand the slice back (farm/skew.py)
+        if owner:
+            st.release_lease(claim, owner)
+        return skew.hand_back(st, spec, e.local_hash, worker=worker, enqueue=enqueue_next)
+    except H.HarnessError as e:
         fail_job(st, cid, n, str(e))
         return "failed"
+    skew.seen(st, cid, worker, spec["harness_hash"])
     if engine is None:
         from fuzzfarm import engine as engine_mod
         engine = engine_mod
@@ -124,16 +133,30 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     # The previous delivery of this very slice died mid-run (worker killed): crashes it kept may
     # never have had their intake enqueued (killed in between). Enqueue those again (intake is
     # idempotent), or they would never be triaged and the campaign never settle.
-    redelivered = job.get("state") == S.JOB_RUNNING and job.get("slice_started") == k
-    st.update_job(cid, n, state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0,
-                  **({"started": time.time()} if k == 0 else {}))
+    # (or its lease ended and the janitor requeued it: farm/lease.py)
+    redelivered = job.get("slice_started") == k and (job.get("state") == S.JOB_RUNNING or bool(job.get("recovery")))
+    start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0,
+                 **({"started": time.time()} if k == 0 and not job.get("started") else {}))
+    if not owner:
+        st.update_job(cid, n, **start)
+    elif not lease.hold(st, cid, n, k, owner, start):  # the slice's lease starts here (renewed by on_stats)
+        log.info("job %s/%s slice %s: its claim was taken over before it started; dropping", cid, n, k)
+        return "skipped"
+    if spool.waiting():  # crashes this machine kept while Redis was full (farm/spool.py)
+        spool.flush(st, enqueue_intake)
     if redelivered:
         for sha in st.pending_intakes(cid, n):
             log.warning("job %s/%s slice %s: redelivered; re-enqueueing the intake of crash %s", cid, n, k, sha[:12])
             enqueue_intake(cid, harness, variant, sha)
 
     def on_crash(rep) -> None:
-        sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+        try:
+            sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+        except spool.OOM as e:  # Redis is full: keep it on this disk, report it once Redis takes writes
+            sha = spool.keep(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+            log.warning("job %s/%s: Redis is out of memory (%s); crash %s kept in %s until it accepts writes",
+                        cid, n, e, sha[:12], spool.directory())
+            return
         log.info("job %s/%s: %s %s (%d bytes)%s", cid, n, rep.artifact, sha[:12], len(rep.data),
                  "" if new else ", already reported")
         if new:
@@ -142,7 +165,15 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     stopping = []  # once: the job's final stats after an early stop go through the same callback
 
     def on_stats(stats) -> None:
-        st.job_stats(cid, n, _as_dict(stats))
+        try:
+            if spool.waiting():
+                spool.flush(st, enqueue_intake)
+            if not owner:
+                st.job_stats(cid, n, _as_dict(stats))
+            elif not lease.tick(st, cid, n, k, owner, _as_dict(stats)):  # renews the lease, same round trips
+                raise lease.LeaseLost(claim)
+        except spool.OOM:  # Redis is full: skip this tick, go on fuzzing (crashes are kept locally)
+            pass
         if st.cancel_requested(cid):
             raise Cancelled(cid)
         if worker and not stopping and st.worker_stop_requested(worker, os.getppid()):
@@ -167,8 +198,18 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         if owner:
             st.release_lease(claim, owner)
         return "cancelled"
+    except lease.LeaseLost:  # we were cut off long enough for the janitor to requeue the slice
+        log.warning("job %s/%s slice %s: this worker lost the slice's lease (it stopped renewing it for over "
+                    "%.0f s) and another worker runs it now; fuzzer stopped, nothing recorded", cid, n, k,
+                    lease.LEASE_TTL_S)
+        return "lost"
     else:
-        st.job_stats(cid, n, stats)
+        if not owner:
+            st.job_stats(cid, n, stats)
+        elif not lease.hold(st, cid, n, k, owner, {f: stats[f] for f in S.STAT_FIELDS if f in stats},
+                            ttl_s=lease.LEASE_TTL_S + MERGE_LEASE_S):  # covers the corpus merge below
+            log.warning("job %s/%s slice %s: lease lost at the end of the slice; nothing recorded", cid, n, k)
+            return "lost"
         added = st.add_corpus(harness, result.new_corpus)
         if not stopped:  # a worker shutting down has no time for a corpus merge
             _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
@@ -191,15 +232,29 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if result.error:
         fields["warning"] = str(result.error)[:500]
     if float(spec["duration_s"]) - elapsed_base >= 1.0:
-        st.update_job(cid, n, slice=k + 1, **fields)
+        if not _record_end(st, cid, n, k, owner, dict(slice=k + 1, **fields)):
+            return "lost"
         enqueue_next({**spec, "slice": k + 1}, min(float(spec["duration_s"]) - elapsed_base, config.MAX_SLICE_S))
         if owner:
             st.release_lease(claim, owner)
         return "next"
-    st.update_job(cid, n, state=S.JOB_DONE, finished=time.time(), **fields)
+    if not _record_end(st, cid, n, k, owner, dict(state=S.JOB_DONE, finished=time.time(), **fields)):
+        return "lost"
     if owner:
         st.release_lease(claim, owner)
     return "done"
+
+
+def _record_end(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict) -> bool:
+    """Record the slice's end (and drop its lease) only while this task still holds the slice."""
+    if not owner:
+        st.update_job(cid, n, **fields)
+        return True
+    if lease.hold(st, cid, n, k, owner, fields, ttl_s=None):
+        return True
+    log.warning("job %s/%s slice %s: another worker took this slice over (lease lost); its end is not recorded",
+                cid, n, k)
+    return False
 
 
 def _cancel_job(st: S.Store, cid: str, n: int, k: int) -> None:

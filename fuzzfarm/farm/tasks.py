@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 
 import redis
 from celery import signals
@@ -18,7 +19,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
 from fuzzfarm import store as S
-from fuzzfarm.farm import app, config, jobs, redis_url, triage
+from fuzzfarm.farm import app, config, jobs, redis_url, skew, triage
 
 log = logging.getLogger("fuzzfarm.farm")
 
@@ -27,7 +28,7 @@ _store: tuple[int, S.Store] | None = None
 # its message back (Reject requeue=True): re-queued at once if Redis is back, else it stays
 # unacked in Redis and is restored after the visibility timeout. Never dropped (an autoretry
 # would need to publish, and a failed retry publish drops the message: a lost job).
-_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, OperationalError)
+_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError, OperationalError)
 _RETRY: dict = {}
 
 
@@ -82,6 +83,23 @@ def _requeued_on_shutdown_is_no_death(sig=None, how=None, **_kw) -> None:
     except Exception as e:  # noqa: BLE001 - never get in the way of a shutdown
         log.warning("could not uncount the deliveries of %d running task(s): %s", len(reqs),
                     redis_url.mask_text(str(e), redis_url.from_env()))
+
+
+def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, republish) -> bool:
+    """A collector whose copy of ``harness`` has another hash than the one the crash was found
+    with does not triage it: it records why on the crash / bucket (field ``waiting``), holds the
+    message a little and publishes it again, so a matching collector takes it (farm/skew.py)."""
+    m = skew.collector_mismatch(harness, wanted)
+    if m is None:
+        return False
+    _, msg = m
+    n = int(st.r.hincrby(key, "collector_waits", 1))
+    st.r.hset(key, "waiting", msg)
+    wait = skew.collector_wait(n)
+    log.warning("%s; handing it back in %.1f s", msg, wait)
+    time.sleep(wait)
+    republish()
+    return True
 
 
 def _died(n: int) -> str:
@@ -156,6 +174,9 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
         st.mark_intaken(cid, sha, None)
         return None
     try:
+        if _collector_hands_back(st, harness, (st.campaign(cid) or {}).get("harness_hash", ""),
+                                 st._crash_key(harness, variant, sha), lambda: enqueue_intake(cid, harness, variant, sha)):
+            return None
         return triage.intake(st, cid, harness, variant, sha, enqueue_triage=_enqueue_triage(minimize))
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
@@ -175,6 +196,10 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
         triage.fail_bucket(st, bid, f"{task.name}: {_died(dead)}")
         return False
     try:
+        b = st.bucket(bid) or {}
+        if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), S.P + f"bucket:{bid}",
+                                       lambda: _enqueue_triage(task)(bid)):
+            return False
         return step(st, bid, owner=task.request.id, **kw)
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e

@@ -240,7 +240,7 @@ class FakeEngine:
         on_stats(FakeStats(execs=self.execs // 2, elapsed_s=1.0))
         return types.SimpleNamespace(stats=FakeStats(execs=self.execs, elapsed_s=duration_s),
                                      new_corpus=[b"c1", b"c2"], crashes=len(self.crashes), restarts=1,
-                                     error=self.error)
+                                     error=self.error, stopped=False)
 
 
 @pytest.fixture
@@ -292,14 +292,24 @@ def test_long_jobs_run_in_slices(store, checker_hash, monkeypatch):
     assert eng.calls[1]["corpus"]  # later slices start from the shared corpus
 
 
-def test_version_skew_fails_the_job_clearly(store, checker_hash):
+def test_version_skew_hands_the_slice_back_then_fails_the_job_clearly(store, checker_hash, monkeypatch):
+    from fuzzfarm.farm import skew
+    monkeypatch.setattr(skew, "HANDBACKS", 2)
+    monkeypatch.setattr(skew, "BACKOFF_S", 0.0)
     cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
                                  "duration_s": 3.0, "harness_hash": "0" * 64, "version": "0.1.0"})
-    eng = FakeEngine()
-    assert jobs.run_slice(store, _spec(store, cid, None), enqueue_intake=lambda *a: None,
-                          enqueue_next=lambda *a: None, engine=eng) == "failed"
+    eng, nexts = FakeEngine(), []
+    spec = _spec(store, cid, None)
+    for _ in range(2):  # handed back for another worker: the same slice published again, the job untouched
+        assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, t: nexts.append(s),
+                              engine=eng, worker="w1@h") == "handed back"
+    assert nexts == [spec, spec] and store.job(cid, 0)["state"] == S.JOB_QUEUED
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, t: nexts.append(s),
+                          engine=eng, worker="w1@h") == "failed"
     job = store.job(cid, 0)
-    assert job["state"] == S.JOB_FAILED and "version skew" in job["error"] and eng.calls == []
+    assert job["state"] == S.JOB_FAILED and eng.calls == [] and len(nexts) == 2
+    assert job["error"].startswith(f"harness checker: no worker has hash {'0' * 12}…; workers have "
+                                   f"{checker_hash[:12]}… (1 of them)"), job["error"]
     assert store.campaign_summary(cid)["status"] == "failed"
 
 

@@ -1,0 +1,225 @@
+"""Job leases: a running fuzz slice proves it is alive; a janitor requeues slices whose box is gone.
+
+Without this a slice on a machine that vanished (SIGKILL of the whole worker, a preempted box, a
+frozen VM) comes back only after Redis's visibility timeout (840 s by default), and ``status``
+shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
+
+* **Lease.** A running slice is a member ``<cid>:<n>:<k>`` of the sorted set ``fuzzfarm:leases``
+  whose score is the time its lease ends. The process doing the work renews it at each stats tick
+  (about every second) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
+  also writes the tick's stats into the job: it replaces the HSET that was there, so a tick costs
+  no extra Redis command. The script writes only while the slice's claim
+  (``lease:slice:<cid>:<n>:<k>``, held by the task id, see :mod:`.jobs`) is still this task's:
+  a worker that comes back after its slice was handed to another (a frozen box thawed, a healed
+  partition) finds the claim gone, writes nothing, stops its fuzzer and drops the slice
+  (:class:`LeaseLost`). So the job's counts never include the abandoned slice.
+* **Janitor.** Every worker's main process runs a thread (started on ``worker_ready``, like the
+  watchdog) that every ``FUZZFARM_JANITOR_INTERVAL_S`` (5 s) looks for leases that ended. Taking
+  one over is atomic (Lua): the lease is removed, the claim deleted, the job marked
+  ``queued`` with ``recovery = lost → requeued`` (``lost`` counts how often), its live stats of
+  the lost slice zeroed; then the janitor enqueues the slice again as a new message. Any number
+  of janitors may run: only one takes a given lease. A job lost more than
+  ``FUZZFARM_MAX_DELIVERIES`` times (3) is failed with that cause, like a poison pill.
+
+The visibility timeout stays the backstop (a janitor-less fleet, Redis down at takeover time):
+the original message, restored after it, takes the claim again if nobody holds it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+from celery import signals
+
+from fuzzfarm import store as S
+from fuzzfarm.farm import config, redis_url
+
+log = logging.getLogger("fuzzfarm.lease")
+
+LEASE_TTL_S = float(os.environ.get("FUZZFARM_LEASE_TTL_S", "20"))
+JANITOR_INTERVAL_S = float(os.environ.get("FUZZFARM_JANITOR_INTERVAL_S", "5"))
+LEASES = S.P + "leases"
+RECOVERY = "lost → requeued"
+
+
+class LeaseLost(Exception):
+    """Raised from a slice's stats callback when its claim was taken over: the engine kills the
+    fuzzer and the slice ends without recording anything."""
+
+
+# KEYS: claim, leases, job; ARGV: owner, lease end ('' = the slice is over: drop the lease),
+# member, field, value, ...   -> 1 written, 0 the claim is not ours (nothing written)
+_HOLD = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('ZREM', KEYS[2], ARGV[3])
+else redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3]) end
+if #ARGV > 3 then redis.call('HSET', KEYS[3], unpack(ARGV, 4)) end
+return 1
+"""
+
+# KEYS: leases, claim, job; ARGV: member, now, recovery text
+# -> times lost (>= 1) when taken over, 0 when the lease is live, -1 when there is nothing to take
+_TAKE_OVER = """
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s then return -1 end
+if tonumber(s) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+local st = redis.call('HGET', KEYS[3], 'state')
+if st ~= 'running' and st ~= 'queued' then return -1 end
+redis.call('DEL', KEYS[2])
+local n = redis.call('HINCRBY', KEYS[3], 'lost', 1)
+redis.call('HSET', KEYS[3], 'state', 'queued', 'recovery', ARGV[3], 'lost_worker',
+           redis.call('HGET', KEYS[3], 'worker') or '', 'lost_at', ARGV[2], 'worker', '',
+           'execs', '0', 'elapsed_s', '0', 'exec_per_s', '0', 'updated', ARGV[2])
+return n
+"""
+
+_scripts: dict = {}
+
+
+def _script(st: S.Store, src: str):
+    key = (id(st.r), src)
+    if key not in _scripts:
+        _scripts[key] = st.r.register_script(src)
+    return _scripts[key]
+
+
+def member(cid: str, n: int, k: int) -> str:
+    return f"{cid}:{n}:{k}"
+
+
+def claim_name(cid: str, n: int, k: int) -> str:
+    """The slice claim's lease name (``Store.acquire_lease``)."""
+    return f"slice:{cid}:{n}:{k}"
+
+
+def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl_s: float | None = LEASE_TTL_S,
+         now: float | None = None) -> bool:
+    """Write ``fields`` into job ``n`` and renew (or, ``ttl_s=None``, drop) the slice's lease,
+    only while ``owner`` holds the slice claim. False: the slice was taken over; nothing written."""
+    now = time.time() if now is None else now
+    fields = {**fields, "updated": now}
+    flat: list[str] = []
+    for f, v in fields.items():
+        flat += [f, S._enc(v)]
+    keys = [S.P + "lease:" + claim_name(cid, n, k), LEASES, st._job_key(cid, n)]
+    args = [owner, "" if ttl_s is None else repr(now + ttl_s), member(cid, n, k), *flat]
+    return bool(_script(st, _HOLD)(keys=keys, args=args))
+
+
+def tick(st: S.Store, cid: str, n: int, k: int, owner: str, stats: dict) -> bool:
+    """A slice's stats tick (``Store.job_stats`` with the lease): False when the lease was lost."""
+    if not hold(st, cid, n, k, owner, {f: stats[f] for f in S.STAT_FIELDS if f in stats}):
+        return False
+    st.record_series(cid, n, stats)
+    return True
+
+
+def expired(st: S.Store, now: float | None = None, limit: int = 20) -> list[str]:
+    now = time.time() if now is None else now
+    return list(st.r.zrangebyscore(LEASES, "-inf", now, start=0, num=limit))
+
+
+def take_over(st: S.Store, m: str, now: float | None = None) -> int:
+    """Take the ended lease ``m`` (atomic; see the module doc). Times the job was lost, or <= 0."""
+    now = time.time() if now is None else now
+    cid, n, k = m.rsplit(":", 2)
+    keys = [LEASES, S.P + "lease:" + claim_name(cid, int(n), int(k)), st._job_key(cid, int(n))]
+    return int(_script(st, _TAKE_OVER)(keys=keys, args=[m, repr(now), RECOVERY]))
+
+
+def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
+    """One janitor round: requeue every slice whose lease ended. ``enqueue(spec, slice_s)``.
+    Returns the members requeued."""
+    from fuzzfarm.farm import jobs
+
+    done = []
+    for m in expired(st, now):
+        lost = take_over(st, m, now)
+        if lost <= 0:
+            continue
+        cid, n, k = m.rsplit(":", 2)
+        n, k = int(n), int(k)
+        job, camp = st.job(cid, n), st.campaign(cid)
+        if not camp:
+            continue
+        worker = job.get("lost_worker", "") or "?"
+        if lost > config.MAX_DELIVERIES:
+            jobs.fail_job(st, cid, n, f"gave up after its slice was lost {lost} times (the worker running it, last "
+                                      f"{worker}, stopped renewing its lease: machine gone, frozen or cut off)")
+            continue
+        spec = {**jobs.job_spec(cid, n, camp), "slice": k}
+        left = float(camp["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
+        try:
+            enqueue(spec, max(1.0, min(left, config.MAX_SLICE_S)))
+        except Exception as e:  # noqa: BLE001 - give the lease back so the next round retries
+            log.warning("janitor: could not requeue job %s/%s slice %s (%s); retrying next round", cid, n, k,
+                        redis_url.mask_text(f"{type(e).__name__}: {e}", redis_url.from_env()))
+            st.r.zadd(LEASES, {m: 0})
+            st.r.hincrby(st._job_key(cid, n), "lost", -1)
+            continue
+        log.warning("janitor: job %s/%s slice %s was running on %s, whose lease ended %.0f s ago without "
+                    "renewal (worker gone); lost → requeued", cid, n, k, worker, LEASE_TTL_S)
+        done.append(m)
+    return done
+
+
+def state_label(job: dict) -> str:
+    """What ``status`` shows in a job's state column."""
+    state = job.get("state", S.JOB_QUEUED)
+    if state == S.JOB_QUEUED and job.get("recovery"):
+        return f"{job['recovery']} (was on {job.get('lost_worker') or '?'})"
+    return state
+
+
+# ---- the janitor thread (worker main process) -------------------------------------------------
+class Janitor:
+    def __init__(self, app, interval_s: float = JANITOR_INTERVAL_S):
+        self.app, self.interval_s = app, interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fuzzfarm-janitor", daemon=True)
+
+    def start(self) -> "Janitor":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _enqueue(self, spec: dict, slice_s: float) -> None:
+        from fuzzfarm.farm import tasks
+
+        soft, hard = config.fuzz_time_limits(slice_s)
+        # A connection of its own, not the app's pool: this thread runs beside the worker's loop.
+        with self.app.connection_for_write() as conn:
+            tasks.fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, connection=conn,
+                                       retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+
+    def _run(self) -> None:
+        st = None
+        while not self._stop.wait(self.interval_s):
+            try:
+                st = st or S.Store(redis_url.from_env())
+                sweep(st, self._enqueue)
+            except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
+                log.debug("janitor round failed: %s", redis_url.mask_text(str(e), redis_url.from_env()))
+
+
+_janitor: Janitor | None = None
+
+
+@signals.worker_ready.connect
+def _start(sender=None, **_kw) -> None:
+    global _janitor
+    if JANITOR_INTERVAL_S <= 0 or sender is None or _janitor is not None:
+        return
+    _janitor = Janitor(sender.app).start()
+
+
+@signals.worker_shutdown.connect
+def _stop(**_kw) -> None:
+    if _janitor is not None:
+        _janitor.stop()
