@@ -569,7 +569,10 @@ def demo(names: Optional[list[str]] = typer.Argument(
         err.print(f"fuzzfarm demo: redis {redis_url.mask(farm_url)}, workers up in {time.monotonic() - t0:.1f} s "
                   f"(logs in {where})", markup=False)
         from fuzzfarm import cli_web
-        web = cli_web.start_background(farm_url, err) if web_view else None
+        farm_web = started.get("web")  # the local farm keeps its own web view up
+        if web_view and farm_web:
+            err.print(f"fuzzfarm demo: web view {farm_web} (read-only; stays up with the local farm)", markup=False)
+        web = cli_web.start_background(farm_url, err) if web_view and not farm_web else None
         cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "bytes")) for h in hs]
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
@@ -621,7 +624,8 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
     err.print("fuzzfarm demo: using the local farm (starting it if it is not up) ...", markup=False)
     st, fresh = ensure_up(fuzz_concurrency=fuzz_c, env=worker_env)
     started = {"local": True, "started_now": fresh, "redis_pid": st["redis_pid"], "supervisor_pid": st["supervisor_pid"],
-               "worker_pids": [s["pid"] for s in st["services"]]}
+               "worker_pids": [s["pid"] for s in st["services"]],
+               "web": next((s["url"] for s in st["services"] if s.get("url")), None)}
     try:
         yield st["url"], started, st["dir"]
     finally:

@@ -55,6 +55,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             return _print_json({"url": url, "started": fresh, "supervisor_pid": st["supervisor_pid"],
                                 "redis_pid": st["redis_pid"], "dir": st["dir"],
+                                "web": next((s["url"] for s in st["services"] if s.get("url")), None),
                                 "workers": [{k: s[k] for k in ("name", "pid", "queues")} for s in st["services"]]})
         if not fresh:
             out.print(f"fuzzfarm: the local farm is already running at {url} ({describe(st)}); "
@@ -62,6 +63,9 @@ def register(app: typer.Typer) -> None:
             return
         out.print(f"fuzzfarm: local farm up at {url}", markup=False)
         out.print(f"  {describe(st)}", markup=False)
+        web = next((s["url"] for s in st.get("services", []) if s.get("url")), None)
+        if web:
+            out.print(f"  web view {web} (read-only; stays up with the farm)", markup=False)
         out.print("  other fuzzfarm commands now use it (no --redis or $FUZZFARM_REDIS_URL needed); "
                   "`fuzzfarm down` stops it", markup=False)
         if redis_url.ENV in os.environ:

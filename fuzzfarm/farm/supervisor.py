@@ -36,8 +36,9 @@ class Service:
     (``argv``) logging to ``logfile``."""
 
     def __init__(self, name: str, *, worker: Worker | None = None, argv: list[str] | None = None,
-                 logfile: str | None = None, env: dict | None = None, needle: str = ""):
+                 logfile: str | None = None, env: dict | None = None, needle: str = "", url: str | None = None):
         self.name, self.worker, self.argv, self.logfile, self.env = name, worker, argv, logfile, env or {}
+        self.url = url  # what it serves, for a service that does (the web view)
         self.needle = needle or ("celery" if worker else (argv or [""])[0])
         self.proc: subprocess.Popen | None = worker.proc if worker else None
         self.restarts: list[float] = []
@@ -81,12 +82,37 @@ class Service:
             self.last_pid = self.proc.pid
         return {"name": self.name, "pid": getattr(self, "last_pid", None), "needle": self.needle,
                 "log": self.worker.logfile if self.worker else self.logfile,
-                "queues": self.worker.queues if self.worker else [], "restarts": len(self.restarts)}
+                "queues": self.worker.queues if self.worker else [], "restarts": len(self.restarts),
+                **({"url": self.url} if self.url else {})}
+
+
+# The web view's port: this one when it is free at `up`, else any free loopback port.
+WEB_PORT = 8765
+
+
+def _web_port(wanted: int) -> int:
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", wanted))
+            return wanted
+        except OSError:
+            pass
+    from .embedded import free_port
+    return free_port()
 
 
 def services(farm: Farm, args) -> list[Service]:
-    """What the supervisor keeps running besides redis-server."""
-    return [Service(f"worker-{'+'.join(w.queues)}", worker=w) for w in farm.workers]
+    """What the supervisor keeps running besides redis-server: the workers, and the web view
+    (``fuzzfarm web``: loopback, read-only, the Redis URL in its environment, never on its
+    command line) unless ``--no-web``."""
+    out = [Service(f"worker-{'+'.join(w.queues)}", worker=w) for w in farm.workers]
+    if not getattr(args, "no_web", False):
+        port = _web_port(WEB_PORT)
+        out.append(Service("web", argv=[sys.executable, "-m", "fuzzfarm.cli", "web", "--port", str(port)],
+                           logfile=os.path.join(farm.workdir, "web.log"), env={"FUZZFARM_REDIS_URL": farm.url},
+                           needle="fuzzfarm.cli", url=f"http://127.0.0.1:{port}/"))
+    return out
 
 
 class Supervisor:
@@ -187,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--fuzz-concurrency", type=int, default=2)
     ap.add_argument("--collect-concurrency", type=int, default=2)
+    ap.add_argument("--no-web", action="store_true", help="Do not keep the web view up.")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stdout)
     return Supervisor(args).run()
