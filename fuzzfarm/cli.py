@@ -124,7 +124,20 @@ def parse_duration(text: str) -> float:
     secs = h * 3600 + mi * 60 + s
     if secs <= 0:
         raise CLIError(f"--duration must be positive, got {text!r}")
+    if not secs <= MAX_DURATION_S:  # also inf (400 digits) and nan
+        raise CLIError(f"--duration {text!r} is longer than {MAX_DURATION_S // 86400:g} days; cancel or resubmit instead")
     return secs
+
+
+MAX_DURATION_S = 365 * 86400.0
+
+
+def check_timeout(timeout: float, *, zero_ok: bool = False) -> None:
+    """``--timeout`` is a finite number of seconds, positive (or 0 where 0 means none)."""
+    import math
+    if not math.isfinite(timeout) or timeout < 0 or (timeout == 0 and not zero_ok):
+        raise CLIError(f"--timeout must be a positive number of seconds{' (0: none)' if zero_ok else ''}, "
+                       f"got {timeout:g}")
 
 
 # ---- harnesses ------------------------------------------------------------------------------
@@ -238,9 +251,11 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
     if strategy == "dfs":
+        from fuzzfarm import cli_explore
         return cli_explore.submit_dfs(harness, variant, input_file, bound, all_failures, no_reduction, wait,
                                       timeout, as_json)
     duration_s = parse_duration(duration)
+    check_timeout(timeout, zero_ok=True)
     _check_harness(harness, variant, jobs, strategy)  # a typo is reported as such, Redis up or not
     st = _store()
     cid = _submit(st, harness, variant, jobs, duration_s, strategy)
@@ -553,6 +568,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
     --redis/$FUZZFARM_REDIS_URL with workers of its own; print the buckets and download the reproducers."""
     from fuzzfarm.farm import configure, redis_url
     duration_s = parse_duration(duration)
+    check_timeout(timeout)
     hs = tuple(dict.fromkeys(names)) if names else DEMO_HARNESSES
     for h in hs:  # an unknown name or a harness without "buggy" is reported before anything starts
         _check_harness(h, "buggy", jobs, strategy)

@@ -12,12 +12,13 @@ from fuzzfarm import retention
 
 
 def parse_age(text: str) -> float:
-    """``30d``, ``12h``, ``90m``, ``45s``, ``0`` -> seconds (>= 0)."""
+    """``30d``, ``12h``, ``90m``, ``45s``, ``0`` -> seconds (>= 0). A bare number is days, as
+    the default (``30`` must not mean thirty seconds on a real farm)."""
     from fuzzfarm.cli import CLIError
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([dhms]?)", str(text).strip().lower())
     if not m:
         raise CLIError(f"--older-than {text!r} is not an age; use e.g. 30d, 12h, 90m or 0")
-    return float(m.group(1)) * {"d": 86400, "h": 3600, "m": 60, "s": 1, "": 1}[m.group(2)]
+    return float(m.group(1)) * {"d": 86400, "h": 3600, "m": 60, "s": 1, "": 86400}[m.group(2)]
 
 
 def register(app: typer.Typer) -> None:
@@ -34,7 +35,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @errors_to_exit
-    def gc(older_than: str = typer.Option("30d", "--older-than", help="Remove settled campaigns submitted before this age (30d, 12h, 0)."),
+    def gc(older_than: str = typer.Option("30d", "--older-than", help="Remove settled campaigns submitted before this age (30d, 12h, 90m; a bare number is days)."),
            dry_run: bool = typer.Option(False, "--dry-run", help="Say what would go; remove nothing."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
         """Remove old finished campaigns from Redis (records, job stats, series, triaged crash

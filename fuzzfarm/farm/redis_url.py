@@ -55,29 +55,52 @@ def validate(url: str) -> None:
         raise RedisURLError(f"Redis URL {mask(url)!r} has a bad port ({e}); fix --redis or ${ENV}") from None
 
 
-def mask(url: str, placeholder: str = "***") -> str:
-    """``url`` with any password replaced by ``placeholder`` (user names are kept).
+def _userinfo(url: str) -> str | None:
+    """The user-info part of ``url``: between ``://`` and the last ``@``, taken by string
+    operations so that a malformed URL (a ``/``, ``#`` or ``?`` in the password) is handled too
+    (an ``@`` later in the URL only makes more of it masked); None when there is none."""
+    if "://" not in url:
+        return None
+    rest = url.split("://", 1)[1]
+    at = rest.rfind("@")
+    return rest[:at] if at >= 0 else None
 
-    Works on malformed URLs too: anything between ``://user:`` and the last ``@`` of the
-    authority is hidden.
-    """
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        user = parts.username or ""
-        host = parts.netloc.rsplit("@", 1)[1]
-        return urlunsplit(parts._replace(netloc=f"{user}:{placeholder}@{host}"))
-    except ValueError:
-        return re.sub(r"(://[^:/@]*:)[^@/]*@", rf"\g<1>{placeholder}@", url)
+
+def secrets(url: str) -> list[str]:
+    """What in ``url`` is a password: the user info's password (a lone user name is sent as the
+    password by redis-py, so it counts too) and any ``password=`` query parameter."""
+    out = []
+    info = _userinfo(url)
+    if info:
+        out.append(info.split(":", 1)[1] if ":" in info else info)
+    if "?" in url:
+        out += [v for k, v in parse_qsl(url.split("?", 1)[1], keep_blank_values=True) if k.lower() == "password"]
+    return [x for x in out if x]
+
+
+_QUERY_PW = re.compile(r"(?i)(password=)[^&\s]*")
+
+
+def mask(url: str, placeholder: str = "***") -> str:
+    """``url`` with every password replaced by ``placeholder``: the user info's (a user name with
+    no password is masked too: redis-py sends it as the password) and a ``password=`` query
+    parameter. Works on malformed URLs too."""
+    info = _userinfo(url)
+    if info:
+        user = info.split(":", 1)[0] if ":" in info else ""
+        scheme, rest = url.split("://", 1)
+        url = f"{scheme}://{user}:{placeholder}@{rest[len(info) + 1:]}"
+    return _QUERY_PW.sub(rf"\g<1>{placeholder}", url)
 
 
 def mask_text(text: str, url: str, placeholder: str = "***") -> str:
-    """``text`` with the password of ``url`` (and any URL-shaped password) masked."""
-    pw = urlsplit(url).password if "://" in url else None
-    if pw:
-        text = text.replace(pw, placeholder)
-    return re.sub(r"(rediss?://[^:/@\s]*:)[^@/\s]*@", rf"\g<1>{placeholder}@", text)
+    """``text`` with the passwords of ``url`` masked wherever they appear, and any URL-shaped
+    password (user info of a ``redis://`` / ``rediss://`` URL, ``password=``) too."""
+    for pw in sorted(secrets(url), key=len, reverse=True):
+        if len(pw) >= 3:  # a one- or two-character password is masked in URL forms only
+            text = text.replace(pw, placeholder)
+    text = re.sub(r"(rediss?://[^:/@\s]*:)[^@\s]*@", rf"\g<1>{placeholder}@", text)
+    return _QUERY_PW.sub(rf"\g<1>{placeholder}", text)
 
 
 def ssl_options(url: str) -> dict | None:

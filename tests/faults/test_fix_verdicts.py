@@ -14,8 +14,9 @@ from fuzzfarm.collector import fix_check, fix_verify, replay, verify
 from fuzzfarm.collector import verdict as V
 
 # ff-verdict buggy: concurrent map writes in the first write, 2 preemptions; the narrowed fix's
-# mutex changes the schedule, so this one input passes on fixed-narrow (found by a seeded search).
-REPRO = bytes.fromhex("7694e2fe97b7")
+# mutex changes the schedule, so this one input passes on fixed-narrow (found by a seeded search:
+# random.Random(1), 6 bytes; searched again when the runtime gained the map.write.enter point).
+REPRO = bytes.fromhex("a242fdf12b1a")
 
 
 @pytest.fixture(scope="module")

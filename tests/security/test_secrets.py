@@ -152,3 +152,17 @@ def test_celery_inspect_and_report(worked, secure_farm, tmp_path, cmd):
     if cmd == ["inspect", "stats"]:
         assert '"broker"' in p.stdout and "visibility_timeout" in p.stdout  # transport options are shown ...
     _clean(p.stdout + p.stderr, f"`celery {' '.join(cmd)}`")  # ... without the password
+
+
+@pytest.mark.parametrize("url,secret", [
+    ("redis://:s3cr3t/PW@127.0.0.1:18800/0", "s3cr3t/PW"),      # a / in the password (not a valid URL)
+    ("redis://:pw#x?yz@127.0.0.1:1/0", "pw#x?yz"),               # # and ? in the password
+    ("redis://s3cr3tPW@127.0.0.1/0", "s3cr3tPW"),                # a lone user name: redis-py sends it as AUTH
+    ("redis://127.0.0.1:18800/0?password=s3cr3tPW", "s3cr3tPW"),  # the password as a query parameter
+    ("redis://user:pa:ss@127.0.0.1:6379/0", "pa:ss"),
+])
+def test_every_password_form_is_masked(url, secret):
+    from fuzzfarm.farm import redis_url
+    assert secret not in redis_url.mask(url)
+    said = f"cannot reach {url}; port {url.rsplit(':', 1)[-1]!r} as {secret!r}"
+    assert secret not in redis_url.mask_text(said, url)
