@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     args = [a for a in argv if not a.startswith("--")]
     module = next((a.split("=", 1)[1] for a in argv if a.startswith("--module=")), None)
     if len(args) != 3:
-        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]\n")
+        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD] [--loaded-marker]\n")
         return 2
     name, variant, path = args
     try:
@@ -106,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         mod = (H.HarnessInfo(name, module) if module else H.get(name)).load()
-        sys.stdout.write(LOADED + "\n")
-        sys.stdout.flush()
+        if "--loaded-marker" in argv:  # the collector's replay starts its time limit here
+            sys.stdout.write(LOADED + "\n")
+            sys.stdout.flush()
         res = outcome_of_module(mod, name, variant, data, trace="--trace" in argv)
     except H.HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")

@@ -48,7 +48,8 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
         path = os.path.join(tmp, "input")
         with open(path, "wb") as f:
             f.write(data)
-        argv = [sys.executable, "-m", "fuzzfarm.runone", target.name, variant, path, *target.child_args()]
+        argv = [sys.executable, "-m", "fuzzfarm.runone", target.name, variant, path, *target.child_args(),
+                "--loaded-marker"]
         if trace:
             argv.append("--trace")
         env = process.child_env(pythonpath=target.pythonpath)

@@ -72,9 +72,13 @@ def test_overrides_win_and_ids_are_stable():
     assert next(g for g in groups if g["id"] == gid_s)["buckets"][-1]["id"] == "s2"
 
 
+# the toy harness's concurrent-map-writes input (tests/collector/test_collector_toy.py's MAP_WRITES)
+MAP_WRITES_INPUT = bytes.fromhex("3aeb5554cbf40399a360898d98df55d7c178a8d7c402b8")
+
+
 def test_the_runtime_names_the_map_and_the_racing_writer(toy):
     from fuzzfarm.runone import outcome
-    out = outcome("toy", "buggy", bytes.fromhex("003703e44da7f2370d9e260e27136550a4a3a6d07f5c0c"), module="toy_harness")
+    out = outcome("toy", "buggy", MAP_WRITES_INPUT, module="toy_harness")
     assert out["kind"] == "concurrent map writes" and out["object"] == "shared"
     assert out["racing_site"] == out["crash_state"][0]  # the other writer runs the same function
 

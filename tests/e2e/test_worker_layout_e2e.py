@@ -22,7 +22,9 @@ import pytest
 from fuzzfarm.farm.embedded import RedisServer
 from fuzzfarm.store import Store
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+# slow tier (about 100 s): the default layout triaging while jobs fuzz; CI keeps the demo e2e and
+# the farm e2e, which run on the same two-worker layout
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
 # short triage (the verdicts themselves are tested elsewhere): what counts here is when it happens
 ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "2", "FUZZFARM_VERIFY_RUNS": "3", "FUZZFARM_TIMEOUT_S": "10"}

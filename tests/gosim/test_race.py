@@ -602,8 +602,9 @@ def test_overlapping_map_writes_stay_the_fatal_with_the_detector_on():
         gosim.go(lambda: m.__setitem__("b", 1))
         gosim.sleep(1)
 
-    # G3 enters during G2's write (entry check), then both past the entry check (XOR flavour)
-    for decisions, gid in (([1, 1, 2, 2, 3], 3), ([1, 1, 2, 3, 2, 3, 2], 2)):
+    # G3 enters during G2's write (entry check); then one where both writes overlap past their
+    # entry checks (each write has three points: map.write.enter, .begin, and inside)
+    for decisions, gid in (([1, 2, 2, 2, 3], 3), ([1, 2, 2, 3, 3, 2, 3, 2], 2)):
         rep = gosim.run(main, strategy=ReplayStrategy(decisions, allow_incomplete=True), race=True)
         fails(rep, gosim.ConcurrentMapWrites, gid=gid)
 

@@ -15,11 +15,11 @@ from fuzzfarm import gosim
 from fuzzfarm.harness import race_detector
 from fuzzfarm.ports.clusterloader2 import wait_for_controlled_pods as W
 
+# found by a seeded search (random.Random(7), first input that races on both variants)
 FOUND = bytes.fromhex(
-    "14dadd9a4539ae1c32affea61b79531be783cf176d072c80cb3b862793e5661e19fdc90acd465a46b21cd60e"
-    "d7aa58880afe5170a02231708e49685184c0634b3f9b006660a7ecaae7636fe7fbf50c268ab2672b4e77c55d"
-    "764d9554dcb272be4f016b1ec96d3873764601bdba60c43f2169efd8f9f5c6465a43341abdb33c93faa7fe9b"
-    "7f21202871a2a5edd9bad7124e54c90ef40d4648e6")
+    "e44da7f2370d9e260e27136550a4a3a6d07f5c0c332f8b1224083fd22b902f8911e81818f8c99d5d5d983195"
+    "7504d90e945de2e8f54ee781cc75f636d85099095aa300165a67036f9b540d6b8f0be21124179c3dd9f73817"
+    "ce6e118d264aad6cb6dd210faf94acd3cf92c190237cb11f5d108cf259302639")
 
 
 @pytest.fixture

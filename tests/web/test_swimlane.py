@@ -19,7 +19,7 @@ if ENGINE_TESTS not in sys.path:
 
 # toy inputs (tests/collector/test_collector_toy.py): concurrent map writes after preemptions,
 # and the nil-cancel TypeError (no preemption, one early timer)
-MAP_WRITES = bytes.fromhex("003703e44da7f2370d9e260e27136550a4a3a6d07f5c0c")
+MAP_WRITES = bytes.fromhex("3aeb5554cbf40399a360898d98df55d7c178a8d7c402b8")
 CANCEL = bytes.fromhex("497eb0766d1877f8c6f26b50")
 
 
