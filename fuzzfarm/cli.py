@@ -132,6 +132,28 @@ def parse_duration(text: str) -> float:
 MAX_DURATION_S = 365 * 86400.0
 
 
+def check_output_dir(path: str, option: str = "-o") -> None:
+    """``path`` can be a directory we write into (it need not exist yet): said before any work."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CLIError(f"{option} {path!r} is a file, not a directory; choose another {option}")
+    parent = os.path.dirname(os.path.abspath(path)) or "."
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise CLIError(f"{option} {path!r} cannot be created here ({parent!r} is not a writable directory)")
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """``path`` can be written as a file (its directory exists and is writable): said before any work."""
+    if path is None:
+        return
+    if not path or os.path.isdir(path):
+        raise CLIError(f"{option} {path!r} is not a file name; give the file to write")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise CLIError(f"{option} {path!r}: the directory {parent!r} does not exist or is not writable")
+
+
 def check_timeout(timeout: float, *, zero_ok: bool = False) -> None:
     """``--timeout`` is a finite number of seconds, positive (or 0 where 0 means none)."""
     import math
@@ -569,6 +591,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
     from fuzzfarm.farm import configure, redis_url
     duration_s = parse_duration(duration)
     check_timeout(timeout)
+    check_output_dir(output)
     hs = tuple(dict.fromkeys(names)) if names else DEMO_HARNESSES
     for h in hs:  # an unknown name or a harness without "buggy" is reported before anything starts
         _check_harness(h, "buggy", jobs, strategy)

@@ -24,7 +24,7 @@ import typer
 import fuzzfarm
 from fuzzfarm import ci_report
 from fuzzfarm.cli import (EXIT_FOUND, CLIError, _check_harness, _print_json, _state, _store, _submit, _url,
-                          bucket_rows, check_timeout, download_bucket, err, errors_to_exit, out, parse_duration, print_buckets,
+                          bucket_rows, check_output_dir, check_output_file, check_timeout, download_bucket, err, errors_to_exit, out, parse_duration, print_buckets,
                           wait_campaigns)
 
 CAMPAIGN_ID = re.compile(r"c\d{8}[0-9a-f]{6}")
@@ -68,6 +68,9 @@ def register(app: typer.Typer) -> None:
         from fuzzfarm.farm.embedded import Farm
         duration_s = parse_duration(duration)
         check_timeout(timeout)
+        check_output_dir(output)
+        for path, opt in ((junit, "--junit"), (sarif, "--sarif"), (summary_md, "--markdown")):
+            check_output_file(path, opt)  # an unwritable report path is said now, not after the run
         _check_harness(harness, variant, jobs, strategy)
         if baseline and not CAMPAIGN_ID.fullmatch(baseline):
             _baseline(None, baseline)  # a bad baseline file is reported before any farm is started

@@ -40,8 +40,9 @@ def register(app: typer.Typer) -> None:
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
         """Remove old finished campaigns from Redis (records, job stats, series, triaged crash
         inputs); buckets, groups and artifacts stay until deleted."""
+        age = parse_age(older_than)  # a bad age is said before Redis is asked
         st = _store()
-        _report(retention.collect(st, older_than_s=parse_age(older_than), dry_run=dry_run), dry_run, as_json)
+        _report(retention.collect(st, older_than_s=age, dry_run=dry_run), dry_run, as_json)
 
     @app.command()
     @errors_to_exit

@@ -25,6 +25,8 @@ def register(app: typer.Typer, cli: ModuleType | None = None) -> None:
         """Serve the web view: campaigns live, bug groups and buckets, goroutine swimlanes."""
         from fuzzfarm.farm import redis_url
         from fuzzfarm.web import server
+        if not 1 <= port <= 65535:
+            raise C.CLIError(f"--port must be 1-65535, got {port}")
         try:
             server.check_bind(host, token)
         except server.ServeError as e:

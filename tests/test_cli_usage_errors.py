@@ -28,6 +28,16 @@ def cli(*args, env=None):
     (("ci", "checker", "--baseline", "no/such/file.json"), "--baseline"),
     (("cancel",), "Missing argument"),
     (("up", "-c", "0"), "at least 1"),
+    # found by a hostile session: each used to fail with a traceback, some after a whole run
+    (("web", "--port", "99999"), "--port must be 1-65535"),
+    (("ci", "checker", "--junit", "/nonexistent/dir/j.xml"), "--junit"),
+    (("ci", "checker", "-o", "/proc/version"), "is a file, not a directory"),
+    (("demo", "checker", "-o", "/proc/version"), "is a file, not a directory"),
+    (("submit", "checker", "--duration", "9" * 400), "longer than 365 days"),
+    (("submit", "checker", "--wait", "--timeout", "nan"), "--timeout must be"),
+    (("demo", "--timeout", "-1"), "--timeout must be"),
+    (("gc", "--older-than", "soon"), "--older-than"),
+    (("--redis", "redis://:s3cr3t/PW@127.0.0.1:1/0", "status"), "127.0.0.1"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(args, needle):
     p = cli(*args)
@@ -35,6 +45,7 @@ def test_bad_arguments_are_one_line_and_exit_2(args, needle):
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert lines[0].startswith("fuzzfarm: error: ") and needle in lines[0], lines[0]
     assert "╭" not in p.stderr and "Traceback" not in p.stderr
+    assert "s3cr3t" not in p.stderr + p.stdout
 
 
 ROWS = [{"id": "b" + "0123456789ab", "group": None, "kind": "concurrent map iteration and map write",

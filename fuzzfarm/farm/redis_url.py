@@ -52,7 +52,9 @@ def validate(url: str) -> None:
     try:
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as e:
-        raise RedisURLError(f"Redis URL {mask(url)!r} has a bad port ({e}); fix --redis or ${ENV}") from None
+        # not the parser's own words: with a / in the password they quote a piece of it as the port
+        raise RedisURLError(f"Redis URL {mask(url)!r} has a bad port (a '/', '?' or '#' in the password must be "
+                            f"percent-encoded); fix --redis or ${ENV}") from None
 
 
 def _userinfo(url: str) -> str | None:
