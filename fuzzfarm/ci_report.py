@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "fuzzfarmBucket/v1"
@@ -87,6 +88,10 @@ def _junit_ids(path: str) -> set[str]:
         for case in suite:
             if (case.classname or "").startswith("fuzzfarm.") and case.name and case.name.split()[0].startswith("b"):
                 ids.add(case.name.split()[0])
+                # every bucket of the case's group is listed in its text ("bucket: ID" lines)
+                texts = [getattr(res, "text", None) or "" for res in (case.result or [])] + [case.system_out or ""]
+                for t in texts:
+                    ids.update(re.findall(r"^bucket: (b[0-9a-f]+)$", t, re.M))
     return ids
 
 
@@ -107,28 +112,30 @@ def _fixed(r: dict) -> str:
 
 def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict], replay: dict[str, str],
                 summary: dict) -> None:
-    """One test case per bucket: a new reproducible one fails (its replay command in the
+    """One test case per root-cause group (its first reproducible bucket names it; every bucket
+    of the group is listed in the text): a new reproducible one fails (replay commands in the
     text), a known one passes, a new one that does not reproduce is skipped (flaky)."""
     from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
     suite = TestSuite(f"fuzzfarm ci {target}")
     suite.add_property("campaign", campaign)
     suite.add_property("execs", str(summary.get("execs", 0)))
     for v in verdicts_:
-        for r in v["buckets"]:
-            case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
-            body = (f"bucket: {r['id']}\nsignature: {r.get('signature')}\ncrash state: {_state(r)}\n"
-                    f"reproducible: {r.get('verify_ok')}/{r.get('verify_n')}\nfixed: {_fixed(r)}\n"
-                    f"replay: {replay.get(r['id'], '-')}\n")
-            if v["fails"]:
-                f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}", _label(r))
-                f.text = body
-                case.result = [f]
-            elif v["new"]:
-                case.result = [Skipped(f"new, but not reproducible on replay: {_label(r)}")]
-                case.system_out = body
-            else:
-                case.system_out = "known before (in the baseline)\n" + body
-            suite.add_testcase(case)
+        r = next((b for b in v["buckets"] if b.get("reproducible")), v["buckets"][0])
+        case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
+        body = "".join(f"bucket: {b['id']}\nsignature: {b.get('signature')}\ncrash state: {_state(b)}\n"
+                       f"reproducible: {b.get('verify_ok')}/{b.get('verify_n')}\nfixed: {_fixed(b)}\n"
+                       f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
+        if v["fails"]:
+            f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}"
+                        + (f" ({len(v['buckets'])} buckets of one group)" if len(v["buckets"]) > 1 else ""), _label(r))
+            f.text = body
+            case.result = [f]
+        elif v["new"]:
+            case.result = [Skipped(f"new, but not reproducible on replay: {_label(r)}")]
+            case.system_out = body
+        else:
+            case.system_out = "known before (in the baseline)\n" + body
+        suite.add_testcase(case)
     if not verdicts_:
         case = TestCase(f"{target}: no crash", classname="fuzzfarm.ci")
         case.system_out = f"campaign {campaign}: {summary.get('execs', 0)} execs, no crash\n"

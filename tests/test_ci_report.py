@@ -88,3 +88,13 @@ def test_one_verdict_per_root_cause_group():
     assert [[b["id"] for b in x["buckets"]] for x in v] == [["b1", "b2"], ["b3"]]
     # b1 is new, but its group was known through b2: the run does not fail on it
     assert [x["fails"] for x in v] == [False, True]
+
+
+def test_junit_has_one_case_per_group_and_reads_back_every_bucket(tmp_path):
+    rows = [{**row("b1"), "group": "g1"}, {**row("b2"), "group": "g1"}, {**row("b3"), "group": None}]
+    path = str(tmp_path / "j.xml")
+    R.write_junit(path, target="checker/buggy", campaign="c1", verdicts_=R.verdicts(rows, set()),
+                  replay={"b1": "fuzzfarm replay ci/b1"}, summary={"execs": 5})
+    (suite,) = JUnitXml.fromfile(path)
+    assert suite.tests == 2 and suite.failures == 2  # one per group
+    assert R.read_baseline(path) == {"b1", "b2", "b3"}  # the group's other bucket is known next time
