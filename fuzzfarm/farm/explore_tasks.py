@@ -4,7 +4,7 @@ on the ``fuzz`` queue, with the farm's late acks (a killed worker's subtree is d
 from __future__ import annotations
 
 from fuzzfarm.farm import app, config, explore_jobs
-from fuzzfarm.farm.tasks import _REDIS_ERRORS, _died, _poisoned, _requeue, store
+from fuzzfarm.farm.tasks import _REDIS_ERRORS, _died, _requeue, store_and_deaths
 
 TASK_EXPLORE = "fuzzfarm.explore_subtree"
 
@@ -24,11 +24,7 @@ def submit(st, spec: dict, data: bytes) -> str:
 @app.task(name=TASK_EXPLORE, bind=True)
 def explore_subtree(self, eid: str, iid: str) -> str:
     """Explore one subtree of search ``eid`` and enqueue the subtrees it leaves."""
-    try:
-        st = store()
-        dead = _poisoned(self)
-    except _REDIS_ERRORS as e:
-        raise _requeue(e) from e
+    st, dead = store_and_deaths(self)
     if dead:
         st.r.rpush(explore_jobs._k(eid, "errors"), f"{iid}: {_died(dead)}")
         st.r.sadd(explore_jobs._k(eid, "cancelled"), iid)

@@ -102,6 +102,15 @@ def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, repu
     return True
 
 
+def store_and_deaths(task) -> tuple:
+    """(the store, ``task``'s deliveries when over the poison-pill limit, else None): every
+    task's first step. A Redis error here hands the message back to the queue."""
+    try:
+        return store(), _poisoned(task)
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e
+
+
 def _died(n: int) -> str:
     return (f"gave up after {n - 1} deliveries: the worker process running it died each time "
             f"(native crash, OOM kill or os._exit); see the worker logs")
@@ -139,11 +148,7 @@ def submit_campaign(st: S.Store, spec: dict) -> str:
 @app.task(name=config.TASK_FUZZ, bind=True, **_RETRY)
 def fuzz_job(self, spec: dict) -> str:
     """One slice of fuzz job ``spec['job']`` of campaign ``spec['campaign']``."""
-    try:
-        st = store()
-        dead = _poisoned(self)
-    except _REDIS_ERRORS as e:
-        raise _requeue(e) from e
+    st, dead = store_and_deaths(self)
     if dead:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]), _died(dead))
         return "failed"
@@ -164,11 +169,7 @@ def fuzz_job(self, spec: dict) -> str:
 @app.task(name=config.TASK_INTAKE, bind=True, **_RETRY)
 def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
     """Bucket one reported crash input (idempotent by its sha256)."""
-    try:
-        st = store()
-        dead = _poisoned(self)
-    except _REDIS_ERRORS as e:
-        raise _requeue(e) from e
+    st, dead = store_and_deaths(self)
     if dead:
         st.set_crash(harness, variant, sha, status="intake failed", error=_died(dead))
         st.mark_intaken(cid, sha, None)
@@ -187,11 +188,7 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
 
 
 def _bucket_task(task, bid: str, step, **kw) -> bool:
-    try:
-        st = store()
-        dead = _poisoned(task)
-    except _REDIS_ERRORS as e:
-        raise _requeue(e) from e
+    st, dead = store_and_deaths(task)
     if dead:
         triage.fail_bucket(st, bid, f"{task.name}: {_died(dead)}")
         return False
