@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         sys.stderr.write(f"fuzzfarm: cannot read the input {path!r}: {e.strerror}\n")
         return 2
+    from fuzzfarm.instrument import disable
+    disable()  # a replay needs no coverage, and instrumenting costs most of a start (fuzzfarm/instrument.py)
     try:
         mod = (H.HarnessInfo(name, module) if module else H.get(name)).load()
         if "--loaded-marker" in argv:  # the collector's replay starts its time limit here

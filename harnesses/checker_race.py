@@ -48,9 +48,9 @@ kind, or a kind and its crash state as ``kind at f1 <- f2 <- f3``; e.g. on ``fix
 WaitForControlledPods.delete_object_locked"`` to look for S2/S3 past S1.
 """
 
-import atheris
+from fuzzfarm.instrument import instrument_imports
 
-with atheris.instrument_imports():
+with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/instrument.py)
     from fuzzfarm import gosim
     from fuzzfarm.ports.clusterloader2 import ScriptBuilder, WaitForControlledPods
 

@@ -73,10 +73,10 @@ import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets
 import heapq  # noqa: F401
 import sysconfig  # noqa: F401
 
-import atheris
+from fuzzfarm.instrument import instrument_imports
 import greenlet  # noqa: F401
 
-with atheris.instrument_imports():
+with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/instrument.py)
     from fuzzfarm import gosim
     from fuzzfarm.gosim import failures as _failures
     from fuzzfarm.ports import controller_runtime

@@ -38,13 +38,10 @@ def timed_out(execution) -> bool:
 
 
 def skip_instrumentation() -> None:
-    """Make ``atheris.instrument_imports()`` a no-op in this process.
+    """Run harness code uninstrumented in this process (:func:`fuzzfarm.instrument.disable`).
 
     Only a libFuzzer process needs coverage; a replay, minimize or walk process loads the
     same harness module and runs much faster uninstrumented. Call before loading the harness.
     """
-    try:
-        import atheris
-    except ImportError:
-        return
-    atheris.instrument_imports = lambda *a, **k: contextlib.nullcontext()
+    from fuzzfarm.instrument import disable
+    disable()

@@ -29,8 +29,11 @@ class Target:
         return self.info().load()
 
     def child_args(self) -> list[str]:
-        """Extra argv for ``python -m fuzzfarm.runone`` / collector / walk children."""
-        return [] if self.registered else [f"--module={self.module}"]
+        """Extra argv for ``python -m fuzzfarm.runone`` / collector / walk children: the module,
+        always. The parent has resolved (and, for a registered name, checked) it; a child that had
+        to look the name up again would import ``importlib.metadata`` and scan every installed
+        distribution's entry points, the largest share of its start-up (docs/BENCHMARKS.md#startup)."""
+        return [f"--module={self.module}"]
 
     def declared(self, name: str):
         """The literal value of the module-level assignment ``name = ...`` in the harness source,

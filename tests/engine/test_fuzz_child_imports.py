@@ -64,6 +64,8 @@ def test_walk_child_imports_neither_farm_machinery_nor_crash_handling_before_a_f
         done = json.loads(out[-1])
         assert done.get("done") and done["execs"] > 0, out  # it walked
         assert not _machinery(mods), f"harness {name}: the walk child imports {_machinery(mods)}"
+        # Coverage is libFuzzer's business: a walk never loads atheris (fuzzfarm/instrument.py).
+        assert "atheris" not in mods, f"harness {name}: the walk child imports atheris"
         if done["crashes"] or done["unreplayable"]:
             continue  # a failure (a hazard the fixed variant keeps) rightly loads crash handling
         # Imported at the first failure only (fuzzfarm/engine/walk.py), and merge_corpus on use
