@@ -61,6 +61,18 @@ def _is_slot(c) -> bool:
     return isinstance(c, str) and c == _MODULE_SLOT
 
 
+def _identity_of(code: types.CodeType) -> bytes:
+    """What the unpatched module code is: its file name and source text (one source compiles to
+    one code object under one interpreter, which the key also names); the marshalled code when
+    the source cannot be read. Not the marshalled code always: the same code marshals to other
+    bytes when it was loaded from a ``.pyc`` rather than compiled (shared references differ)."""
+    try:
+        with open(code.co_filename, "rb") as f:
+            return code.co_filename.encode() + b"\0" + f.read()
+    except (OSError, TypeError, ValueError):
+        return marshal.dumps(code)
+
+
 class _CachedPatcher:
     def __init__(self, atheris, real_patch_code, directory: str):
         self.atheris = atheris
@@ -73,7 +85,7 @@ class _CachedPatcher:
         h = hashlib.sha256(_FORMAT)
         h.update(self.identity)
         h.update(repr((bool(trace_dataflow), rest)).encode())
-        h.update(marshal.dumps(code))
+        h.update(_identity_of(code))
         return os.path.join(self.directory, h.hexdigest() + ".code")
 
     def _load(self, path: str):

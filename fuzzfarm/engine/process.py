@@ -85,7 +85,8 @@ def run_bounded(argv: Sequence[str], *, env: dict, cwd: str, timeout: float,
 
 # Only these variables reach a fuzzer or replay process: nothing like FUZZFARM_REDIS_URL or a
 # broker password can leak into a harness, its output or a crash log.
-_ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTHONPATH", "LD_LIBRARY_PATH")
+_ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTHONPATH", "LD_LIBRARY_PATH",
+              "XDG_CACHE_HOME", "FUZZFARM_CODE_CACHE")  # where instrumented code is cached (fuzzfarm/instrument.py)
 
 
 def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:
