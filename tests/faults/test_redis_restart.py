@@ -65,7 +65,7 @@ def test_redis_restart_mid_campaign(fault_farm, fst):
     for w in fault_farm.workers:
         assert w.log_text().count("Connected to redis") >= 2, f"{w.name} did not reconnect"
     # and once it has settled, `fuzzfarm gc` leaves only its buckets, groups and artifacts
-    faultlib.wait_until(faultlib.drained, 30, "the queues to drain")
+    faultlib.wait_until(lambda: faultlib.drained(fst), 30, "the queues to drain")
     p = faultlib.gc_cli(fault_farm.url)
     assert p.returncode == 0 and f"removed campaign {cid}" in p.stdout, p.stdout + p.stderr
     assert faultlib.left_after_gc(fst) == []
