@@ -39,10 +39,11 @@ GRACE_S = float(os.environ.get("FUZZFARM_ORPHAN_GRACE_S", "10"))
 SEEN = S.P + "orphans"  # hash: "job:<cid>:<n>:<k>" / "intake:<cid>:<sha>" -> when first seen without a message
 
 
-def _queue_lists(st: S.Store, queue: str) -> list[str]:
-    # kombu keeps one Redis list per priority step: "fuzz", "fuzz\x06\x163", ...
-    return [k for k in st.r.scan_iter(match=queue + "*", count=1000)
-            if k == queue or k.startswith(queue + "\x06\x16")]
+def _queue_lists(queue: str) -> list[str]:
+    """The Redis lists of ``queue``: kombu keeps one per priority step ("fuzz", "fuzz\x06\x163", ...)."""
+    from kombu.transport.redis import PRIORITY_STEPS
+
+    return [queue if pri == 0 else f"{queue}\x06\x16{pri}" for pri in PRIORITY_STEPS]
 
 
 def _task_args(raw: str) -> tuple[str, list] | None:
@@ -65,7 +66,7 @@ def in_flight(st: S.Store) -> tuple[set, set]:
     """({(cid, n)} of fuzz slices, {(cid, sha)} of intakes) with a message queued or unacked."""
     raws: list[str] = []
     for q in config.QUEUES:
-        for k in _queue_lists(st, q):
+        for k in _queue_lists(q):
             raws += st.r.lrange(k, 0, -1)
     raws += st.r.hvals("unacked")
     jobs, intakes = set(), set()
