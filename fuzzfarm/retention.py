@@ -15,16 +15,26 @@ split (docs/RELIABILITY.md, "Redis growth"):
 
 Only *settled* campaigns (every job final and every crash triaged) are collected: a campaign
 still fuzzing or triaging is never touched.
+
+Besides ``gc`` / ``delete``, a campaign's own keys get a TTL once it has settled
+(``FUZZFARM_CAMPAIGN_TTL_S``, 30 days by default; 0 keeps them until ``gc``): its job stats,
+series, crash and intake sets, version-skew record and triaged crash inputs (the staging copies
+of inputs now counted in a bucket) all expire together, with the campaign record. One worker's
+janitor (:mod:`fuzzfarm.farm.lease`) applies them about once a minute for the whole fleet
+(:func:`expire_settled`); ``gc`` drops index entries of campaigns that expired.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 
 from fuzzfarm import store as S
 
 P = S.P
+CAMPAIGN_TTL_S = float(os.environ.get("FUZZFARM_CAMPAIGN_TTL_S", str(30 * 24 * 3600)))
+EXPIRY_SWEEP_S = 60.0  # one expire_settled round per this many seconds, fleet-wide
 
 
 @dataclasses.dataclass
@@ -51,7 +61,7 @@ def campaign_keys(st: S.Store, cid: str) -> Removal:
     if camp is None:
         raise NotRemovable(f"unknown campaign {cid!r}; list campaigns with `fuzzfarm status`")
     keys = [P + f"campaign:{cid}", P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken",
-            P + f"campaign:{cid}:buckets", P + f"campaign:{cid}:series"]
+            P + f"campaign:{cid}:buckets", P + f"campaign:{cid}:series", P + f"campaign:{cid}:skew"]
     keys += [P + f"job:{cid}:{n}" for n in range(int(camp.get("jobs", 0) or 0))]
     crashes = sorted(st.r.smembers(P + f"campaign:{cid}:crashes"))
     ckeys = [P + f"crash:{camp['harness']}:{camp['variant']}:{sha}" for sha in crashes]
@@ -93,13 +103,51 @@ def remove_campaign(st: S.Store, cid: str, *, dry_run: bool = False) -> Removal:
 
 
 def collect(st: S.Store, *, older_than_s: float, dry_run: bool = False, now: float | None = None) -> list[Removal]:
-    """Remove every settled campaign submitted more than ``older_than_s`` seconds ago."""
+    """Remove every settled campaign submitted more than ``older_than_s`` seconds ago (and the
+    index entries of campaigns whose keys expired)."""
     now = time.time() if now is None else now
     old = st.r.zrangebyscore(P + "campaigns", "-inf", now - older_than_s)
+    gone = [cid for cid, n in zip(old, _exists(st, [P + f"campaign:{c}" for c in old])) if not n]
+    if gone and not dry_run:
+        st.r.zrem(P + "campaigns", *gone)
     out = []
     for cid in old:
+        if cid in gone:
+            continue
         try:
             out.append(remove_campaign(st, cid, dry_run=dry_run))
         except NotRemovable:
             continue  # still running or triaging: collected by a later gc
     return out
+
+
+def expire_settled(st: S.Store, *, ttl_s: float = CAMPAIGN_TTL_S, now: float | None = None,
+                   force: bool = False) -> list[str]:
+    """Give every settled campaign that has none yet a TTL of ``ttl_s`` on all its own keys (see
+    the module doc). At most one round per ``EXPIRY_SWEEP_S`` in the fleet (a Redis lock), unless
+    ``force``. Returns the campaigns given a TTL now."""
+    if ttl_s <= 0:
+        return []
+    now = time.time() if now is None else now
+    if not force and not st.r.set(P + "lease:retention-sweep", "1", nx=True, ex=int(EXPIRY_SWEEP_S)):
+        return []
+    cids = st.campaign_ids()
+    pipe = st.r.pipeline(transaction=False)
+    for cid in cids:
+        pipe.hget(P + f"campaign:{cid}", "expires_at")
+    marks = pipe.execute() if cids else []
+    done = []
+    for cid, mark in zip(cids, marks):
+        if mark:
+            continue
+        summary = st.campaign_summary(cid)
+        if not summary or not summary["settled"]:
+            continue
+        keys = campaign_keys(st, cid).keys
+        pipe = st.r.pipeline()  # MULTI: every key of the campaign gets the same end
+        pipe.hset(P + f"campaign:{cid}", "expires_at", repr(now + ttl_s))
+        for k in keys:
+            pipe.expire(k, max(1, int(ttl_s)))
+        pipe.execute()
+        done.append(cid)
+    return done

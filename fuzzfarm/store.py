@@ -120,7 +120,7 @@ return 0
 """
 
 
-def connect(url: str, *, patient: bool = False) -> redis.Redis:
+def connect(url: str, *, patient: bool = False, socket_timeout: float = SOCKET_TIMEOUT_S) -> redis.Redis:
     """A redis-py client with short timeouts (no hang when Redis is down). ``patient`` (workers):
     a connection error is retried for about a minute, so a Redis restart is ridden out."""
     redis_url.validate(url)
@@ -133,8 +133,8 @@ def connect(url: str, *, patient: bool = False) -> redis.Redis:
         kw["retry"] = Retry(ExponentialWithJitterBackoff(base=0.2, cap=2.0), WORKER_REDIS_RETRIES)
     return redis.Redis.from_url(url, decode_responses=True,
                                 socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S,
-                                socket_timeout=SOCKET_TIMEOUT_S, health_check_interval=10,
-                                retry_on_timeout=True, **kw)
+                                socket_timeout=socket_timeout, health_check_interval=10,
+                                socket_keepalive=True, retry_on_timeout=True, **kw)
 
 
 class Store:
@@ -320,9 +320,10 @@ class Store:
         return P + f"crash:{harness}:{variant}:{sha}"
 
     def report_crash(self, cid: str, job: int, harness: str, variant: str, data: bytes,
-                     artifact: str = "crash", log_tail: str = "") -> tuple[str, bool]:
+                     artifact: str = "crash", log_tail: str = "", fuzz_timeout_s: float | None = None) -> tuple[str, bool]:
         """Keep a crash input before anything else happens to it. Returns (sha256, new for this
-        campaign). Reporting the same input again changes nothing."""
+        campaign). Reporting the same input again changes nothing. ``fuzz_timeout_s``: the
+        fuzzer's own per-input timeout (a hang is replayed for that long, not the collector's)."""
         sha = sha256(data)
         key = self._crash_key(harness, variant, sha)
         pipe = self.r.pipeline()
@@ -332,6 +333,8 @@ class Store:
         pipe.hsetnx(key, "job", job)
         pipe.hsetnx(key, "log_tail", log_tail[-4000:])
         pipe.hsetnx(key, "first_seen", time.time())
+        if fuzz_timeout_s is not None:
+            pipe.hsetnx(key, "fuzz_timeout_s", fuzz_timeout_s)
         pipe.sadd(P + f"campaign:{cid}:crashes", sha)
         new = pipe.execute()[-1] == 1
         return sha, new

@@ -78,17 +78,24 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
     return res
 
 
+def hang_limit_s(fuzz_timeout_s: float | str | None = None) -> float:
+    """How long a libFuzzer ``timeout`` input is replayed: the fuzz job's own timeout + grace."""
+    base = fuzz_timeout_s if fuzz_timeout_s not in (None, "") else os.environ.get("FUZZFARM_TIMEOUT_S", "10")
+    return float(base) + HANG_GRACE_S
+
+
 def triage(harness, variant: str, data: bytes, *, artifact: str = "crash", timeout_s: float = 30.0,
-           memory_limit_mb: int = 2048) -> dict:
+           memory_limit_mb: int = 2048, fuzz_timeout_s: float | None = None) -> dict:
     """Classify a crash a fuzz job reported (``CrashReport.artifact``): the outcome of one
     fresh-process :func:`replay`. A libFuzzer ``timeout`` / ``oom`` / ``leak`` artifact whose
     replay does not fail keeps its artifact kind (state: the harness name), so hangs and
     memory hogs get their own buckets. A ``crash`` that does not fail on replay comes back
     with ``failed`` False and ``signature`` None: not reproducible. A ``timeout`` artifact is
-    replayed for the fuzz job's own timeout (``FUZZFARM_TIMEOUT_S``) plus ``HANG_GRACE_S``, not
-    ``timeout_s``: a hang costs one short replay."""
+    replayed for the fuzz job's own timeout plus ``HANG_GRACE_S``, not ``timeout_s``: a hang
+    costs one short replay. ``fuzz_timeout_s`` is that job's ``-timeout`` (recorded with the
+    crash by the fuzz worker); without it, this process's ``FUZZFARM_TIMEOUT_S``."""
     if artifact == "timeout":
-        timeout_s = min(timeout_s, float(os.environ.get("FUZZFARM_TIMEOUT_S", "10")) + HANG_GRACE_S)
+        timeout_s = min(timeout_s, hang_limit_s(fuzz_timeout_s))
     out = replay(harness, variant, data, timeout_s=timeout_s, memory_limit_mb=memory_limit_mb)
     if not out["failed"] and artifact in ("timeout", "oom", "leak"):
         target = resolve(harness)

@@ -80,6 +80,18 @@ MAX_DELIVERIES = int(_env_float("FUZZFARM_MAX_DELIVERIES", 3))
 # Socket timeouts: a dead Redis gives an error in seconds, never a hang.
 SOCKET_CONNECT_TIMEOUT_S = 3.0
 SOCKET_TIMEOUT_S = 30.0
+# The broker's and result backend's connections (every one kombu and Celery open: BRPOP,
+# pub/sub, publishing, events). A half-open socket (a black-holed link, a middlebox that lost its
+# state: no FIN, no RST) turns into an error after BROKER_SOCKET_TIMEOUT_S on any synchronous
+# command. It must be short: the worker's event loop runs such commands (heartbeats, event
+# publishes), and while one waits, kombu's own health checks cannot run (measured: a 30 s timeout
+# kept an idle worker deaf for 29 s after a 5 s black hole, docs/RELIABILITY.md). Every Redis
+# reply the farm waits for on those connections is immediate (BRPOP is sent with a 1 s server-side
+# timeout), so 5 s is never a live server's latency. The health checks (a PING before a command
+# on a connection idle that long, and kombu's checks of the BRPOP and pub/sub connections, which
+# drop one whose reply is overdue) run every BROKER_HEALTH_CHECK_S.
+BROKER_SOCKET_TIMEOUT_S = _env_float("FUZZFARM_BROKER_SOCKET_TIMEOUT_S", 5.0)
+BROKER_HEALTH_CHECK_S = int(_env_float("FUZZFARM_BROKER_HEALTH_CHECK_S", 5))
 # Workers ride out a Redis restart: their store calls retry a connection error this many times
 # (jittered backoff up to 2 s, about a minute in all) and their publishes follow this policy.
 # The CLI does not: it says at once that Redis is unreachable.
@@ -105,9 +117,10 @@ def celery_config(url: str) -> dict:
         "unacked_restore_interval": 5,
         "unacked_restore_throttle": 1,
         "socket_connect_timeout": SOCKET_CONNECT_TIMEOUT_S,
-        "socket_timeout": SOCKET_TIMEOUT_S,
+        "socket_timeout": BROKER_SOCKET_TIMEOUT_S,
+        "socket_keepalive": True,
         "retry_on_timeout": True,
-        "health_check_interval": 10,
+        "health_check_interval": BROKER_HEALTH_CHECK_S,
     }
     conf = {
         "broker_url": plain,
@@ -115,7 +128,9 @@ def celery_config(url: str) -> dict:
         "broker_transport_options": transport,
         "result_backend_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT_S},
         "redis_socket_connect_timeout": SOCKET_CONNECT_TIMEOUT_S,
-        "redis_socket_timeout": SOCKET_TIMEOUT_S,
+        "redis_socket_timeout": BROKER_SOCKET_TIMEOUT_S,
+        "redis_socket_keepalive": True,
+        "redis_backend_health_check_interval": BROKER_HEALTH_CHECK_S,
         "redis_retry_on_timeout": True,
         "broker_connection_timeout": SOCKET_CONNECT_TIMEOUT_S,
         "broker_connection_retry_on_startup": True,

@@ -151,7 +151,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
 
     def on_crash(rep) -> None:
         try:
-            sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+            sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail,
+                                       fuzz_timeout_s=LIBFUZZER_TIMEOUT_S)
         except spool.OOM as e:  # Redis is full: keep it on this disk, report it once Redis takes writes
             sha = spool.keep(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
             log.warning("job %s/%s: Redis is out of memory (%s); crash %s kept in %s until it accepts writes",
@@ -268,21 +269,30 @@ def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:
 
 
 def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) -> None:
-    """Keep the shared corpus small: ``-merge=1`` it when it has grown since the last merge."""
+    """Keep the shared corpus small: ``-merge=1`` it when it has grown since the last merge, within
+    a bounded time, and never over ``FUZZFARM_CORPUS_MAX`` inputs (farm/corpus_bound.py)."""
+    from fuzzfarm.farm import corpus_bound
+
     size = st.corpus_size(harness)
     last = st.corpus_merged_size(harness)
     if size < last + CORPUS_MERGE_GROWTH or not hasattr(engine, "merge_corpus"):
+        if corpus_bound.over_cap(st, harness):
+            log.info("corpus %s: over its cap of %d, %d largest inputs removed", harness, corpus_bound.CORPUS_MAX,
+                     corpus_bound.trim(st, harness))
         return
     snapshot = st.corpus(harness)
     os.makedirs(workdir, exist_ok=True)
     try:
-        kept = engine.merge_corpus(harness, variant, snapshot, workdir)
-    except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus
+        kept = engine.merge_corpus(harness, variant, snapshot, workdir, budget_s=corpus_bound.MERGE_BUDGET_S)
+    except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus (the cap still holds)
         log.warning("corpus merge for %s failed: %s", harness, e)
-        return
+        kept = []
     if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
         removed = st.prune_corpus(harness, snapshot, kept)
         log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
+    if corpus_bound.over_cap(st, harness):
+        log.info("corpus %s: over its cap of %d after the merge, %d largest inputs removed", harness,
+                 corpus_bound.CORPUS_MAX, corpus_bound.trim(st, harness))
     st.set_corpus_merged_size(harness, st.corpus_size(harness))
 
 

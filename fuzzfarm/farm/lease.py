@@ -69,10 +69,11 @@ if tonumber(s) > tonumber(ARGV[2]) then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 local st = redis.call('HGET', KEYS[3], 'state')
 if st ~= 'running' and st ~= 'queued' then return -1 end
+local was = redis.call('GET', KEYS[2]) or ''
 redis.call('DEL', KEYS[2])
 local n = redis.call('HINCRBY', KEYS[3], 'lost', 1)
 redis.call('HSET', KEYS[3], 'state', 'queued', 'recovery', ARGV[3], 'lost_worker',
-           redis.call('HGET', KEYS[3], 'worker') or '', 'lost_at', ARGV[2], 'worker', '',
+           redis.call('HGET', KEYS[3], 'worker') or '', 'lost_owner', was, 'lost_at', ARGV[2], 'worker', '',
            'execs', '0', 'elapsed_s', '0', 'exec_per_s', '0', 'updated', ARGV[2])
 return n
 """
@@ -167,6 +168,21 @@ def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
     return done
 
 
+def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
+    """True when the slice ``spec`` that task ``task_id`` was running is no longer its own: its
+    lease ended and a janitor handed the slice to another message (a frozen box thawed, a healed
+    partition). Whatever then happens to the old task (its hard time limit, a revoke) is not the
+    job's fate: the job runs elsewhere."""
+    if not task_id:
+        return False
+    cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
+    holder = st.r.get(S.P + "lease:" + claim_name(cid, n, k))
+    if holder is not None:
+        return holder != task_id
+    job = st.job(cid, n)
+    return job.get("lost_owner") == task_id
+
+
 def state_label(job: dict) -> str:
     """What ``status`` shows in a job's state column."""
     state = job.get("state", S.JOB_QUEUED)
@@ -198,12 +214,29 @@ class Janitor:
             tasks.fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, connection=conn,
                                        retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
+    def _enqueue_intake(self, cid: str, harness: str, variant: str, sha: str) -> None:
+        from fuzzfarm.farm import tasks
+
+        with self.app.connection_for_write() as conn:
+            tasks.intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY,
+                                     connection=conn, retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+
     def _run(self) -> None:
+        from fuzzfarm import retention
+        from fuzzfarm.farm import rescue
+
         st = None
         while not self._stop.wait(self.interval_s):
             try:
-                st = st or S.Store(redis_url.from_env())
+                # short socket timeouts, as the broker's: a half-open pooled connection costs a
+                # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
+                st = st or S.Store(redis_url.from_env(), client=S.connect(
+                    redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
                 sweep(st, self._enqueue)
+                # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
+                if st.r.set(S.P + "lease:rescue-sweep", "1", nx=True, px=int(max(0.5, self.interval_s * 0.9) * 1000)):
+                    rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
+                retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
             except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
                 log.debug("janitor round failed: %s", redis_url.mask_text(str(e), redis_url.from_env()))
 

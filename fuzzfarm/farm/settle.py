@@ -31,13 +31,18 @@ log = logging.getLogger("fuzzfarm.settle")
 _BUCKET_TASKS = (config.TASK_MINIMIZE, config.TASK_VERIFY, config.TASK_FIX_CHECK)
 
 
-def settle(task_name: str, args, why: str, *, job_state: str) -> None:
+def settle(task_name: str, args, why: str, *, job_state: str, task_id: str = "") -> None:
     """Record that the task ``task_name`` with ``args`` ended from outside, for ``why``."""
     st = S.Store(redis_url.from_env())
     if task_name == config.TASK_FUZZ and args:
         spec = args[0]
         cid, n = spec["campaign"], int(spec["job"])
         if st.job(cid, n).get("state") in S.JOB_FINAL:
+            return
+        from fuzzfarm.farm import lease
+        if lease.taken_over(st, spec, task_id):  # e.g. a box frozen past its hard limit, thawed
+            log.warning("job %s/%s slice %s: %s, but its lease had been taken over (the slice runs elsewhere); "
+                        "the job is left to it", cid, n, spec.get("slice", 0), why)
             return
         log.warning("job %s/%s slice %s: %s; job %s", cid, n, spec.get("slice", 0), why, job_state)
         st.update_job(cid, n, state=job_state, finished=time.time(), error=why)
@@ -65,12 +70,13 @@ def _revoked(sender=None, request=None, terminated=False, signum=None, expired=F
         return
     why = ("revoked and terminated (celery control revoke --terminate)" if terminated
            else "expired" if expired else "revoked before it ran (celery control revoke)")
-    _safely(settle, sender.name, list(getattr(request, "args", None) or ()), why, job_state=S.JOB_CANCELLED)
+    _safely(settle, sender.name, list(getattr(request, "args", None) or ()), why, job_state=S.JOB_CANCELLED,
+            task_id=getattr(request, "id", "") or "")
 
 
 @signals.task_failure.connect
-def _hard_time_limit(sender=None, exception=None, args=None, **_kw) -> None:
+def _hard_time_limit(sender=None, exception=None, args=None, task_id=None, **_kw) -> None:
     if sender is None or not isinstance(exception, TimeLimitExceeded):
         return
     _safely(settle, sender.name, list(args or ()), f"killed at its hard time limit ({exception})",
-            job_state=S.JOB_FAILED)
+            job_state=S.JOB_FAILED, task_id=task_id or "")

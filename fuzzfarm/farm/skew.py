@@ -105,6 +105,18 @@ def collector_mismatch(harness: str, wanted: str) -> tuple[str, str] | None:
                    f"{socket.gethostname()} has {local[:12]}…")
 
 
+# A triage message handed back this many times by mismatching collectors is not handed back again
+# (with the backoff capped at 30 s, about 20 minutes of waiting): the crash is recorded as not
+# triaged (input kept) or the bucket as failed (kept), with the reason, so the campaign settles.
+COLLECTOR_HANDBACKS = int(os.environ.get("FUZZFARM_COLLECTOR_HANDBACKS", "40"))
+
+
+def collector_gave_up(waiting: str, handbacks: int) -> str:
+    """The one line recorded (and logged) when the bound is reached."""
+    return (f"{waiting}; handed back {handbacks} times and no matching collector took it: start a collector with "
+            f"the submitter's fuzzfarm and harness version (the input is kept; submit again to triage it)")
+
+
 def collector_wait(attempt: int) -> float:
     """Seconds a mismatching collector holds a triage message before handing it back."""
     return min(MAX_BACKOFF_S, config.COLLECT_SOFT_LIMIT_S / 2, BACKOFF_S * 2 ** max(0, attempt - 1))

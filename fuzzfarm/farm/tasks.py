@@ -85,21 +85,31 @@ def _requeued_on_shutdown_is_no_death(sig=None, how=None, **_kw) -> None:
                     redis_url.mask_text(str(e), redis_url.from_env()))
 
 
-def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, republish) -> bool:
+def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, republish, give_up) -> bool:
     """A collector whose copy of ``harness`` has another hash than the one the crash was found
     with does not triage it: it records why on the crash / bucket (field ``waiting``), holds the
-    message a little and publishes it again, so a matching collector takes it (farm/skew.py)."""
+    message a little and publishes it again, so a matching collector takes it (farm/skew.py);
+    after ``skew.COLLECTOR_HANDBACKS`` hand-backs, ``give_up(reason)`` records it as not triaged."""
     m = skew.collector_mismatch(harness, wanted)
     if m is None:
         return False
     _, msg = m
     n = int(st.r.hincrby(key, "collector_waits", 1))
+    if n > skew.COLLECTOR_HANDBACKS:
+        give_up(skew.collector_gave_up(msg, n - 1))
+        return True
     st.r.hset(key, "waiting", msg)
     wait = skew.collector_wait(n)
     log.warning("%s; handing it back in %.1f s", msg, wait)
     time.sleep(wait)
     republish()
     return True
+
+
+def _intake_stopped(st: S.Store, cid: str, harness: str, variant: str, sha: str, why: str) -> None:
+    log.error("crash %s of campaign %s: %s", sha[:12], cid, why)
+    st.set_crash(harness, variant, sha, status="intake failed", error=why, waiting="")
+    st.mark_intaken(cid, sha, None)  # the input stays; the campaign can settle
 
 
 def store_and_deaths(task) -> tuple:
@@ -176,7 +186,8 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
         return None
     try:
         if _collector_hands_back(st, harness, (st.campaign(cid) or {}).get("harness_hash", ""),
-                                 st._crash_key(harness, variant, sha), lambda: enqueue_intake(cid, harness, variant, sha)):
+                                 st._crash_key(harness, variant, sha), lambda: enqueue_intake(cid, harness, variant, sha),
+                                 lambda why: _intake_stopped(st, cid, harness, variant, sha, why)):
             return None
         return triage.intake(st, cid, harness, variant, sha, enqueue_triage=_enqueue_triage(minimize))
     except _REDIS_ERRORS as e:
@@ -195,7 +206,7 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
     try:
         b = st.bucket(bid) or {}
         if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), S.P + f"bucket:{bid}",
-                                       lambda: _enqueue_triage(task)(bid)):
+                                       lambda: _enqueue_triage(task)(bid), lambda why: triage.fail_bucket(st, bid, why)):
             return False
         return step(st, bid, owner=task.request.id, **kw)
     except _REDIS_ERRORS as e:

@@ -65,12 +65,18 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     col = _collector()
     data = crash["data"]
     artifact = crash.get("artifact", "crash")
-    out = outcome(harness, variant, data, trace=True)
+    hang = artifact == "timeout" and outcome is _replay
+    if hang:
+        # a hang: one replay bounded by the fuzz job's own -timeout (+ grace), not the collector's
+        # 30 s limit (docs/RELIABILITY.md, "hanging input")
+        out = col.triage(harness, variant, data, artifact=artifact, fuzz_timeout_s=crash.get("fuzz_timeout_s"))
+    else:
+        out = outcome(harness, variant, data, trace=True)
     replays = 1
     while not out.get("failed") and artifact not in RESOURCE_KINDS and replays <= INTAKE_REPLAYS:
         out = outcome(harness, variant, data, trace=True)  # it failed once: maybe it is flaky
         replays += 1
-    if not out.get("failed") and artifact in RESOURCE_KINDS:  # a hang / memory hog gets its own bucket
+    if not out.get("failed") and artifact in RESOURCE_KINDS and not hang:  # its own bucket
         out = col.triage(harness, variant, data, artifact=artifact)
     if not out.get("failed"):
         log.warning("intake %s: %s input did not fail in %d replays; kept, recorded as unreproducible",

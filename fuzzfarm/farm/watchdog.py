@@ -36,7 +36,7 @@ from celery import signals
 log = logging.getLogger("fuzzfarm.watchdog")
 
 EXIT_DEAF = 75  # EX_TEMPFAIL: "try again", which is what a supervisor should do
-_FORCE_EXIT_S = 30.0
+_FORCE_EXIT_S = 10.0  # a deaf worker's cold shutdown talks over dead sockets: do not wait long
 
 
 def _env_number(name: str, default: float) -> float:

@@ -109,3 +109,23 @@ def test_cli_gc_and_delete(store, redis_server, tmp_path):
         r = cli(*args)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert r.stderr.startswith("fuzzfarm: error: ")
+
+
+def test_a_settled_campaign_gets_a_ttl_on_its_own_keys_and_gc_drops_it_once_expired(store):
+    cid, bid = _finished_campaign(store, unbucketed=True)
+    running = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                     "duration_s": 5.0, "harness_hash": "ab" * 32, "version": "0.1.0"})
+    store.update_job(running, 0, state=S.JOB_RUNNING)
+    own = retention.campaign_keys(store, cid).keys
+    assert retention.expire_settled(store, ttl_s=3600, force=True) == [cid]
+    assert all(0 < store.r.ttl(k) <= 3600 for k in own), [(k, store.r.ttl(k)) for k in own]
+    # kept until deleted: the bucket, its artifact, the crash filed in no bucket; the running campaign
+    assert store.r.ttl(S.P + f"bucket:{bid}") == -1 and store.r.ttl(S.P + f"artifact:{bid}") == -1
+    assert all(store.r.ttl(k) == -1 for k in store.r.scan_iter(S.P + "crash:*") if not store.r.hget(k, "bucket"))
+    assert all(store.r.ttl(k) == -1 for k in retention.campaign_keys(store, running).keys)
+    assert retention.expire_settled(store, ttl_s=3600, force=True) == []  # once
+    # its keys expire: `gc` then drops the index entry too
+    for k in own:
+        store.r.delete(k)
+    retention.collect(store, older_than_s=0, now=time.time() + 1)
+    assert cid not in store.campaign_ids() and running in store.campaign_ids()

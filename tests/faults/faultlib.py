@@ -231,3 +231,31 @@ def hard_stop(worker) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(worker.proc.pid, signal.SIGKILL)
     worker.stop(timeout=1)
+
+
+# What a finished campaign may leave in Redis after `fuzzfarm gc` (docs/RELIABILITY.md, "Redis
+# growth"): buckets, their inputs, signatures and index, artifacts, groups; each harness's shared
+# corpus; a crash input filed into no bucket (never lost). Everything else must be gone or expire.
+KEPT_AFTER_GC = ("bucket:", "sig:", "buckets", "artifact:", "groups:", "corpus:")
+
+
+def left_after_gc(st) -> list[str]:
+    """``fuzzfarm:`` keys without a TTL that are none of KEPT_AFTER_GC (should be empty)."""
+    from fuzzfarm import store as S
+
+    bad = []
+    for k in st.r.scan_iter(match=S.P + "*", count=1000):
+        rest = k[len(S.P):]
+        if rest.startswith(KEPT_AFTER_GC) or st.r.ttl(k) >= 0:
+            continue
+        if rest.startswith("crash:") and not st.r.hget(k, "bucket"):
+            continue
+        bad.append(k)
+    return sorted(bad)
+
+
+def gc_cli(url: str) -> "subprocess.CompletedProcess":
+    import subprocess
+    env = {**os.environ, "FUZZFARM_REDIS_URL": url}
+    return subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "gc", "--older-than", "0"], capture_output=True,
+                          text=True, timeout=60, env=env)

@@ -64,5 +64,11 @@ def test_redis_restart_mid_campaign(fault_farm, fst):
     assert all(w.alive() for w in fault_farm.workers)
     for w in fault_farm.workers:
         assert w.log_text().count("Connected to redis") >= 2, f"{w.name} did not reconnect"
+    # and once it has settled, `fuzzfarm gc` leaves only its buckets, groups and artifacts
+    faultlib.wait_until(lambda: faultlib.drained(fst), 30, "the queues to drain")
+    p = faultlib.gc_cli(fault_farm.url)
+    assert p.returncode == 0 and f"removed campaign {cid}" in p.stdout, p.stdout + p.stderr
+    assert faultlib.left_after_gc(fst) == []
+    assert fst.bucket(after["buckets"] and next(iter(after["buckets"])))
     print(f"redis restart: outage {outage:.1f} s; survived: {len(after['buckets'])} bucket(s), "
           f"{len(after['corpus'])} corpus inputs, {len(after['crashes'])} crashes")
