@@ -4,8 +4,9 @@ upstream report says); each fixed form stays clean; and the clean check is not b
 broken on purpose (a lock order half restored, a window narrowed but not closed) fails it
 within the same budget.
 
-Bounds: runs to the first failure from seed 0 were measured (HC-16: pct 7, random 40; HC-17:
-random 1, pct 2); each test allows 5x that (at least 10).
+Bounds: runs to the first failure from seed 0 were measured (HC-16 and HC-17: random 1, pct 2);
+each test allows at least 10. The clean budget is what the default run can afford (~4 s per
+case); the slow tier runs 50,000 schedules per case.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from fuzzfarm.examples import hc17_policy_stop_wait as HC17
 from fuzzfarm.strategies import BytesStrategy, PCTStrategy, RandomStrategy
 from fuzzfarm.strategies.recording import RecordingStrategy
 
-CLEAN_RUNS = {"HC-16": 150, "HC-17": 1500}   # per strategy in the default run (~4 s each)
+CLEAN_RUNS = {"HC-16": 300, "HC-17": 1000}   # per strategy in the default run (~4 s each)
 CLEAN_RUNS_SLOW = 25_000                     # per strategy (random + pct = 50,000 runs)
-FIND = {"HC-16": (PCTStrategy, 35), "HC-17": (RandomStrategy, 10)}
+FIND = {"HC-16": (RandomStrategy, 10), "HC-17": (RandomStrategy, 10)}
 
 
 def first_failure(main, run_kw, strategy_cls, limit):
