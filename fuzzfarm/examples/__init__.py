@@ -13,8 +13,8 @@ docstring) exposes:
 
 The fixed form must never fail under any schedule. ``CASES`` lists the modules in a fixed
 order (the ``examples`` harness picks one from the first input byte). A module with
-``HARD = True`` is a hard case (docs/CASES.md, depth 3, chosen because stress rarely hits it):
-its runs are long, so its tests live in ``tests/gosim/test_hard_cases.py``.
+``HARD = True`` is a hard case (docs/CASES.md#hard-cases: depth 3, measured against stress by
+``benchmarks/hard_cases.py``); its tests live in ``tests/gosim/test_hard_cases.py``.
 """
 
 from __future__ import annotations
