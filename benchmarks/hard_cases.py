@@ -244,7 +244,7 @@ def run(prof: C.Profile, only=None, log=None) -> dict:
              "kind; stress hit rate = trials with >= 1 manifestation / trials",
              "walks (random, pct, mix) run through the examples harness under the farm's starvation bound; "
              "bytes is atheris on the same harness"]
-    if "mix" not in data and "mix" not in settings["strategies"]:
+    if "mix" not in settings["strategies"]:
         notes.append("mix: not offered by fuzzfarm.strategies on this branch; measured bytes/random/pct")
     if prof.quick:
         notes.append(f"QUICK profile: {b['trials']} stress trials of {b['trial_s']:g} s and {b['max_s']:g} s per "
