@@ -208,7 +208,9 @@ class _KeeperMu:
 
 
 class _TokenSimpleMu(_TokenSimpleChan):
-    """``tokenSimple`` after the fix: a plain Mutex, always taken after the keeper's."""
+    """``tokenSimple`` after the fix: a plain Mutex, always taken after the keeper's. The
+    deleter (``newDeleterFunc``) is the same code after the fix, two lines further down (:157);
+    the inherited one cites the lines before it."""
 
     def __init__(self):
         super().__init__()
