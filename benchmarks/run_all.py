@@ -6,7 +6,8 @@
 
 Order: time_to_bug -> stress (ratio against the time_to_bug of this run) -> throughput ->
 minimization (the inputs time_to_bug found) -> farm_scaling -> end_to_end -> redis_traffic (the
-campaigns of farm_scaling and end_to_end) -> startup (fresh fuzz child processes). Every comparison is within this one run.
+campaigns of farm_scaling and end_to_end) -> startup (fresh fuzz child processes) -> hard_cases (the
+depth-3 examples against every strategy and stress). Every comparison is within this one run.
 
 The full profile writes docs/BENCHMARKS.md; ``--quick`` (CI) writes it only when ``--doc`` is
 given. Exit code 1 when a benchmark failed (its section says why; the others still run).
@@ -27,7 +28,7 @@ if __package__ in (None, ""):  # python benchmarks/run_all.py
 from benchmarks import common as C  # noqa: E402
 
 SECTIONS = ("time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
-            "startup")
+            "startup", "hard_cases")
 DOC = os.path.join(C.ROOT, "docs", "BENCHMARKS.md")
 
 
@@ -45,8 +46,8 @@ def _failed(name: str, prof: C.Profile, t0: float, exc: BaseException) -> dict:
 
 
 def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[list[dict], dict]:
-    from benchmarks import (end_to_end, farm_scaling, minimization, redis_traffic, startup, stress, throughput,
-                            time_to_bug)
+    from benchmarks import (end_to_end, farm_scaling, hard_cases, minimization, redis_traffic, startup, stress,
+                            throughput, time_to_bug)
     out: list[dict] = []
     ctx: dict = {}
     meta = {"machine": C.machine(), "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
@@ -93,6 +94,8 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
     step("redis_traffic", lambda: redis_traffic.run(prof, only_harness, _log, scaling=ctx.get("scaling") or {},
                                                     e2e=ctx.get("e2e")))
     step("startup", lambda: startup.run(prof, only_harness, _log))
+    # hard cases take case ids, not harness names: --harness narrows the suite to harnesses only
+    step("hard_cases", lambda: hard_cases.run(prof, None, _log))
     busy1, total1 = C.system_busy()
     own1 = os.times()
     wall = time.monotonic() - t_suite

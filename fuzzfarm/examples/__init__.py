@@ -12,7 +12,9 @@ docstring) exposes:
 * ``RUN_KW``: keyword arguments for ``gosim.run`` (leak check, grace, step limit).
 
 The fixed form must never fail under any schedule. ``CASES`` lists the modules in a fixed
-order (the ``examples`` harness picks one from the first input byte).
+order (the ``examples`` harness picks one from the first input byte). A module with
+``HARD = True`` is a hard case (docs/CASES.md#hard-cases: depth 3, measured against stress by
+``benchmarks/hard_cases.py``); its tests live in ``tests/gosim/test_hard_cases.py``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ CASE_NAMES = (
     "dr01_leader_observed_record",
     "dr02_deferred_client_config",
     "dr03_delegating_logger",
+    "hc16_simple_token_deadlock",
+    "hc17_policy_stop_wait",
 )
 
 

@@ -31,7 +31,7 @@ class _Abort(GreenletExit):
 
 
 class _TGoroutine:
-    __slots__ = ("gid", "name", "state", "wait", "created_by", "value", "event", "thread", "glet")
+    __slots__ = ("gid", "name", "state", "wait", "created_by", "value", "event", "thread", "glet", "blocked_on")
 
     def __init__(self, gid: int, name: str):
         self.gid, self.name = gid, name
@@ -42,6 +42,7 @@ class _TGoroutine:
         self.event = threading.Event()
         self.thread: threading.Thread | None = None
         self.glet = None
+        self.blocked_on = None  # set by sync primitives before they park (the deterministic runtime's wait-for graph)
 
 
 class ThreadedRuntime:
