@@ -29,6 +29,12 @@ BUDGET_ENV = "FUZZFARM_PROVE_BUDGET_S"
 REDUCTION_ENV = "FUZZFARM_PROVE_REDUCTION"
 DEFAULT_BUDGET_S = 20.0
 DEFAULT_BOUND = 2
+# The budget is CPU seconds of the search process (time.process_time), not wall seconds: the
+# farm runs the proof beside the verify replays and the fix check (farm/triage_ahead.py) and
+# beside fuzz jobs on the same cores, and a wall budget would shrink the search under that load
+# (a scenario exhausted in 15 s alone would end "not exhausted"). The wall limit on the child
+# is this many times the budget plus a minute.
+WALL_FACTOR = 4
 
 
 def budget_s() -> float:
@@ -62,7 +68,7 @@ def proof_line(res: dict) -> str:
 def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_BOUND,
                 budget: float | None = None, reduce: bool | None = None) -> dict:
     """Explore the scenario of ``data`` on ``fixed_variant`` with at most ``bound`` preemptions
-    for at most ``budget`` seconds (default :func:`budget_s`) in a child process. Returns
+    for at most ``budget`` CPU seconds of the search (default :func:`budget_s`) in a child process. Returns
     ``exhausted``, ``schedules``, ``runs``, ``bound``, ``elapsed_s``, ``failure`` (kind,
     preemptions, ... of the first failing schedule, or None), ``reproducer`` (hex, or None),
     ``reduce`` (default ``$FUZZFARM_PROVE_REDUCTION`` = 1, else off) turns the partial-order
@@ -83,7 +89,8 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
                 *([] if reduce else ["--no-reduction"]),
                 *target.child_args()]
         env = process.child_env(pythonpath=target.pythonpath)
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget + 60, memory_limit_mb=2048)
+        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=WALL_FACTOR * budget + 60,
+                                      memory_limit_mb=2048)
     res = None
     for ln in reversed((out or "").splitlines()):
         if ln.startswith("{"):
@@ -102,6 +109,8 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+
+    import time
 
     from fuzzfarm.engine.guard import skip_instrumentation
 
@@ -125,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             data = f.read()
         mod = from_child_args(a.harness, a.module).load()
         res = explore(mod, a.variant, data, bound=a.bound, max_time=a.max_time or None,
-                      tolerate=a.tolerate, reduce=not a.no_reduction).to_json()
+                      tolerate=a.tolerate, reduce=not a.no_reduction, clock=time.process_time).to_json()
     except (HarnessError, ExploreError, OSError) as e:
         res = {"error": str(e), "exhausted": False, "schedules": 0, "bound": a.bound, "failure": None}
     if res.get("failure"):
