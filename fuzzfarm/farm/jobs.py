@@ -168,9 +168,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         try:
             if spool.waiting():
                 spool.flush(st, enqueue_intake)
+            live = {**_as_dict(stats), "execs_base": execs_base}  # for the series point (no HGET)
             if not owner:
-                st.job_stats(cid, n, _as_dict(stats))
-            elif not lease.tick(st, cid, n, k, owner, _as_dict(stats)):  # renews the lease, same round trips
+                st.job_stats(cid, n, live)
+            elif not lease.tick(st, cid, n, k, owner, live):  # renews the lease, same round trips
                 raise lease.LeaseLost(claim)
         except spool.OOM:  # Redis is full: skip this tick, go on fuzzing (crashes are kept locally)
             pass
