@@ -17,9 +17,13 @@ atheris, on a fixed variant (no crash, so no crash handling) from the same fixed
 Farm efficiency, two figures per c (goal >= 0.9 at 2 workers):
 (a) CPU: target-CPU seconds in the fuzz children / CPU seconds of the whole fuzz worker (its
     Celery main and pool processes, the fuzz children, corpus merges);
-(b) execs: execs/s of the farm (execs / submit->settled wall) / (c x bare execs/s (execs /
-    bare wall)); both walls include atheris start-up. On a machine shared with other work (b)
-    also moves with the load between the runs: (a) and the per-CPU-second rate do not.
+(b) execs: execs/s of the farm (execs / wall from the campaign's record to its last job's end:
+    dispatch, atheris start-up, stats ticks, corpus upload) / execs/s of c bare processes run
+    side by side right after it with the farm jobs' seeds (= c x bare where the machine has the
+    cores; on a shared machine both sides see the same load). The submit command's own start-up
+    is the client's and is reported apart (``submit_cli_s``).
+Bare and farm use the same corpus and seeds, so the old "1 worker x1.06 bare" (different seeds
+and an empty corpus) cannot recur: what differs is the farm.
 The Redis traffic of these campaigns is the ``redis_traffic`` benchmark.
 """
 
@@ -46,26 +50,43 @@ def fixed_corpus(spec: C.HarnessSpec, variant: str, seconds: float) -> list[byte
     return sorted(set(res.new_corpus))
 
 
-def bare(spec: C.HarnessSpec, variant: str, seconds: float, corpus: list[bytes] = (), seed: int = 1) -> dict:
+def bare(spec: C.HarnessSpec, variant: str, seconds: float, corpus: list[bytes] = (), seeds=(1,)) -> dict:
+    """``len(seeds)`` bare atheris processes at once (one per seed, as the farm's jobs run side
+    by side), each from ``corpus``; execs summed, wall from the first start to the last end."""
+    import threading
+
     from fuzzfarm import engine
     from fuzzfarm.farm import jobs
-    work = tempfile.mkdtemp(prefix="fuzzfarm-bench-bare-")
     sampler = C.CPUSampler({os.getpid(): "benchmark process"}, K.classifier([spec.path]), interval=0.2).start()
-    crashes = []
-    t0, th0 = time.monotonic(), time.thread_time()
-    try:
-        res = engine.run_fuzz_job(harness=spec.name, variant=variant, strategy="bytes", seed=seed, duration_s=seconds,
-                                  corpus=list(corpus), workdir=work, on_crash=crashes.append,
-                                  timeout_s=jobs.LIBFUZZER_TIMEOUT_S, rss_limit_mb=jobs.RSS_LIMIT_MB)
-    finally:
-        wall = time.monotonic() - t0
-        supervisor = time.thread_time() - th0
-        totals = sampler.stop()
-        shutil.rmtree(work, ignore_errors=True)
-    totals.pop("benchmark process", None)  # the sampler itself; the supervising thread is counted below
-    totals["engine supervisor (bare)"] = round(supervisor, 3)
-    return {"execs": res.stats.execs, "wall_s": round(wall, 2), "restarts": res.restarts, "crashes": len(crashes),
-            "error": res.error, "seed": seed, "corpus_in": len(corpus), "cpu": K.cpu_summary(totals)}
+    results, sup = [None] * len(seeds), [0.0] * len(seeds)
+
+    def one(i: int, seed: int) -> None:
+        work = tempfile.mkdtemp(prefix="fuzzfarm-bench-bare-")
+        th0 = time.thread_time()
+        try:
+            results[i] = engine.run_fuzz_job(harness=spec.name, variant=variant, strategy="bytes", seed=seed,
+                                             duration_s=seconds, corpus=list(corpus), workdir=work,
+                                             on_crash=lambda _c: None, timeout_s=jobs.LIBFUZZER_TIMEOUT_S,
+                                             rss_limit_mb=jobs.RSS_LIMIT_MB)
+        finally:
+            sup[i] = time.thread_time() - th0
+            shutil.rmtree(work, ignore_errors=True)
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=one, args=(i, sd)) for i, sd in enumerate(seeds)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - t0
+    totals = sampler.stop()
+    totals.pop("benchmark process", None)  # the sampler itself; the supervising threads are counted below
+    totals["engine supervisor (bare)"] = round(sum(sup), 3)
+    done = [r for r in results if r is not None]
+    return {"processes": len(seeds), "execs": sum(r.stats.execs for r in done), "wall_s": round(wall, 2),
+            "restarts": sum(r.restarts for r in done), "crashes": sum(r.crashes for r in done),
+            "error": next((r.error for r in done if r.error), None), "seeds": list(seeds), "corpus_in": len(corpus),
+            "cpu": K.cpu_summary(totals)}
 
 
 def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity: bool = False,
@@ -87,7 +108,7 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
         while not fr.settled(st, cid):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"campaign {cid} on {c} worker process(es) did not settle; see {fr.workdir}")
-            time.sleep(1.0)
+            time.sleep(0.2)
         wall = time.monotonic() - t0
         own = fr.client.counts.copy()
         after = K.commandstats(fr.client)
@@ -98,8 +119,12 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
         created = float((st.campaign(cid) or {}).get("created") or 0)
         timing = [{k: round(float(j[k]) - created, 2) for k in ("started", "finished") if j.get(k)}
                   for j in st.jobs(cid)]
+        # the farm's own wall: from the campaign's record (the submit command's start-up is the
+        # client's, not the farm's) to its last job's end (a fixed variant: nothing to triage)
+        farm_wall = max((t.get("finished", 0.0) for t in timing), default=0.0) or wall
         out = {"c": c, "campaign": cid, "execs": int(summary["execs"]), "wall_s": round(wall, 2), "seeds": seeds,
                "corpus_in": len(corpus), "jobs_timing_s": timing,
+               "farm_wall_s": round(farm_wall, 2),
                "submit_cli_s": round(submit_s, 2), "crashes": summary["crashes"], "buckets": summary["buckets"],
                "corpus_size": summary["corpus_size"], "status": summary["status"], "errors": summary["errors"],
                "farm_start_s": round(fr.started_s, 2), "cpu": K.cpu_summary(totals),
@@ -173,33 +198,35 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> dict:
     corpus_s = max(2.0, prof.scaling_s / 2)
     log(f"farm scaling: the fixed corpus ({spec.name}/{variant}, {corpus_s:g} s bare)")
     corpus = fixed_corpus(spec, variant, corpus_s)
-    farms = []
-    log("farm scaling: farm with 1 worker process")
-    farms.append(farm(spec, variant, prof.scaling_s, 1, corpus=corpus))
-    log(f"farm scaling: bare atheris {spec.name}/{variant} {prof.scaling_s:g} s, the c=1 job's seed")
-    b = bare(spec, variant, prof.scaling_s, corpus, seed=farms[0]["seeds"][0])
-    log("farm scaling: farm with 2 worker processes")
-    farms.append(farm(spec, variant, prof.scaling_s, 2, capacity=True, corpus=corpus))
-    b_rate = b["execs"] / max(1e-9, b["wall_s"])
-    b_cpu_rate = b["execs"] / max(1e-9, b["cpu"]["target_s"])
-    for f in farms:
-        f["execs_ratio_vs_bare"] = f["execs"] / max(1, b["execs"])
-        f["efficiency"] = efficiency(f, b_rate, b_cpu_rate)
+    farms, bares = [], {}
+    for c in (1, 2):  # each farm run right before its bare twin (the same seeds), so the load is alike
+        log(f"farm scaling: farm with {c} worker process(es)")
+        f = farm(spec, variant, prof.scaling_s, c, capacity=(c == 2), corpus=corpus)
+        log(f"farm scaling: {c} bare atheris process(es) {spec.name}/{variant} {prof.scaling_s:g} s, its seeds")
+        b = bares[c] = bare(spec, variant, prof.scaling_s, corpus, seeds=f["seeds"])
+        f["execs_ratio_vs_bare"] = f["execs"] / max(1, bares[1]["execs"])
+        f["efficiency"] = efficiency(f, b)
+        farms.append(f)
     return {"harness": spec.name, "variant": variant, "seconds": prof.scaling_s, "corpus_in": len(corpus),
-            "bare": b, "farms": farms}
+            "bare": bares[1], "bare_2": bares[2], "farms": farms}
 
 
-def efficiency(f: dict, bare_rate: float, bare_cpu_rate: float) -> dict:
-    """(a) target CPU / fuzz-worker CPU; (b) farm execs/s / (c x bare execs/s); and the execs per
-    target-CPU second against bare's (how much of the target's CPU the farm's fuzzing uses as well)."""
+def efficiency(f: dict, b: dict) -> dict:
+    """(a) target CPU / fuzz-worker CPU; (b) the farm's execs/s / the execs/s of as many bare
+    processes side by side, same seeds, same corpus (= c x bare when the machine has the cores);
+    and execs per target-CPU second against bare's."""
     by = f["cpu"]["by_category_s"]
     target = by.get(K.CAT_TARGET, 0.0)
     worker = target + by.get(K.CAT_MERGE, 0.0) + by.get(K.CAT_FUZZ_WORKER, 0.0)
-    rate = f["execs"] / max(1e-9, f["wall_s"])
+    rate = f["execs"] / max(1e-9, f["farm_wall_s"])
+    b_rate = b["execs"] / max(1e-9, b["wall_s"])
+    b_cpu = b["cpu"]["target_s"]
     return {"cpu": target / worker if worker > 0 else None,
-            "execs": rate / (f["c"] * bare_rate) if bare_rate > 0 else None,
-            "execs_per_target_cpu_vs_bare": (f["execs"] / target) / bare_cpu_rate if target > 0 and bare_cpu_rate else None,
-            "target_cpu_s": round(target, 2), "worker_cpu_s": round(worker, 2), "execs_per_s": round(rate, 1)}
+            "execs": rate / b_rate if b_rate > 0 else None,
+            "execs_per_target_cpu_vs_bare": (f["execs"] / target) / (b["execs"] / b_cpu) if target > 0 and b_cpu > 0
+            and b["execs"] else None,
+            "target_cpu_s": round(target, 2), "worker_cpu_s": round(worker, 2), "execs_per_s": round(rate, 1),
+            "bare_execs_per_s": round(b_rate, 1), "bare_processes": b["processes"]}
 
 
 def rows(data: dict) -> list[list[str]]:
@@ -222,8 +249,9 @@ def rows(data: dict) -> list[list[str]]:
         if e:
             out.append([f"{case0} farm, {f['c']} worker process(es)", "farm efficiency (goal >= 0.9 at 2)",
                         f"(a) CPU {_r(e['cpu'])} = {e['target_cpu_s']:g} target CPU s / {e['worker_cpu_s']:g} fuzz-worker "
-                        f"CPU s; (b) execs {_r(e['execs'])} = {C.fmt_num(e['execs_per_s'])} execs/s / "
-                        f"({f['c']} x bare {C.fmt_num(b['execs'] / max(1e-9, b['wall_s']))}); execs per target CPU s "
+                        f"CPU s; (b) execs {_r(e['execs'])} = {C.fmt_num(e['execs_per_s'])} execs/s (campaign "
+                        f"recorded -> last job done, {f['farm_wall_s']:g} s) / {C.fmt_num(e['bare_execs_per_s'])} of "
+                        f"{e['bare_processes']} bare process(es) side by side; execs per target CPU s "
                         f"{_r(e['execs_per_target_cpu_vs_bare'])} of bare's"])
         out.append([f"{case0} farm, {f['c']} worker process(es)", "CPU outside the fuzz target",
                     f"{100 * (cpu['outside_share'] or 0):.1f}% of {C.fmt_num(cpu['total_s'])} CPU s ({parts})"])
