@@ -275,8 +275,10 @@ def _proof(harness: str, fixed_variant: str, data: bytes) -> dict | None:
     prove_fixed = getattr(_collector(), "prove_fixed", None)  # a test double of the collector may leave it out
     if prove_fixed is None or budget_s() <= 0:
         return None
+    # the search's wall limit: within this task's time limit, beside what else the step runs
+    max_wall = max(budget_s(), min(4 * budget_s(), config.COLLECT_SOFT_LIMIT_S / 2))
     try:
-        return prove_fixed(harness, fixed_variant, data)
+        return prove_fixed(harness, fixed_variant, data, max_wall=max_wall)
     except Exception as e:  # noqa: BLE001 - no proof is no reason to lose the bucket's triage
         return {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
 
