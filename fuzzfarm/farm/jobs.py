@@ -36,6 +36,10 @@ CORPUS_MERGE_GROWTH = 64
 LIBFUZZER_TIMEOUT_S = int(os.environ.get("FUZZFARM_TIMEOUT_S", "10"))
 # How long the lease must outlast the slice's end for the corpus upload and -merge=1 (no stats ticks then).
 MERGE_LEASE_S = float(os.environ.get("FUZZFARM_MERGE_LEASE_S", "120"))
+# The stats tick (live stats, lease renewal, series point, cancel and warm-shutdown checks: 8
+# Redis commands) every 2 s, or every quarter of the lease's TTL when that is shorter: 4
+# commands/s per running job (docs/OPERATIONS.md, Redis traffic).
+STATS_INTERVAL_S = float(os.environ.get("FUZZFARM_STATS_INTERVAL_S", "0") or 0) or min(2.0, lease.LEASE_TTL_S / 4)
 RSS_LIMIT_MB = int(os.environ.get("FUZZFARM_RSS_LIMIT_MB", "2048"))
 
 
@@ -47,7 +51,7 @@ class VersionSkew(RuntimeError):
 
 class Cancelled(Exception):
     """The campaign was cancelled (``fuzzfarm cancel``): raised from the stats callback, which
-    makes the engine kill the fuzzer (within a stats interval, about a second)."""
+    makes the engine kill the fuzzer (within a stats interval, ``STATS_INTERVAL_S``)."""
 
 
 def job_spec(cid: str, n: int, camp: dict) -> dict:
@@ -191,7 +195,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=spec.get("strategy", "bytes"),
                                      seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
-                                     rss_limit_mb=RSS_LIMIT_MB)
+                                     rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S)
         stats = _as_dict(result.stats)
         stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
     except Cancelled:  # the crashes it found are already kept and their intake enqueued
