@@ -11,7 +11,8 @@ fresh process that must fail with the seed bug). Milestones, seconds from the su
 * first crash reported by a fuzz job; the seed bug's bucket created (intake replayed it);
 * first downloadable reproducer (the unminimized artifact stored at intake);
 * reproducible: minimized and replayed N times in fresh processes, N/N failing (``verify_n``);
-* verified + fix-checked: triage done (fix evidence, proof, final artifact) and reproducible;
+* verified + fix-checked: reproducible and the fix verdict stored (``fix_verdict``);
+* verified (triage done): the proof (``fix_proof``) and the final artifact stored too;
 * downloaded and replayed by the CLI.
 
 Each milestone is also given from the farm's start (redis-server + workers ready) to include
@@ -38,7 +39,8 @@ from benchmarks import farmkit as K
 
 MILESTONES = (("first_crash", "first crash reported"), ("bucket", "seed-bug bucket created"),
               ("downloadable", "first downloadable reproducer"), ("reproducible", "reproducible N/N"),
-              ("verified", "verified + fix-checked (triage done)"), ("replayed", "downloaded + replayed by the CLI"))
+              ("fix_checked", "verified + fix-checked (fix verdict stored)"),
+              ("verified", "triage done (proof, final artifact)"), ("replayed", "downloaded + replayed by the CLI"))
 DEFAULT = "(farm default)"
 
 
@@ -101,6 +103,8 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
                     marks[state_key] = now
                 if "reproducible" not in marks and brec.get("verify_n") and brec.get("reproducible"):
                     marks["reproducible"] = now
+                if "fix_checked" not in marks and brec.get("fix_verdict") and brec.get("reproducible"):
+                    marks["fix_checked"] = now
                 if "downloadable" not in marks and (brec.get("first_artifact_at") or brec.get("artifact_at")
                                                     or r.exists(S.P + f"artifact:{bid}")):
                     marks["downloadable"] = now
@@ -196,6 +200,7 @@ def rows(data: dict) -> list[list[str]]:
         if "verified" in m and "farm_start_s" in h:
             out.append([case, "including farm start-up", f"farm ready in {h['farm_start_s']:g} s; reproducible "
                         f"{h['from_farm_start'].get('reproducible', '-')} s, verified + fix-checked "
+                        f"{h['from_farm_start'].get('fix_checked', '-')} s, triage done "
                         f"{h['from_farm_start']['verified']:g} s after the farm's start"])
         if h.get("error"):
             out.append([case, "error", h["error"]])

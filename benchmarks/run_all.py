@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # python benchmarks/run_all.py
 from benchmarks import common as C  # noqa: E402
 
 SECTIONS = ("time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
-            "startup")
+            "startup", "triage_pipeline")
 DOC = os.path.join(C.ROOT, "docs", "BENCHMARKS.md")
 
 
@@ -93,6 +93,8 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
     step("redis_traffic", lambda: redis_traffic.run(prof, only_harness, _log, scaling=ctx.get("scaling") or {},
                                                     e2e=ctx.get("e2e")))
     step("startup", lambda: startup.run(prof, only_harness, _log))
+    from benchmarks import triage_pipeline
+    step("triage_pipeline", lambda: triage_pipeline.run(prof, only_harness, _log))
     busy1, total1 = C.system_busy()
     own1 = os.times()
     wall = time.monotonic() - t_suite

@@ -223,7 +223,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     futs = triage_ahead.take(key)
     if futs is None:
         triage_ahead.start(key, _fix_jobs(st, b, minimized, fv))
-        futs = triage_ahead.take(key)
+        futs = triage_ahead.take(key) or {}  # {}: FUZZFARM_TRIAGE_AHEAD=0, computed in turn below
     buggy_ok, buggy_n = int(b.get("verify_ok") or 0), int(b.get("verify_n") or 0)
     if buggy_ok != buggy_n or buggy_n != VERIFY_RUNS:  # flaky: its evidence depends on the buggy rate
         futs.pop("evidence", None)

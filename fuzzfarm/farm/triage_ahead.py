@@ -17,6 +17,7 @@ beside them (docs/VERDICTS.md, "How the replays stay fresh").
 from __future__ import annotations
 
 import collections
+import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
@@ -25,6 +26,9 @@ from typing import Callable
 # fix check ran in another process would otherwise stay here for good.
 KEEP = 8
 WORKERS = 3
+# FUZZFARM_TRIAGE_AHEAD=0: nothing is started ahead and the fix check runs its pieces one after
+# the other, as before this module (benchmarks/triage_pipeline.py compares the two).
+ENABLED = os.environ.get("FUZZFARM_TRIAGE_AHEAD", "1") != "0"
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -41,6 +45,8 @@ def _executor() -> ThreadPoolExecutor:
 def start(key: tuple, jobs: dict[str, Callable[[], object]]) -> dict[str, Future]:
     """Run ``jobs`` (name -> callable) in the background under ``key``; a key already started
     keeps its first futures (a redelivered verify message starts nothing twice)."""
+    if not ENABLED:
+        return {}
     with _lock:
         if key in _ahead:
             return _ahead[key]
