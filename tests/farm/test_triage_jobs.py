@@ -233,7 +233,7 @@ class FakeEngine:
         self.crashes, self.error, self.execs, self.calls = list(crashes), error, execs, []
 
     def run_fuzz_job(self, *, harness, variant, strategy, seed, duration_s, corpus, workdir, on_crash, on_stats,
-                     timeout_s, rss_limit_mb):
+                     timeout_s, rss_limit_mb, stats_interval_s=1.0):
         self.calls.append({"seed": seed, "duration_s": duration_s, "corpus": list(corpus)})
         for c in self.crashes:
             on_crash(types.SimpleNamespace(data=c, artifact="crash", log_tail=""))
