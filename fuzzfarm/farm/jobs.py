@@ -278,17 +278,25 @@ def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) 
     last = st.corpus_merged_size(harness)
     if size < last + CORPUS_MERGE_GROWTH or not hasattr(engine, "merge_corpus"):
         return
-    snapshot = st.corpus(harness)
-    os.makedirs(workdir, exist_ok=True)
-    try:
-        kept = engine.merge_corpus(harness, variant, snapshot, workdir)
-    except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus
-        log.warning("corpus merge for %s failed: %s", harness, e)
+    # One merge of a harness's corpus at a time: jobs of a campaign end together and would each
+    # merge the same corpus (the same result, a whole atheris run each); the others skip it.
+    me, name = f"{socket.gethostname()}:{os.getpid()}", f"merge:{harness}"
+    if not st.acquire_lease(name, me, MERGE_LEASE_S):
         return
-    if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
-        removed = st.prune_corpus(harness, snapshot, kept)
-        log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
-    st.set_corpus_merged_size(harness, st.corpus_size(harness))
+    try:
+        snapshot = st.corpus(harness)
+        os.makedirs(workdir, exist_ok=True)
+        try:
+            kept = engine.merge_corpus(harness, variant, snapshot, workdir)
+        except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus
+            log.warning("corpus merge for %s failed: %s", harness, e)
+            return
+        if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
+            removed = st.prune_corpus(harness, snapshot, kept)
+            log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
+        st.set_corpus_merged_size(harness, st.corpus_size(harness))
+    finally:
+        st.release_lease(name, me)
 
 
 def _as_dict(stats) -> dict:
