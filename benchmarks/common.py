@@ -86,8 +86,8 @@ PROFILES = {
         name="quick", seeds=(1, 2, 3), bytes_seeds=(1,), bytes_max_s=15, bytes_max_runs=50_000,
         walk_max_s=2, walk_max_runs=20_000, fixed_s=1.5,
         stress_seeds=(1,), stress_tune_s=0.3,
-        throughput_s=3, scaling_s=4,
-        e2e_duration_s=10, e2e_timeout_s=150, e2e_jobs=1, e2e_minimize_budget_s=5, e2e_verify_runs=2,
+        throughput_s=3, scaling_s=10,
+        e2e_duration_s=10, e2e_timeout_s=150, e2e_jobs=1, e2e_minimize_budget_s=None, e2e_verify_runs=None,
         min_inputs=1, min_budget_s=5),
     "full": Profile(
         name="full", seeds=tuple(range(1, 11)), bytes_seeds=tuple(range(1, 11)), bytes_max_s=45,

@@ -10,13 +10,20 @@ fresh process that must fail with the seed bug). Milestones, seconds from the su
 
 * first crash reported by a fuzz job; the seed bug's bucket created (intake replayed it);
 * first downloadable reproducer (the unminimized artifact stored at intake);
-* verified: triage done (minimized, replayed in fresh processes, fix-checked) and reproducible;
+* reproducible: minimized and replayed N times in fresh processes, N/N failing (``verify_n``);
+* verified + fix-checked: reproducible and the fix verdict stored (``fix_verdict``);
+* verified (triage done): the proof (``fix_proof``) and the final artifact stored too;
 * downloaded and replayed by the CLI.
 
-Strategies: the one that found the seed bug fastest in ``time_to_bug`` of the same suite run
-(standalone, or when none found it: ``bytes``), and in the full profile also the farm's
-default, ``bytes``. The full profile uses the farm's default triage budgets; ``--quick`` one
-job, a short campaign and small triage budgets (labelled in the output).
+Each milestone is also given from the farm's start (redis-server + workers ready) to include
+the start-up a user of ``fuzzfarm up`` waits for once. The seconds from the submit include the
+fuzz processes' own start-up.
+
+Strategies, per seed bug: the farm's default (``submit`` without ``--strategy``) and a pinned one:
+the single strategy that found the seed bug fastest in ``time_to_bug`` of the same suite run
+(standalone, or when none found it: ``$FUZZFARM_BENCH_E2E_PIN``, default ``random``). Both
+profiles use the farm's default triage budgets (10 verify replays, the full fix check and proof);
+``--quick`` runs one job of a short campaign, the full profile two jobs on the 2 cores.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from benchmarks import common as C
 from benchmarks import farmkit as K
 
 MILESTONES = (("first_crash", "first crash reported"), ("bucket", "seed-bug bucket created"),
-              ("downloadable", "first downloadable reproducer"), ("verified", "verified reproducer (triage done)"),
-              ("replayed", "downloaded + replayed by the CLI"))
+              ("downloadable", "first downloadable reproducer"), ("reproducible", "reproducible N/N"),
+              ("fix_checked", "verified + fix-checked (fix verdict stored)"),
+              ("verified", "triage done (proof, final artifact)"), ("replayed", "downloaded + replayed by the CLI"))
+DEFAULT = "(farm default)"
 
 
 def fastest_strategy(ttb: dict | None, harness: str) -> str | None:
@@ -69,6 +78,7 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
         marks = rec["marks"]
         marks["submitted"] = round(time.monotonic() - t0, 2)
         rec["campaign"] = cid
+        rec["strategy_used"] = (st.campaign(cid) or {}).get("strategy")
         seen: set[str] = set()
         bid = None
         deadline = t0 + prof.e2e_timeout_s
@@ -91,6 +101,10 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
                 state_key = f"state:{brec.get('state')}"
                 if state_key not in marks:
                     marks[state_key] = now
+                if "reproducible" not in marks and brec.get("verify_n") and brec.get("reproducible"):
+                    marks["reproducible"] = now
+                if "fix_checked" not in marks and brec.get("fix_verdict") and brec.get("reproducible"):
+                    marks["fix_checked"] = now
                 if "downloadable" not in marks and (brec.get("first_artifact_at") or brec.get("artifact_at")
                                                     or r.exists(S.P + f"artifact:{bid}")):
                     marks["downloadable"] = now
@@ -147,6 +161,7 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
             finally:
                 shutil.rmtree(out_dir, ignore_errors=True)
     rec["submit_cli_s"] = round(submit_s, 2)
+    rec["from_farm_start"] = {k: round(v + rec["farm_start_s"], 2) for k, v in marks.items()}
     return rec
 
 
@@ -157,13 +172,12 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None
         if spec.seed_bug is None:
             continue
         fast = fastest_strategy(ttb, spec.name)
-        plan = []
+        plan = [(DEFAULT, "the farm's default: `fuzzfarm submit` without --strategy")]
         if fast:
-            plan.append((fast, "fastest in time_to_bug of this run"))
-        if not prof.quick and fast != "bytes":
-            plan.append(("bytes", "the farm's default strategy"))
-        if not plan:
-            plan.append(("bytes", "the farm's default strategy (time_to_bug found no faster one)"))
+            plan.append((fast, "pinned: fastest single strategy in time_to_bug of this run"))
+        else:
+            plan.append((os.environ.get("FUZZFARM_BENCH_E2E_PIN", "random"),
+                         "pinned ($FUZZFARM_BENCH_E2E_PIN, default random; no time_to_bug in this run)"))
         for strategy, how in plan:
             log(f"end to end: {spec.name} ({strategy}: {how})")
             try:
@@ -183,6 +197,11 @@ def rows(data: dict) -> list[list[str]]:
         m = h["marks"]
         line = ", ".join(f"{label} {m[k]:g} s" for k, label in MILESTONES if k in m)
         out.append([case, "seconds from `fuzzfarm submit`", line or "-"])
+        if "verified" in m and "farm_start_s" in h:
+            out.append([case, "including farm start-up", f"farm ready in {h['farm_start_s']:g} s; reproducible "
+                        f"{h['from_farm_start'].get('reproducible', '-')} s, verified + fix-checked "
+                        f"{h['from_farm_start'].get('fix_checked', '-')} s, triage done "
+                        f"{h['from_farm_start']['verified']:g} s after the farm's start"])
         if h.get("error"):
             out.append([case, "error", h["error"]])
         states = ", ".join(f"{k[6:]} {v:g} s" for k, v in m.items() if k.startswith("state:"))
@@ -208,7 +227,8 @@ def run(prof: C.Profile, only=None, log=None, ttb: dict | None = None) -> dict:
                 "verify_runs": prof.e2e_verify_runs or "farm default (FUZZFARM_VERIFY_RUNS, 10)"}
     notes.append(f"the campaign ({prof.e2e_jobs} job(s), {prof.e2e_duration_s:g} s) keeps fuzzing while the "
                  "collector (one process) intakes every reported crash and triages the bucket, as on one 2-core "
-                 "machine; farm start-up (redis-server + workers ready) is not counted")
+                 "machine; seconds from the submit include fuzz-process start-up, the 'including farm start-up' "
+                 "row adds the farm's own (redis-server + workers ready)")
     return C.section("end_to_end", "End to end", prof, settings, rows(data), data, notes, t0)
 
 

@@ -142,8 +142,9 @@ class FarmRun:
     def submit(self, harness: str, variant: str, jobs: int, duration_s: float, strategy: str) -> tuple[str, float]:
         """Submit through the CLI; returns (campaign id, seconds the command took)."""
         t0 = time.monotonic()
+        pin = [] if strategy.startswith("(") else ["--strategy", strategy]  # "(farm default)": no --strategy
         rc, out, err = self.cli("submit", harness, "--variant", variant, "--jobs", str(jobs), "--duration",
-                                f"{duration_s:g}", "--strategy", strategy, "--json")
+                                f"{duration_s:g}", *pin, "--json")
         if rc != 0:
             raise RuntimeError(f"fuzzfarm submit failed ({rc}): {err.strip() or out.strip()}")
         return json.loads(out)["campaign"], time.monotonic() - t0

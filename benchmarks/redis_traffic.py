@@ -50,14 +50,37 @@ def analyse(scaling: dict, e2e: dict | None = None) -> dict:
     capacity = None
     for f in scaling.get("farms", []):
         capacity = f["redis"].get("capacity") or capacity
+    steady = {}
     for f in scaling.get("farms", []):
         out.append(_campaign(f"{scaling['harness']}/{scaling['variant']} bytes, {f['c']} fuzz worker process(es), "
-                             f"{scaling['seconds']:g} s", f["redis"], capacity))
+                             f"{scaling['seconds']:g} s, submit -> settled", f["redis"], capacity))
+        if f["redis"].get("steady"):
+            c = _campaign(f"{scaling['harness']}/{scaling['variant']} bytes, {f['c']} fuzz worker process(es), "
+                          f"steady (all jobs fuzzing)", {**f["redis"]["steady"], "cpu_s": 0.0}, capacity)
+            c["steady"] = True
+            out.append(c)
+            steady[f["c"]] = c["commands_per_s"]
     for h in (e2e or {}).get("harnesses", []):
         if h.get("redis"):
             out.append(_campaign(f"{h['harness']}/{h['variant']} {h['strategy']} end to end, {h['jobs']} fuzz worker "
                                  f"process(es)", h["redis"], capacity))
-    return {"campaigns": out, "capacity": capacity}
+    return {"campaigns": out, "capacity": capacity, "fleet": fleet(steady, capacity)}
+
+
+def fleet(steady: dict, capacity: dict | None) -> dict | None:
+    """Commands/s of a fleet as ``fixed + per_worker x N`` from the steady windows with 1 and 2
+    fuzz worker processes (fixed: the collector and each node's Celery timers; per worker: a
+    running job's stats ticks), and the N that keeps Redis at half its measured throughput."""
+    if 1 not in steady or 2 not in steady:
+        return None
+    per = steady[2] - steady[1]
+    if per <= 0:  # noise: the larger campaign sent no more; fall back to the 2-worker average
+        per = steady[2] / 2
+    fixed = max(0.0, steady[1] - per)
+    out = {"per_worker_commands_per_s": per, "fixed_commands_per_s": fixed}
+    if capacity and capacity.get("available"):
+        out["workers_per_redis"] = max(0.0, 0.5 * capacity["mean_rps"] - fixed) / per
+    return out
 
 
 def rows(data: dict) -> list[list[str]]:
@@ -76,6 +99,13 @@ def rows(data: dict) -> list[list[str]]:
         if "by_commands" in est:
             parts.append(f"{C.fmt_num(est['by_commands'])} by commands")
         out.append([c["campaign"], "workers per Redis (at 50% of a core)", "; ".join(parts) or "-"])
+    fl = data.get("fleet")
+    if fl:
+        line = (f"{C.fmt_num(fl['per_worker_commands_per_s'])} commands/s per running job (goal <= 10) + "
+                f"{C.fmt_num(fl['fixed_commands_per_s'])} fixed (collector, Celery timers)")
+        if "workers_per_redis" in fl:
+            line += f"; one Redis at half its measured throughput serves {C.fmt_num(fl['workers_per_redis'])} workers"
+        out.append(["fleet model (steady windows, 1 and 2 workers)", "Redis commands/s", line])
     if cap and cap.get("available"):
         out.append(["redis-server on this machine", "redis-benchmark throughput",
                     ", ".join(f"{k} {C.fmt_num(v)}/s" for k, v in cap["rps"].items())])

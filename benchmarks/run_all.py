@@ -28,7 +28,7 @@ if __package__ in (None, ""):  # python benchmarks/run_all.py
 from benchmarks import common as C  # noqa: E402
 
 SECTIONS = ("time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
-            "startup", "hard_cases")
+            "startup", "hard_cases", "triage_pipeline")
 DOC = os.path.join(C.ROOT, "docs", "BENCHMARKS.md")
 
 
@@ -96,6 +96,8 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
     step("startup", lambda: startup.run(prof, only_harness, _log))
     # hard cases take case ids, not harness names: --harness narrows the suite to harnesses only
     step("hard_cases", lambda: hard_cases.run(prof, None, _log))
+    from benchmarks import triage_pipeline
+    step("triage_pipeline", lambda: triage_pipeline.run(prof, only_harness, _log))
     busy1, total1 = C.system_busy()
     own1 = os.times()
     wall = time.monotonic() - t_suite

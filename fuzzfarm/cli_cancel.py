@@ -3,7 +3,7 @@
 Cancelling is recorded in Redis, not in Celery's revoke list (which lives in the workers'
 memory only and is lost when they restart): queued jobs are marked ``cancelled`` at once and
 their messages dropped when a worker receives them; a running job sees the mark at its next
-stats tick (about a second) and stops its fuzzer. Crashes already found are kept, and their
+stats tick (every 2 s) and stops its fuzzer. Crashes already found are kept, and their
 triage goes on; the campaign ends ``cancelled`` once that triage is done.
 """
 

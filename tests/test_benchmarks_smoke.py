@@ -20,7 +20,7 @@ from fuzzfarm.farm.embedded import redis_server_binary
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
-            "startup", "hard_cases"}
+            "startup", "hard_cases", "triage_pipeline"}
 SEED_BUGS = {"checker", "cluster-builder"}
 
 

@@ -1,7 +1,7 @@
 """Fix evidence beyond one schedule: a bounded exhaustive search of the reproducer's scenario
 on the fixed variant (``fuzzfarm.engine.explore``), in a fresh process, within a budget.
 
-    python -m fuzzfarm.collector.prove HARNESS VARIANT INPUT_FILE [--bound K] [--max-time S] [--module=MOD]
+    python -m fuzzfarm.collector.prove HARNESS VARIANT INPUT_FILE [--bound K] [--max-time S] [--max-wall S] [--module=MOD]
 
 prints one JSON object (``ExploreResult.to_json`` without the reproducer bytes). The fix
 check's replay says the reproducer's own schedule no longer fails; this says what else was
@@ -29,6 +29,13 @@ BUDGET_ENV = "FUZZFARM_PROVE_BUDGET_S"
 REDUCTION_ENV = "FUZZFARM_PROVE_REDUCTION"
 DEFAULT_BUDGET_S = 20.0
 DEFAULT_BOUND = 2
+# The budget is CPU seconds of the search process (time.process_time), not wall seconds: the
+# farm runs the proof beside the verify replays and the fix check (farm/triage_ahead.py) and
+# beside fuzz jobs on the same cores, and a wall budget would shrink the search under that load
+# (a scenario exhausted in 15 s alone would end "not exhausted"). The search also stops (not
+# exhausted, as for the budget) after ``max_wall`` wall seconds, by default this many times the
+# budget, so a starved machine cannot hold a triage task past its time limit.
+WALL_FACTOR = 4
 
 
 def budget_s() -> float:
@@ -60,9 +67,9 @@ def proof_line(res: dict) -> str:
 
 
 def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_BOUND,
-                budget: float | None = None, reduce: bool | None = None) -> dict:
+                budget: float | None = None, reduce: bool | None = None, max_wall: float | None = None) -> dict:
     """Explore the scenario of ``data`` on ``fixed_variant`` with at most ``bound`` preemptions
-    for at most ``budget`` seconds (default :func:`budget_s`) in a child process. Returns
+    for at most ``budget`` CPU seconds of the search (default :func:`budget_s`) in a child process. Returns
     ``exhausted``, ``schedules``, ``runs``, ``bound``, ``elapsed_s``, ``failure`` (kind,
     preemptions, ... of the first failing schedule, or None), ``reproducer`` (hex, or None),
     ``reduce`` (default ``$FUZZFARM_PROVE_REDUCTION`` = 1, else off) turns the partial-order
@@ -70,6 +77,7 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
     the fix keeps: counted, not counterexamples) and ``line`` (:func:`proof_line`); ``error``
     when the search could not run."""
     budget = budget_s() if budget is None else budget
+    max_wall = max(budget, WALL_FACTOR * budget if max_wall is None else max_wall)
     if reduce is None:
         reduce = os.environ.get(REDUCTION_ENV, "0") == "1"
     target = resolve(harness)
@@ -79,11 +87,13 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
         with open(path, "wb") as f:
             f.write(data)
         argv = [sys.executable, "-m", "fuzzfarm.collector.prove", target.name, fixed_variant, path,
-                f"--bound={bound}", f"--max-time={budget}", *[f"--tolerate={k}" for k in kept],
+                f"--bound={bound}", f"--max-time={budget}", f"--max-wall={max_wall}",
+                *[f"--tolerate={k}" for k in kept],
                 *([] if reduce else ["--no-reduction"]),
                 *target.child_args()]
         env = process.child_env(pythonpath=target.pythonpath)
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget + 60, memory_limit_mb=2048)
+        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=max_wall + 60,
+                                      memory_limit_mb=2048)
     res = None
     for ln in reversed((out or "").splitlines()):
         if ln.startswith("{"):
@@ -102,6 +112,7 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+    import time
 
     from fuzzfarm.engine.guard import skip_instrumentation
 
@@ -114,7 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--module")
     ap.add_argument("--tolerate", action="append", default=[], help="a failure kind the fix keeps")
     ap.add_argument("--no-reduction", action="store_true")
+    ap.add_argument("--max-wall", type=float, default=0.0, help="wall seconds (0: no wall limit)")
     a = ap.parse_args(argv)
+    # CPU seconds of this process; the wall limit, when given, counts as a proportional share of
+    # the budget, so whichever runs out first stops the search.
+    p0, m0 = time.process_time(), time.monotonic()
+    scale = a.max_time / a.max_wall if a.max_wall > 0 and a.max_time else 0.0
+
+    def clock() -> float:
+        return max(time.process_time(), p0 + (time.monotonic() - m0) * scale)
+
     skip_instrumentation()
     from fuzzfarm.engine.explore import ExploreError, explore
     from fuzzfarm.engine.target import from_child_args
@@ -125,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             data = f.read()
         mod = from_child_args(a.harness, a.module).load()
         res = explore(mod, a.variant, data, bound=a.bound, max_time=a.max_time or None,
-                      tolerate=a.tolerate, reduce=not a.no_reduction).to_json()
+                      tolerate=a.tolerate, reduce=not a.no_reduction, clock=clock).to_json()
     except (HarnessError, ExploreError, OSError) as e:
         res = {"error": str(e), "exhausted": False, "schedules": 0, "bound": a.bound, "failure": None}
     if res.get("failure"):

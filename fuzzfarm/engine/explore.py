@@ -115,10 +115,10 @@ def scenario_of(mod, variant: str, data: bytes) -> str:
 
 def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: bool = True,
                   max_runs: int | None = None, deadline: float | None = None, stop_on_failure: bool = True,
-                  cache: dict | None = None, tolerate=()) -> dict:
+                  cache: dict | None = None, tolerate=(), clock=time.monotonic) -> dict:
     """Explore the subtrees ``items`` (``[(decisions, preemptions), ...]``) in order of increasing
     preemptions. Stops at the first failure (``stop_on_failure``), after ``max_runs`` runs or at
-    ``deadline`` (``time.monotonic()``), returning the items not yet explored in ``pending``.
+    ``deadline`` (read on ``clock``, default ``time.monotonic()``), returning the items not yet explored in ``pending``.
     Failures of a kind in ``tolerate`` are counted in ``tolerated`` and the search goes on."""
     levels: dict[int, list] = {}
     for dec, p in items:
@@ -140,7 +140,7 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
             if max_runs is not None and runs >= max_runs:
                 stopped = "schedule budget"
                 break
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 stopped = "time budget"
                 break
             dec, p = stack.pop()
@@ -188,10 +188,12 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
 
 def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND, reduce: bool = True,
             max_schedules: int | None = None, max_time: float | None = None,
-            stop_on_failure: bool = True, tolerate=()) -> ExploreResult:
+            stop_on_failure: bool = True, tolerate=(), clock=time.monotonic) -> ExploreResult:
     """Search every schedule of the scenario ``data`` decodes to, on harness module ``mod``,
     with at most ``bound`` preemptions. ``max_schedules`` bounds the runs executed and
-    ``max_time`` the wall seconds; either one stopping the search makes ``exhausted`` False.
+    ``max_time`` the seconds on ``clock`` (wall by default; ``time.process_time``: CPU seconds
+    of this process, a budget that load on the machine does not shrink); either one stopping
+    the search makes ``exhausted`` False.
     ``tolerate``: failure kinds that do not count as counterexamples (a hazard the fixed
     variant is declared to keep); they are counted in ``tolerated``."""
     from fuzzfarm import harness as H
@@ -199,11 +201,11 @@ def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND,
     H.check_variant(mod, variant)
     if bound < 0:
         raise ExploreError(f"the preemption bound must be >= 0, got {bound}")
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), clock()
     scenario = scenario_of(mod, variant, data)
-    deadline = t0 + max_time if max_time else None
+    deadline = c0 + max_time if max_time else None
     r = explore_items(mod, variant, data, [([], 0)], bound=bound, reduce=reduce, max_runs=max_schedules,
-                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate))
+                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate), clock=clock)
     return result_from(mod.NAME, variant, scenario, bound, reduce, r, time.monotonic() - t0)
 
 

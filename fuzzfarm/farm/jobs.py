@@ -36,6 +36,10 @@ CORPUS_MERGE_GROWTH = 64
 LIBFUZZER_TIMEOUT_S = int(os.environ.get("FUZZFARM_TIMEOUT_S", "10"))
 # How long the lease must outlast the slice's end for the corpus upload and -merge=1 (no stats ticks then).
 MERGE_LEASE_S = float(os.environ.get("FUZZFARM_MERGE_LEASE_S", "120"))
+# The stats tick (live stats, lease renewal, series point, cancel and warm-shutdown checks: 8
+# Redis commands) every 2 s, or every quarter of the lease's TTL when that is shorter: 4
+# commands/s per running job (docs/OPERATIONS.md, Redis traffic).
+STATS_INTERVAL_S = float(os.environ.get("FUZZFARM_STATS_INTERVAL_S", "0") or 0) or min(2.0, lease.LEASE_TTL_S / 4)
 RSS_LIMIT_MB = int(os.environ.get("FUZZFARM_RSS_LIMIT_MB", "2048"))
 
 
@@ -47,7 +51,7 @@ class VersionSkew(RuntimeError):
 
 class Cancelled(Exception):
     """The campaign was cancelled (``fuzzfarm cancel``): raised from the stats callback, which
-    makes the engine kill the fuzzer (within a stats interval, about a second)."""
+    makes the engine kill the fuzzer (within a stats interval, ``STATS_INTERVAL_S``)."""
 
 
 def job_spec(cid: str, n: int, camp: dict) -> dict:
@@ -169,9 +173,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         try:
             if spool.waiting():
                 spool.flush(st, enqueue_intake)
+            live = {**_as_dict(stats), "execs_base": execs_base}  # for the series point (no HGET)
             if not owner:
-                st.job_stats(cid, n, _as_dict(stats))
-            elif not lease.tick(st, cid, n, k, owner, _as_dict(stats)):  # renews the lease, same round trips
+                st.job_stats(cid, n, live)
+            elif not lease.tick(st, cid, n, k, owner, live):  # renews the lease, same round trips
                 raise lease.LeaseLost(claim)
         except spool.OOM:  # Redis is full: skip this tick, go on fuzzing (crashes are kept locally)
             pass
@@ -191,7 +196,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=spec.get("strategy", "bytes"),
                                      seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
-                                     rss_limit_mb=RSS_LIMIT_MB)
+                                     rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S)
         stats = _as_dict(result.stats)
         stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
     except Cancelled:  # the crashes it found are already kept and their intake enqueued
@@ -280,20 +285,28 @@ def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) 
             log.info("corpus %s: over its cap of %d, %d largest inputs removed", harness, corpus_bound.CORPUS_MAX,
                      corpus_bound.trim(st, harness))
         return
-    snapshot = st.corpus(harness)
-    os.makedirs(workdir, exist_ok=True)
+    # One merge of a harness's corpus at a time: jobs of a campaign end together and would each
+    # merge the same corpus (the same result, a whole atheris run each); the others skip it.
+    me, name = f"{socket.gethostname()}:{os.getpid()}", f"merge:{harness}"
+    if not st.acquire_lease(name, me, MERGE_LEASE_S):
+        return
     try:
-        kept = engine.merge_corpus(harness, variant, snapshot, workdir, budget_s=corpus_bound.MERGE_BUDGET_S)
-    except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus (the cap still holds)
-        log.warning("corpus merge for %s failed: %s", harness, e)
-        kept = []
-    if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
-        removed = st.prune_corpus(harness, snapshot, kept)
-        log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
-    if corpus_bound.over_cap(st, harness):
-        log.info("corpus %s: over its cap of %d after the merge, %d largest inputs removed", harness,
-                 corpus_bound.CORPUS_MAX, corpus_bound.trim(st, harness))
-    st.set_corpus_merged_size(harness, st.corpus_size(harness))
+        snapshot = st.corpus(harness)
+        os.makedirs(workdir, exist_ok=True)
+        try:
+            kept = engine.merge_corpus(harness, variant, snapshot, workdir, budget_s=corpus_bound.MERGE_BUDGET_S)
+        except Exception as e:  # noqa: BLE001 - a failed merge only means a bigger corpus (the cap still holds)
+            log.warning("corpus merge for %s failed: %s", harness, e)
+            kept = []
+        if kept:  # an empty result means the merge did not work (docs/TRAPS.md#g1): keep everything
+            removed = st.prune_corpus(harness, snapshot, kept)
+            log.info("corpus %s: merged %d -> %d (%d removed)", harness, len(snapshot), len(kept), removed)
+        if corpus_bound.over_cap(st, harness):
+            log.info("corpus %s: over its cap of %d after the merge, %d largest inputs removed", harness,
+                     corpus_bound.CORPUS_MAX, corpus_bound.trim(st, harness))
+        st.set_corpus_merged_size(harness, st.corpus_size(harness))
+    finally:
+        st.release_lease(name, me)
 
 
 def _as_dict(stats) -> dict:

@@ -6,7 +6,7 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
 
 * **Lease.** A running slice is a member ``<cid>:<n>:<k>`` of the sorted set ``fuzzfarm:leases``
   whose score is the time its lease ends. The process doing the work renews it at each stats tick
-  (about every second) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
+  (every 2 s, ``jobs.STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
   also writes the tick's stats into the job: it replaces the HSET that was there, so a tick costs
   no extra Redis command. The script writes only while the slice's claim
   (``lease:slice:<cid>:<n>:<k>``, held by the task id, see :mod:`.jobs`) is still this task's:

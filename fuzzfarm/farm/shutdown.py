@@ -5,7 +5,7 @@ tasks to finish, and a fuzz slice runs for up to ``FUZZFARM_MAX_SLICE_S`` (600 s
 restart of the fleet would take ten minutes per worker. So when the main process starts a warm
 shutdown it asks its own running slices to end early: it marks itself in Redis
 (``stopping:<node>:<pid>``, see :mod:`fuzzfarm.store`), each slice's stats callback sees the mark
-at its next tick (about a second) and ends the slice as if its time were up
+at its next stats tick (every 2 s) and ends the slice as if its time were up
 (:class:`fuzzfarm.engine.StopRequested`): the fuzzer stops, its crashes are already kept, its new
 corpus is saved, the time it ran is counted, and the rest of the job is enqueued as the next
 slice, which another worker takes. The task then returns and is acknowledged, and the worker exits.

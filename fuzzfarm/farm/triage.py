@@ -19,7 +19,7 @@ from typing import Callable
 import fuzzfarm
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
-from fuzzfarm.farm import config
+from fuzzfarm.farm import config, triage_ahead
 
 log = logging.getLogger("fuzzfarm.farm")
 
@@ -171,6 +171,8 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
     if not b.get("replayable", True):
         st.update_bucket(bid, reproducible=False, verify_ok=0, verify_n=0, first_divergence=None)
     else:
+        fv = fix_variant(b["harness"], b["variant"])  # the fix check's pieces run beside the replays
+        triage_ahead.start(_ahead_key(bid, data, fv), _fix_jobs(st, b, data, fv))
         res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS, expected_signature=b["signature"])
         sigs = list(res.signatures)
         ok = sum(1 for s in sigs if s == b["signature"])
@@ -221,12 +223,22 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     col = _collector()
     minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
     fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
+    # The proof, the fix evidence and the final replay: started by the verify step in this
+    # process (farm/triage_ahead.py), or started here side by side.
+    key = _ahead_key(bid, minimized, fv)
+    futs = triage_ahead.take(key)
+    if futs is None:
+        triage_ahead.start(key, _fix_jobs(st, b, minimized, fv))
+        futs = triage_ahead.take(key) or {}  # {}: FUZZFARM_TRIAGE_AHEAD=0, computed in turn below
+    buggy_ok, buggy_n = int(b.get("verify_ok") or 0), int(b.get("verify_n") or 0)
+    if buggy_ok != buggy_n or buggy_n != VERIFY_RUNS:  # flaky: its evidence depends on the buggy rate
+        futs.pop("evidence", None)
     if fv:
         t0 = time.monotonic()
-        ev = col.fix_verify(b["harness"], fv, minimized, expected_signature=b["signature"], original=original,
-                            buggy_ok=int(b.get("verify_ok") or 0), buggy_n=int(b.get("verify_n") or 0),
-                            corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX], random_runs=FIX_RANDOM_RUNS,
-                            pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S)
+        ev = triage_ahead.result(futs, "evidence", lambda: col.fix_verify(
+            b["harness"], fv, minimized, expected_signature=b["signature"], original=original,
+            buggy_ok=buggy_ok, buggy_n=buggy_n, corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX],
+            random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S))
         other = ev.pop("other", None)
         keeps = kept_by_fix(b["harness"], b["kind"], b.get("crash_state") or [])
         if keeps:  # a known hazard: whether or not these schedules carry over, the fix keeps it
@@ -244,8 +256,10 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     if fv:
-        prove(st, bid, b["harness"], fv, minimized)
-    out = outcome(b["harness"], b["variant"], minimized, trace=True)
+        prove(st, bid, b["harness"], fv, minimized, futs)
+    if outcome is not _replay:  # a caller's own replay (tests): not the one started ahead
+        futs.pop("outcome", None)
+    out = triage_ahead.result(futs, "outcome", lambda: outcome(b["harness"], b["variant"], minimized, trace=True))
     files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
@@ -260,18 +274,50 @@ PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenari
                 "proven_bound", "proven_schedules", "reduction", "line")
 
 
-def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes) -> None:
-    """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
-    the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
-    stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence)."""
+def _proof(harness: str, fixed_variant: str, data: bytes) -> dict | None:
+    """``collector.prove_fixed`` of the reproducer, budget ``$FUZZFARM_PROVE_BUDGET_S`` (None:
+    skipped); an error becomes the proof's ``error``."""
     from fuzzfarm.collector.prove import budget_s
     prove_fixed = getattr(_collector(), "prove_fixed", None)  # a test double of the collector may leave it out
     if prove_fixed is None or budget_s() <= 0:
-        return
+        return None
+    # the search's wall limit: within this task's time limit, beside what else the step runs
+    max_wall = max(budget_s(), min(4 * budget_s(), config.COLLECT_SOFT_LIMIT_S / 2))
     try:
-        res = prove_fixed(harness, fixed_variant, data)
+        return prove_fixed(harness, fixed_variant, data, max_wall=max_wall)
     except Exception as e:  # noqa: BLE001 - no proof is no reason to lose the bucket's triage
-        res = {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
+        return {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
+
+
+def _ahead_key(bid: str, minimized: bytes, fv: str | None) -> tuple:
+    return (bid, S.sha256(minimized), fv or "", VERIFY_RUNS, FIX_CORPUS_MAX)
+
+
+def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
+    """The pieces of ``b``'s fix check that depend only on its minimized reproducer, as
+    callables (farm/triage_ahead.py): the traced replay for the artifact and, with a fixed
+    variant, the proof and the fix evidence as for a reproducer that failed every verify replay."""
+    harness, variant = b["harness"], b["variant"]
+    jobs = {"outcome": lambda: _replay(harness, variant, minimized, trace=True)}
+    if fv:
+        col = _collector()
+        original, corpus = _data(b, "original_b64"), st.corpus(harness)[:FIX_CORPUS_MAX]
+        jobs["proof"] = lambda: _proof(harness, fv, minimized)
+        jobs["evidence"] = lambda: col.fix_verify(
+            harness, fv, minimized, expected_signature=b["signature"], original=original, buggy_ok=VERIFY_RUNS,
+            buggy_n=VERIFY_RUNS, corpus=corpus, random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS,
+            flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S)
+    return jobs
+
+
+def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None) -> None:
+    """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
+    the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
+    stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence). ``futs``: the one
+    started ahead (farm/triage_ahead.py), taken when there."""
+    res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+    if res is None:
+        return
     st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""))
 
 

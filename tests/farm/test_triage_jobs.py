@@ -233,7 +233,7 @@ class FakeEngine:
         self.crashes, self.error, self.execs, self.calls = list(crashes), error, execs, []
 
     def run_fuzz_job(self, *, harness, variant, strategy, seed, duration_s, corpus, workdir, on_crash, on_stats,
-                     timeout_s, rss_limit_mb):
+                     timeout_s, rss_limit_mb, stats_interval_s=1.0):
         self.calls.append({"seed": seed, "duration_s": duration_s, "corpus": list(corpus)})
         for c in self.crashes:
             on_crash(types.SimpleNamespace(data=c, artifact="crash", log_tail=""))
@@ -370,3 +370,28 @@ def test_declared_reads_literals_from_the_harness_source_without_importing_it():
                                             "WaitForControlledPods.gather <- execute.main"}
     assert t.declared("NO_SUCH_NAME") is None
     assert resolve("cluster-builder").declared("FIXED_MAY_FAIL") is None
+
+
+def test_a_flaky_bucket_is_fix_checked_with_its_own_rate_not_the_evidence_started_ahead(store, col, monkeypatch):
+    """The verify step starts the fix evidence ahead as for a reproducer that failed every replay
+    (farm/triage_ahead.py). A bucket that failed 3 of 10 must get evidence judged on 3/10."""
+    calls = []
+    real = col.fix_verify
+
+    def fix_verify(harness, fv, minimized, *, buggy_ok=1, buggy_n=1, **kw):
+        calls.append((buggy_ok, buggy_n))
+        ev = real(harness, fv, minimized, **kw)
+        ev["buggy_rate"] = [buggy_ok, buggy_n]
+        return ev
+
+    def verify(harness, variant, data, *, n=10, expected_signature=None):
+        return types.SimpleNamespace(reproducible=False, first_divergence=4,
+                                     signatures=[expected_signature] * 3 + [None] * 7)
+    monkeypatch.setattr(col, "fix_verify", fix_verify)
+    monkeypatch.setattr(col, "verify", verify)
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-flaky-ahead", queued)
+    _triage_all(store, bid)
+    b = store.bucket(bid)
+    assert (10, 10) in calls and (3, 10) in calls, calls  # started ahead, then computed with the real rate
+    assert b["fix_evidence"]["buggy_rate"] == [3, 10], b["fix_evidence"]
