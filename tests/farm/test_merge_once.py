@@ -8,7 +8,7 @@ class Engine:
     def __init__(self):
         self.merges = 0
 
-    def merge_corpus(self, harness, variant, snapshot, workdir):
+    def merge_corpus(self, harness, variant, snapshot, workdir, budget_s=None):
         self.merges += 1
         return list(snapshot)[:1]
 
