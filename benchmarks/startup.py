@@ -10,7 +10,9 @@ environment, a fresh interpreter each time):
   the ``random``/``pct`` job child, which loads the harness and runs its first schedule (one to a
   few runs) before it stops;
 * ``atheris``: ``python harnesses/X.py -runs=1 EMPTY_CORPUS``, the ``bytes`` job child, which
-  imports the runtime and the ports instrumented, starts libFuzzer and runs the empty input.
+  imports the runtime and the ports instrumented, starts libFuzzer and runs the empty input; as
+  ``atheris (first start)`` with an empty instrumented-code cache (the first job start on a
+  machine patches every module, fuzzfarm/instrument.py), as ``atheris`` with the cache filled.
 
 Each figure is the median over the runs (seven, three with ``--quick``), run one after another in
 this one process, so they compare as ratios: the wall time from spawn to exit (the interpreter's
@@ -52,10 +54,22 @@ def commands(spec: C.HarnessSpec, work: str) -> dict[str, list[str]]:
     os.makedirs(art, exist_ok=True)
     os.makedirs(corpus, exist_ok=True)
     return {
+        # --module as the farm passes it (fuzzfarm/engine/target.py): no entry-point scan in the child
         "walk": [C.PY, "-m", "fuzzfarm.engine.walk", spec.name, _variant(spec), "--strategy=random", "--seed=1",
-                 "--max-time=0.001", f"--artifacts={art}"],
+                 "--max-time=0.001", f"--artifacts={art}", f"--module={spec.module}"],
+        # the atheris child twice: the first start on a machine (an empty instrumented-code cache,
+        # fuzzfarm/instrument.py) and every later one (the cache filled by the first)
+        "atheris (first start)": [C.PY, spec.path, "-runs=1", "-seed=1", f"-artifact_prefix={art}/", corpus],
         "atheris": [C.PY, spec.path, "-runs=1", "-seed=1", f"-artifact_prefix={art}/", corpus],
     }
+
+
+def _code_cache(kind: str, work: str, i: int) -> dict:
+    """The instrumented-code cache a spawn of ``kind`` sees: a fresh, empty one for each first
+    start; one shared directory, filled by a start before the timed ones, for the others."""
+    if kind == "atheris (first start)":
+        return {"FUZZFARM_CODE_CACHE": os.path.join(work, f"code-cache-cold-{i}")}
+    return {"FUZZFARM_CODE_CACHE": os.path.join(work, "code-cache")}
 
 
 def _spawn(argv: list[str], env: dict, cwd: str) -> tuple[float, float]:
@@ -114,11 +128,13 @@ def measure(prof: C.Profile, only=None, log=None) -> dict:
             for kind, argv in commands(spec, os.path.join(work, spec.name)).items():
                 if log:
                     log(f"startup: {spec.name} {kind} x{runs}")
-                got = [_spawn(argv, env, work) for _ in range(runs)]
+                if kind == "atheris":
+                    _spawn(argv, {**env, **_code_cache(kind, work, -1)}, work)  # fills the cache (untimed)
+                got = [_spawn(argv, {**env, **_code_cache(kind, work, i)}, work) for i in range(runs)]
                 walls, cpus = [w for w, _ in got], [c for _, c in got]
                 per[kind] = {"median_s": round(statistics.median(walls), 4), "min_s": round(min(walls), 4),
                              "max_s": round(max(walls), 4), "cpu_median_s": round(statistics.median(cpus), 4),
-                             "imports": importtime(argv, env, work)}
+                             "imports": importtime(argv, {**env, **_code_cache(kind, work, runs)}, work)}
             out["harnesses"][spec.name] = per
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -92,11 +92,14 @@ _ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTH
 def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:
     """A minimal environment for a harness process: the allow-list above, PYTHONHASHSEED pinned
     to 0 (same input, same run in every process), PYTHONUNBUFFERED=1 (``atheris.Fuzz`` ends
-    with C ``exit()``, docs/TRAPS.md#g7), plus ``extra``; ``pythonpath`` is prepended."""
+    with C ``exit()``, docs/TRAPS.md#g7), plus ``extra``; ``pythonpath`` is prepended. Never
+    PYTHONDONTWRITEBYTECODE, even when the caller's environment has it (see below)."""
     env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # Bytecode is written and reused: a child that compiled fuzzfarm and the harness from source
+    # on every start spent ~40% of its start-up in compile() (docs/BENCHMARKS.md#startup).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.update(extra or {})
