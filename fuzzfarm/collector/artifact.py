@@ -212,6 +212,9 @@ def load_artifact(directory) -> Artifact:
             raise TypeError
     except FileNotFoundError:
         raise ArtifactError(f"{MANIFEST} is missing in {directory}; download the reproducer again") from None
+    except OSError as e:  # a directory under the manifest's name, no read permission, ...
+        raise ArtifactError(f"cannot read {MANIFEST} in {directory} ({e.strerror}); download the reproducer "
+                            f"again") from None
     except (ValueError, KeyError, TypeError):
         raise ArtifactError(f"{MANIFEST} in {directory} is corrupt; download the reproducer again") from None
     files = {}
@@ -223,6 +226,9 @@ def load_artifact(directory) -> Artifact:
                 data = f.read()
         except FileNotFoundError:
             raise ArtifactError(f"{name} is missing from {directory}; download the reproducer again") from None
+        except OSError as e:  # e.g. a directory where the file should be
+            raise ArtifactError(f"cannot read {name} in {directory} ({e.strerror}); download the reproducer "
+                                f"again") from None
         got = _sha256(data)
         if got != want:
             raise ArtifactError(f"{name} is corrupt or was modified: sha256 {got} does not match the manifest's "
@@ -235,5 +241,8 @@ def load_artifact(directory) -> Artifact:
         repro = json.loads(files[REPRO])
     except ValueError:
         raise ArtifactError(f"{REPRO} in {directory} is not valid JSON; download the reproducer again") from None
+    if not isinstance(repro, dict):  # the manifest's sha256 may well match a hand-made file
+        raise ArtifactError(f"{REPRO} in {directory} is not a JSON object; this is not a fuzzfarm reproducer "
+                            f"(download it again)")
     files[MANIFEST] = manifest_bytes
     return Artifact(directory=directory, files=files, repro=repro)
