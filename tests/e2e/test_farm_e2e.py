@@ -195,11 +195,7 @@ def test_unknown_campaign(cli):
     _one_line_error(cli("crashes", "cnope"), "unknown campaign")
 
 
-@pytest.mark.parametrize("args, needle", [(["--jobs", "0"], "--jobs"), (["--jobs", "-2"], "--jobs"),
-                                          (["--duration", "0"], "--duration"), (["--duration", "-5"], "--duration"),
-                                          (["--duration", "soon"], "--duration")])
-def test_non_positive_jobs_or_duration(cli, args, needle):
-    _one_line_error(cli("submit", "checker", *args), needle)
+# A non-positive --jobs or --duration: tests/test_cli_usage_errors.py (said before Redis is asked).
 
 
 def test_redis_down_is_fast_and_masked(cli):
@@ -263,14 +259,8 @@ def test_pickled_message_is_refused_never_run(farm, tmp_path):
     assert collector.alive()
 
 
-def test_submit_wait_shows_progress_then_the_buckets(campaigns, cli):
-    p = cli("submit", "checker", "--jobs", "1", "--duration", "3", "--wait", "--timeout", "300",
-            env={"COLUMNS": "250"})
-    assert p.returncode == 1, p.stderr[-2000:]  # exit 1: the campaign found a bucket
-    cid = p.stdout.splitlines()[0].strip()
-    assert cli.json("status", cid)["settled"]
-    assert "checker/buggy" in p.stderr and "execs" in p.stderr and "buckets" in p.stderr  # the live progress
-    assert f"buckets of {cid}" in p.stdout and "objectChecker.Stop" in p.stdout  # Go's names
+# `submit --wait` (live progress, then the buckets, exit 1 on a find) is the README's command:
+# tests/e2e/test_demo_e2e.py runs it as written.
 
 
 def test_harnesses(cli):
