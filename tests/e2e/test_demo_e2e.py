@@ -131,10 +131,11 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert re.fullmatch(r"c\d{8}[0-9a-f]{6}", codes["submit"][1])
         lap("README Use it commands")
 
-        # the regression test in the download folder: passes; it fails once it replays buggy as "fixed"
+        # the regression test in the download folder passed above (the README's `pytest repro/`);
+        # it fails once it replays buggy as "fixed"
+        assert codes["pytest"][0] == 0
         repro = tmp_path / "repro"
         (test_file,) = repro.glob("test_*.py")
-        assert run("pytest", str(repro)).returncode == 0
         src = test_file.read_text()
         test_file.write_text(src.replace("FIXED = 'fixed'", "FIXED = 'buggy'"))
         assert run("pytest", str(repro)).returncode == 1
