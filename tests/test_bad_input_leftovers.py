@@ -133,6 +133,15 @@ def test_replay_of_a_repro_json_that_is_no_object_is_one_line(tmp_path, repro):
     one_line(code, err, "repro.json", "not a JSON object")
 
 
+@pytest.mark.parametrize("field, value", [("harness", 5), ("variant", ["buggy"]), ("harness_hash", 7),
+                                          ("crash_state", "ObjectChecker.stop")])
+def test_replay_of_a_repro_json_with_a_malformed_field_is_one_line(tmp_path, field, value):
+    repro = {"harness": "checker", "variant": "buggy", field: value}
+    d = _reproducer(tmp_path / "r", {"input.min": b"C", "repro.json": json.dumps(repro).encode()})
+    code, _, err = run("replay", str(d))
+    one_line(code, err, f"malformed {field!r}")
+
+
 # ---- group names and no-op merges -------------------------------------------------------------
 def _two_groups(store) -> dict[str, dict]:
     for sig, kind, state in (("s1", "goroutine panic", ["ObjectChecker.stop", "a"]),
