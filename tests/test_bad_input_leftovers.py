@@ -222,3 +222,17 @@ def test_rediss_to_a_plain_tcp_redis_fails_within_the_connect_timeout(redis_serv
     with pytest.raises(S.StoreError) as e:
         S.Store(url).ping()
     assert "TLS handshake" in str(e.value) and "use redis://" in str(e.value)
+
+
+def test_the_web_cancel_of_a_settled_campaign_changes_nothing(store):
+    from fuzzfarm.web import actions
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "jobs": 1, "duration_s": 1.0,
+                                 "strategy": "bytes"})
+    assert actions.cancel(store, cid) == "0 running job(s) stop within seconds"  # the queued job: cancelled
+    assert store.campaign_summary(cid)["status"] == "cancelled"
+    before = store.campaign(cid)
+    with pytest.raises(actions.ActionError, match="already cancelled; nothing to cancel"):
+        actions.cancel(store, cid)
+    assert store.campaign(cid) == before
+    with pytest.raises(ValueError, match="no group or bucket"):  # split/merge: the CLI's own errors
+        actions.split(store, "bnothere")
