@@ -173,7 +173,7 @@ def test_a_restarted_fuzzer_tolerates_what_the_job_already_found(tmp_path):
     from fuzzfarm.harness import get
 
     crashes = []
-    res = run_fuzz_job(harness="checker", variant="buggy", seed=1, duration_s=8, corpus=[],
+    res = run_fuzz_job(harness="checker", variant="buggy", seed=1, duration_s=15, corpus=[],
                        workdir=str(tmp_path / "job"), on_crash=crashes.append, timeout_s=10)
     assert res.error is None and crashes
     sigs = [replay(get("checker"), "buggy", c.data)["signature"] for c in crashes]
