@@ -470,7 +470,9 @@ def download_bucket(st, bucket: str, out_dir: str, *, overwrite: bool = True) ->
     if not files:
         raise CLIError(f"bucket {bucket} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
     test = _regression_test(b)
-    taken = [n for n in (*files, *test) if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []
+    from fuzzfarm.collector.artifact import safe_name
+    names = [safe_name(n) for n in (*files, *test)]  # a hostile stored name is refused, never probed
+    taken = [n for n in names if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []
     if taken:  # said before anything is written: the directory stays as it was
         raise CLIError(f"{out_dir} already holds {taken[0]}" + (f" and {len(taken) - 1} more file(s)" if len(taken) > 1
                        else "") + "; choose another -o DIR, or pass --force to overwrite them")
