@@ -61,19 +61,54 @@ def read_baseline(path: str) -> set[str]:
         raise BaselineError(f"baseline {path!r} is neither JSON (ci.json, SARIF) nor JUnit XML; pass a file "
                             f"written by `fuzzfarm ci` or a campaign id") from None
     if isinstance(doc, dict) and "runs" in doc:  # SARIF: every bucket of the run is in its properties
+        def shape(what: str) -> BaselineError:
+            return BaselineError(f"baseline {path!r} looks like SARIF but {what}; pass the SARIF file that "
+                                 f"`fuzzfarm ci --sarif` wrote, or a ci.json")
         ids = set()
-        for run in doc.get("runs") or []:
-            ids.update((run.get("properties") or {}).get("fuzzfarm_buckets") or [])
-            for res in run.get("results") or []:
-                fp = (res.get("partialFingerprints") or {}).get(FINGERPRINT)
+        for run in _list(doc["runs"], lambda: shape("its runs are not a list")):
+            if not isinstance(run, dict):
+                raise shape("a run is not an object")
+            props = _dict(run.get("properties"), lambda: shape("a run's properties are not an object"))
+            ids.update(_strs(props.get("fuzzfarm_buckets"), lambda: shape("fuzzfarm_buckets is not a list of ids")))
+            for res in _list(run.get("results"), lambda: shape("a run's results are not a list")):
+                if not isinstance(res, dict):
+                    raise shape("a result is not an object")
+                fps = _dict(res.get("partialFingerprints"), lambda: shape("a result's partialFingerprints are not an object"))
+                fp = fps.get(FINGERPRINT)
                 if fp:
-                    ids.add(fp)
+                    ids.update(_strs([fp], lambda: shape(f"a {FINGERPRINT} fingerprint is not a bucket id")))
         return ids
     if isinstance(doc, dict) and isinstance(doc.get("buckets"), list):  # ci.json: its buckets and its own baseline
-        return ({b["id"] for b in doc["buckets"] if isinstance(b, dict) and b.get("id")}
-                | {b for b in doc.get("baseline") or [] if isinstance(b, str)})
+        return ({b["id"] for b in doc["buckets"] if isinstance(b, dict) and isinstance(b.get("id"), str) and b["id"]}
+                | set(_strs(doc.get("baseline"), lambda: BaselineError(
+                    f"baseline {path!r} looks like a ci.json but its \"baseline\" is not a list of bucket ids; "
+                    f"pass the ci.json that `fuzzfarm ci` wrote"))))
     raise BaselineError(f"baseline {path!r} has no buckets; pass a ci.json, SARIF or JUnit file written by "
                         f"`fuzzfarm ci`, or a campaign id")
+
+
+def _list(v, err) -> list:
+    """``v`` when it is a list (None: empty); else raises ``err()``."""
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise err()
+    return v
+
+
+def _dict(v, err) -> dict:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise err()
+    return v
+
+
+def _strs(v, err) -> list[str]:
+    items = _list(v, err)
+    if not all(isinstance(x, str) for x in items):
+        raise err()
+    return items
 
 
 def _junit_ids(path: str) -> set[str]:

@@ -346,8 +346,8 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
            wide: bool = typer.Option(False, "--wide", help="Every column, whatever the terminal width."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Campaign status: all campaigns (live figures: exec/s, corpus, buckets), or one with its jobs."""
-    if interval <= 0:
-        raise CLIError(f"--interval must be positive, got {interval:g}")
+    if not 0 < interval <= 86400:  # also nan and inf, which time.sleep refuses
+        raise CLIError(f"--interval must be a positive number of seconds (at most a day), got {interval:g}")
     st = _store()
     from fuzzfarm import cli_explore
     if campaign and campaign.startswith("dfs-"):  # a distributed dfs search (`submit --strategy dfs`)
@@ -461,7 +461,7 @@ def crashes(campaign: Optional[str] = typer.Argument(None, help="Campaign id (de
     print_buckets(st, campaign, wide=wide, flat=flat)
 
 
-def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
+def download_bucket(st, bucket: str, out_dir: str, *, overwrite: bool = True) -> list[str]:
     from fuzzfarm import collector
     b = st.bucket(bucket)
     if b is None:
@@ -469,9 +469,16 @@ def download_bucket(st, bucket: str, out_dir: str) -> list[str]:
     files = st.artifact(bucket)
     if not files:
         raise CLIError(f"bucket {bucket} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
+    test = _regression_test(b)
+    from fuzzfarm.collector.artifact import safe_name
+    names = [safe_name(n) for n in (*files, *test)]  # a hostile stored name is refused, never probed
+    taken = [n for n in names if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []
+    if taken:  # said before anything is written: the directory stays as it was
+        raise CLIError(f"{out_dir} already holds {taken[0]}" + (f" and {len(taken) - 1} more file(s)" if len(taken) > 1
+                       else "") + "; choose another -o DIR, or pass --force to overwrite them")
     os.makedirs(out_dir, exist_ok=True)
     written = collector.write_artifact(files, out_dir)
-    return written + collector.write_artifact(_regression_test(b), out_dir)
+    return written + collector.write_artifact(test, out_dir)
 
 
 def _regression_test(b: dict) -> dict[str, bytes]:
@@ -491,6 +498,7 @@ def _regression_test(b: dict) -> dict[str, bytes]:
 @errors_to_exit
 def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm crashes`)."),
              output: Optional[str] = typer.Option(None, "-o", "--output", help="Directory (default ./fuzzfarm-out/BUCKET)."),
+             force: bool = typer.Option(False, "--force", help="Overwrite files already in the directory."),
              as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Download a bucket's reproducer (minimized + original input, trace, failure, sha256s)."""
     st = _store()
@@ -498,7 +506,8 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         # the default directory is named after the bucket: it must not lead out of ./fuzzfarm-out
         raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
     out_dir = output or os.path.join("fuzzfarm-out", bucket)
-    written = download_bucket(st, bucket, out_dir)
+    check_output_dir(out_dir)
+    written = download_bucket(st, bucket, out_dir, overwrite=force)
     b = st.bucket(bucket)
     if as_json:
         return _print_json({"bucket": bucket, "dir": os.path.abspath(out_dir), "files": written, "state": b.get("state")})

@@ -12,6 +12,7 @@ kept in Redis and win. Nothing here changes a bucket or drops an input.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 
 import typer
 from rich.console import Console
@@ -55,9 +56,31 @@ def _all_groups(st) -> list[dict]:
     return grouped(st, bucket_rows(st))
 
 
+# Control and format characters (newlines, ESC, bidi overrides, zero-width marks) in a name would
+# garble the tables, forge lines in a terminal, or show one name as another in the web view.
+_BAD_NAME_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+MAX_NAME = 200
+
+
+def check_name(name: str | None) -> str | None:
+    """``name`` when it can name a group (printable, not blank, at most MAX_NAME characters)."""
+    if name is None:
+        return None
+    bad = next((c for c in name if unicodedata.category(c) in _BAD_NAME_CATEGORIES), None)
+    if bad is not None:
+        raise GroupError(f"--name holds the control character U+{ord(bad):04X}; a group name is shown in tables "
+                         f"and the web view: use printable text only")
+    if not name.strip():
+        raise GroupError("--name is blank; give the group a name, or leave --name out to keep the current one")
+    if len(name) > MAX_NAME:
+        raise GroupError(f"--name is {len(name)} characters long; a group name has at most {MAX_NAME}")
+    return name
+
+
 def split_bucket(st, bucket: str, name: str | None = None) -> str:
     """Make ``bucket`` a group of its own (``fuzzfarm group split``, and the web view's button).
     Returns what was done, in one line."""
+    name = check_name(name)
     g = _find_group(_all_groups(st), bucket)
     b = next((b for b in g["buckets"] if b["id"] == bucket), None)
     if b is None:
@@ -73,9 +96,14 @@ def merge_groups(st, refs: list[str], name: str | None = None) -> str:
     (``fuzzfarm group merge``, and the web view's button). Returns what was done, in one line."""
     if len(refs) < 2:
         raise GroupError("merge needs at least two groups: fuzzfarm group merge GROUP GROUP...")
+    name = check_name(name)
     all_groups = _all_groups(st)
     target = _find_group(all_groups, refs[0])
-    moved = [b["id"] for ref in refs[1:] for b in _find_group(all_groups, ref)["buckets"]]
+    others = {g["id"]: g for g in (_find_group(all_groups, ref) for ref in refs[1:]) if g["id"] != target["id"]}
+    moved = [b["id"] for g in others.values() for b in g["buckets"]]
+    if not moved:  # every ref names the target group (or one of its buckets): a merge would change nothing
+        raise GroupError(f"{', '.join(refs)}: all in group {target['id']} already; nothing merged (list the groups "
+                         f"with `fuzzfarm crashes`)")
     st.set_group([b["id"] for b in target["buckets"]] + moved, target["id"], name or target["name"])
     return f"{len(moved)} bucket(s) -> group {target['id']}"
 

@@ -131,6 +131,7 @@ def connect(url: str, *, patient: bool = False, socket_timeout: float = SOCKET_T
 
         from fuzzfarm.farm.config import WORKER_REDIS_RETRIES
         kw["retry"] = Retry(ExponentialWithJitterBackoff(base=0.2, cap=2.0), WORKER_REDIS_RETRIES)
+    kw.update(redis_url.client_options(url))  # rediss://: the TLS handshake bounded like a connect
     return redis.Redis.from_url(url, decode_responses=True,
                                 socket_connect_timeout=SOCKET_CONNECT_TIMEOUT_S,
                                 socket_timeout=socket_timeout, health_check_interval=10,
@@ -156,6 +157,8 @@ class Store:
                              f"fix the password in `fuzzfarm --redis URL ...` or ${redis_url.ENV}") from None
         except redis.RedisError as e:
             msg = redis_url.mask_text(str(e), self.url)
+            if isinstance(e, redis.TimeoutError) and self.url.startswith("rediss://"):
+                msg += "; a Redis without TLS never answers the TLS handshake: if it serves plain TCP, use redis://"
             raise StoreError(f"cannot reach Redis at {redis_url.mask(self.url)} ({msg}); start a local farm "
                              f"with `fuzzfarm up` (or start redis-server), or point `fuzzfarm --redis URL ...` or "
                              f"${redis_url.ENV} at a running one") from None

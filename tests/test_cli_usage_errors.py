@@ -19,6 +19,18 @@ def cli(*args, env=None):
                           timeout=120)
 
 
+def cli_here(capsys, monkeypatch, *args):
+    """The console script's ``main`` in this process (what ``python -m fuzzfarm.cli`` runs, less
+    the interpreter's start-up, about a second a call): (exit code, stdout, stderr)."""
+    from fuzzfarm import cli as C
+    monkeypatch.setenv("FUZZFARM_REDIS_URL", "redis://127.0.0.1:1/0")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        C.main(list(args))
+    got = capsys.readouterr()
+    return subprocess.CompletedProcess(args, e.value.code, got.out, got.err)
+
+
 @pytest.mark.parametrize("args, needle", [
     (("submit", "checker", "--jobs", "abc"), "--jobs"),
     (("nosuch",), "No such command 'nosuch'"),
@@ -34,18 +46,33 @@ def cli(*args, env=None):
     (("ci", "checker", "-o", "/proc/version"), "is a file, not a directory"),
     (("demo", "checker", "-o", "/proc/version"), "is a file, not a directory"),
     (("submit", "checker", "--duration", "9" * 400), "longer than 365 days"),
+    (("submit", "checker", "--jobs", "0"), "--jobs must be at least 1"),
+    (("submit", "checker", "--jobs", "-2"), "--jobs must be at least 1"),
+    (("submit", "checker", "--duration", "0"), "--duration"),
+    (("submit", "checker", "--duration", "-5"), "--duration"),
     (("submit", "checker", "--wait", "--timeout", "nan"), "--timeout must be"),
     (("demo", "--timeout", "-1"), "--timeout must be"),
     (("gc", "--older-than", "soon"), "--older-than"),
     (("--redis", "redis://:s3cr3t/PW@127.0.0.1:1/0", "status"), "127.0.0.1"),
 ])
-def test_bad_arguments_are_one_line_and_exit_2(args, needle):
-    p = cli(*args)
+def test_bad_arguments_are_one_line_and_exit_2(capsys, monkeypatch, args, needle):
+    # in this process; test_the_console_script_says_bad_arguments_in_one_line_too runs the real command
+    p = cli_here(capsys, monkeypatch, *args)
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert lines[0].startswith("fuzzfarm: error: ") and needle in lines[0], lines[0]
     assert "╭" not in p.stderr and "Traceback" not in p.stderr
     assert "s3cr3t" not in p.stderr + p.stdout
+
+
+@pytest.mark.parametrize("args, needle", [(("submit", "checker", "--jobs", "abc"), "--jobs"),
+                                          (("--redis", "redis://:s3cr3t/PW@127.0.0.1:1/0", "status"), "127.0.0.1")])
+def test_the_console_script_says_bad_arguments_in_one_line_too(args, needle):
+    p = cli(*args)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert lines[0].startswith("fuzzfarm: error: ") and needle in lines[0], lines[0]
+    assert "Traceback" not in p.stderr and "s3cr3t" not in p.stderr + p.stdout
 
 
 ROWS = [{"id": "b" + "0123456789ab", "group": None, "kind": "concurrent map iteration and map write",

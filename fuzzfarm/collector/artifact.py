@@ -195,6 +195,16 @@ def write_artifact(files: dict[str, bytes], out_dir) -> list[str]:
     return written
 
 
+def _text_field(v) -> bool:
+    return isinstance(v, str)
+
+
+# What replay reads from repro.json, and the type each must have when present.
+_REPRO_FIELDS = {"harness": _text_field, "variant": _text_field, "signature": _text_field,
+                 "harness_hash": _text_field, "fuzzfarm_version": _text_field, "crash_type": _text_field,
+                 "crash_state": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
+
+
 def load_artifact(directory) -> Artifact:
     """Read and verify a reproducer directory. Raises ArtifactError naming the bad file: a
     missing or unreadable manifest, a listed file that is missing, a sha256 mismatch, an
@@ -212,6 +222,9 @@ def load_artifact(directory) -> Artifact:
             raise TypeError
     except FileNotFoundError:
         raise ArtifactError(f"{MANIFEST} is missing in {directory}; download the reproducer again") from None
+    except OSError as e:  # a directory under the manifest's name, no read permission, ...
+        raise ArtifactError(f"cannot read {MANIFEST} in {directory} ({e.strerror}); download the reproducer "
+                            f"again") from None
     except (ValueError, KeyError, TypeError):
         raise ArtifactError(f"{MANIFEST} in {directory} is corrupt; download the reproducer again") from None
     files = {}
@@ -223,6 +236,9 @@ def load_artifact(directory) -> Artifact:
                 data = f.read()
         except FileNotFoundError:
             raise ArtifactError(f"{name} is missing from {directory}; download the reproducer again") from None
+        except OSError as e:  # e.g. a directory where the file should be
+            raise ArtifactError(f"cannot read {name} in {directory} ({e.strerror}); download the reproducer "
+                                f"again") from None
         got = _sha256(data)
         if got != want:
             raise ArtifactError(f"{name} is corrupt or was modified: sha256 {got} does not match the manifest's "
@@ -235,5 +251,12 @@ def load_artifact(directory) -> Artifact:
         repro = json.loads(files[REPRO])
     except ValueError:
         raise ArtifactError(f"{REPRO} in {directory} is not valid JSON; download the reproducer again") from None
+    if not isinstance(repro, dict):  # the manifest's sha256 may well match a hand-made file
+        raise ArtifactError(f"{REPRO} in {directory} is not a JSON object; this is not a fuzzfarm reproducer "
+                            f"(download it again)")
+    for key, ok in _REPRO_FIELDS.items():
+        if key in repro and repro[key] is not None and not ok(repro[key]):
+            raise ArtifactError(f"{REPRO} in {directory} has a malformed {key!r} ({type(repro[key]).__name__}); "
+                                f"this is not a fuzzfarm reproducer (download it again)")
     files[MANIFEST] = manifest_bytes
     return Artifact(directory=directory, files=files, repro=repro)

@@ -45,7 +45,11 @@ def is_configured(explicit: str | None = None) -> bool:
 
 
 def validate(url: str) -> None:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed or invalid [IPv6] host
+        raise RedisURLError(f"Redis URL {mask(url)!r} has a malformed host (an IPv6 address goes in brackets: "
+                            f"redis://[::1]:6379/0); fix --redis or ${ENV}") from None
     if parts.scheme not in SCHEMES:
         raise RedisURLError(f"Redis URL {mask(url)!r} must start with redis:// or rediss://; "
                             f"fix --redis or ${ENV}")
@@ -128,3 +132,28 @@ def without_ssl_query(url: str) -> str:
     parts = urlsplit(url)
     q = [(k, v) for k, v in parse_qsl(parts.query) if k not in _SSL_KEYS]
     return urlunsplit(parts._replace(query=urlencode(q)))
+
+
+_BOUNDED_TLS: type | None = None
+
+
+def client_options(url: str) -> dict:
+    """Extra redis-py client options for ``url``. For ``rediss://``: a connection whose TLS
+    handshake is bounded by the connect timeout, not the 30 s read timeout: a ``rediss://`` URL
+    that points at a plain-TCP Redis gets no TLS answer at all, and the handshake then waited the
+    read timeout on every retry (about 70 s) before saying so."""
+    global _BOUNDED_TLS
+    if urlsplit(url).scheme != "rediss":
+        return {}
+    if _BOUNDED_TLS is None:
+        from redis.connection import SSLConnection
+
+        class BoundedHandshakeSSLConnection(SSLConnection):
+            def _wrap_socket_with_ssl(self, sock):
+                sock.settimeout(self.socket_connect_timeout)
+                tls = super()._wrap_socket_with_ssl(sock)
+                tls.settimeout(self.socket_timeout)
+                return tls
+
+        _BOUNDED_TLS = BoundedHandshakeSSLConnection
+    return {"connection_class": _BOUNDED_TLS}

@@ -190,8 +190,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             raise HTTPException(404, f"no campaign {cid}")
         try:
             res = actions.cancel(st, cid)
-        except actions.NotAvailable as e:
-            return _done(request, str(e), f"/campaign/{quote(cid)}", 501)
+        except actions.ActionError as e:  # already settled: nothing changed
+            return _done(request, str(e), f"/campaign/{quote(cid)}", 409)
         return _done(request, f"campaign {cid}: cancel requested ({res})", f"/campaign/{quote(cid)}")
 
     async def split(request: Request):
@@ -202,8 +202,6 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             raise HTTPException(400, "choose the bucket to split out")
         try:
             res = actions.split(st, bid)
-        except actions.NotAvailable as e:
-            return _done(request, str(e), f"/bucket/{quote(bid)}", 501)
         except ValueError as e:  # unknown bucket, or a group id where a bucket was wanted
             return _done(request, str(e), f"/bucket/{quote(bid)}", 400)
         return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
@@ -216,9 +214,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             raise HTTPException(400, "choose at least two groups to merge")
         try:
             res = actions.merge(st, groups)
-        except actions.NotAvailable as e:
-            return _done(request, str(e), "/bugs", 501)
-        except ValueError as e:  # an unknown group or bucket
+        except ValueError as e:  # an unknown group or bucket, or nothing to merge
             return _done(request, str(e), "/bugs", 400)
         return _done(request, f"merged {', '.join(groups)} ({res})", "/bugs")
 

@@ -30,8 +30,9 @@ def check_bind(host: str, token: str | None) -> None:
     if not is_loopback(host) and not token:
         raise ServeError(f"--host {host} is not a loopback address: give a token (--token T or ${TOKEN_ENV}) to "
                          f"serve the web view beyond this machine, or use --host 127.0.0.1")
-    if token is not None and len(token) < 8:
-        raise ServeError("the web token must be at least 8 characters")
+    if token is not None and len(token.strip()) < 8:  # blanks count for nothing: "        " is no secret
+        raise ServeError("the web token must be at least 8 characters other than spaces; choose a longer "
+                         "--token (or $FUZZFARM_WEB_TOKEN)")
 
 
 def page_url(host: str, port: int) -> str:

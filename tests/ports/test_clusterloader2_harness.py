@@ -188,7 +188,9 @@ def _fuzz_fixed(tmp_path, runs, seed=1, timeout=900):
 
 
 def test_fixed_survives_a_short_fuzz(tmp_path):
-    _fuzz_fixed(tmp_path, 5_000)
+    # 1500 runs with seed 1: 20x the most the buggy variant ever needed (64 runs over seeds 1..10,
+    # above), so a fix that does not hold fails here; the long runs are the slow tests below
+    _fuzz_fixed(tmp_path, 1_500)
 
 
 @pytest.mark.slow

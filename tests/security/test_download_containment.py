@@ -107,7 +107,10 @@ def test_symlink_planted_in_dir_is_replaced_not_followed(secure_redis, plant, tm
     out = tmp_path / "out"
     out.mkdir()
     os.symlink(victim, out / "input.min")
-    p = _download(srv.url, tmp_path, bid, "-o", str(out))
+    p = _download(srv.url, tmp_path, bid, "-o", str(out))  # a file of that name is there: refused, untouched
+    assert p.returncode == 2 and "--force" in p.stderr and os.listdir(out) == ["input.min"], p.stderr
+    assert os.path.islink(out / "input.min") and victim.read_bytes() == b"keep me"
+    p = _download(srv.url, tmp_path, bid, "-o", str(out), "--force")
     assert p.returncode == 0, p.stderr
     assert victim.read_bytes() == b"keep me"
     assert not os.path.islink(out / "input.min") and (out / "input.min").read_bytes() == b"C"

@@ -160,8 +160,8 @@ def test_state_changing_routes_need_the_token(checker_campaign, web, page):
         assert post(web.base + path, body, {"X-Fuzzfarm-Token": TOKEN, "Origin": "http://evil.example"})[0] == 403
     before = checker_campaign["store"].campaign(cid)
     status, _ = post(web.base + f"/campaign/{cid}/cancel", b"", {"X-Fuzzfarm-Token": TOKEN})
-    assert status != 403  # with the token the route runs (cancel itself is `fuzzfarm cancel`'s code)
-    if status == 501:  # this build has no cancel: nothing changed
+    assert status in (200, 409)  # with the token the route runs (cancel itself is `fuzzfarm cancel`'s code)
+    if status == 409:  # the campaign is settled already: nothing changed
         assert checker_campaign["store"].campaign(cid) == before
     # split and merge with the token: the same code as `fuzzfarm group split|merge`
     st = checker_campaign["store"]
