@@ -281,6 +281,11 @@ def measure(prof: C.Profile, only=None, log=None) -> dict:
             "peers_file": os.path.relpath(PEERS, C.ROOT), "peers_recorded": bool(peers)}
 
 
+def _r(x) -> str:
+    """A ratio with two decimals ('-' when not measured)."""
+    return "-" if x is None else f"{x:.2f}"
+
+
 def _ratios(rec: dict) -> dict:
     """The mix against the best single strategy (by verified time) and against stress."""
     singles = {s: r for s, r in rec["strategies"].items() if s != "mix" and r.get("verified_s") is not None}
@@ -324,8 +329,8 @@ def headlines(data: dict) -> list[str]:
         br = r["strategies"][b]
         out.append(f"{r['case']}: best single strategy (chosen after the fact) `{b}`, launch → verified "
                    f"{C.fmt_num(br['verified_s'])} s; mix ÷ best single (verified, s/s) "
-                   f"{C.fmt_num(r.get('mix_over_best_verified'))}, (first failure, s/s) "
-                   f"{C.fmt_num(r.get('mix_over_best_first_failure'))}.")
+                   f"{_r(r.get('mix_over_best_verified'))}, (first failure, s/s) "
+                   f"{_r(r.get('mix_over_best_first_failure'))}.")
     return out
 
 
@@ -365,7 +370,7 @@ def rows(data: dict) -> list[list[str]]:
         out.append([f"{r['case']} stress", "spawn → first manifestation (median)",
                     f"{C.fmt_censored(st['first_failure_s'], st['first_failure_censored'], ' s')} ({st['found']}/{st['of']})"])
         out.append([r["case"], "mix ÷ best single (verified s / s); mix ÷ stress (first failure s / s)",
-                    f"{C.fmt_num(r.get('mix_over_best_verified'))} (best: {r.get('best_single', '-')}); "
+                    f"{_r(r.get('mix_over_best_verified'))} (best: {r.get('best_single', '-')}); "
                     f"{r.get('mix_over_stress_first_failure', '-')}"])
     for d in data["distinct"]:
         peer = (f"; ÷ {d['peer']} {C.fmt_num(d['peer_distinct_per_s'])}/s = {d['ratio_vs_peer']}"
