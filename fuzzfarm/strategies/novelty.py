@@ -137,6 +137,8 @@ class FreshSchedules:
         return self._steer(n, self.inner.pick_index(n, what))
 
     def __getattr__(self, name):  # step / depth / weights of the inner strategy (benchmarks, stats)
+        if name == "inner":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
 
