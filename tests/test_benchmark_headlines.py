@@ -19,6 +19,7 @@ def _portfolio_section():
                                               "bytes": _strategy(1.6, 4.6)},
             "stress": {"first_failure_s": 0.5, "first_failure_censored": False, "found": 3, "of": 3, "per_seed": []},
             "best_single": "pct:3", "mix_over_best_verified": 1.03, "mix_over_best_first_failure": 1.14,
+            "best_single_first_failure": "pct:3",
             "mix_over_stress_first_failure": "0.8"}
     data = {"cases": [case], "distinct": [
         {"toy": "late_cancel", "strategy": "mix", "fresh": True, "seconds": 5, "execs": 100, "distinct": 100,
