@@ -139,6 +139,7 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     mix = strategy == portfolio.MIX
     if mix:  # the default: this slice's engine and the walk arms' prior from the campaign (farm/portfolio.py)
         strategy, prior = portfolio.choose(st, spec)
+        slice_s = min(slice_s, max(1.0, portfolio.SLICE_S))  # short slices: the mix re-chooses often
     start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0, ran=strategy,
                  **({"started": time.time()} if k == 0 and not job.get("started") else {}))
     if not owner:

@@ -7,7 +7,8 @@ them in turn (job 0 ``walk-mix``, whose process starts in a third of atheris's t
 ``bytes``, ...): every engine gets a turn from the start. Every later slice is chosen by
 Thompson sampling over the engines on a Gamma-Poisson model of new buckets per second of
 fuzzing: Gamma(1 + buckets first found by that engine, 1 + its seconds / SECONDS_UNIT), drawn
-with a ``random.Random`` seeded by (campaign, job, slice). The choice depends only on what is
+with a ``random.Random`` seeded by (campaign, job, slice). A mix job's slices are at most
+``SLICE_S`` (60 s, ``FUZZFARM_MIX_SLICE_S``) long, so the choice is made again every minute. The choice depends only on what is
 in Redis and on those ids, never on the wall clock or an unseeded RNG.
 
 Redis (one hash per campaign, ``fuzzfarm:campaign:<cid>:mix``, removed with the campaign by ``gc``):
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import time
 
@@ -30,6 +32,9 @@ from fuzzfarm import store as S
 
 ENGINES = ("walk-mix", "bytes")
 SECONDS_UNIT = 60.0
+# A mix job's slices are at most this long (and FUZZFARM_MAX_SLICE_S), so the engine is chosen
+# again every minute: a slice costs one fuzz-process start (0.3-1.5 s) and a corpus sync.
+SLICE_S = float(os.environ.get("FUZZFARM_MIX_SLICE_S", "60"))
 MIX = "mix"
 
 

@@ -81,9 +81,10 @@ def _run_campaign(st, checker_hash, finder: str, slices: int = 14, n_jobs: int =
 
 @pytest.mark.parametrize("finder", ["bytes", "walk-mix"])
 def test_the_mix_moves_its_slices_to_the_engine_that_finds_new_buckets(store, checker_hash, monkeypatch, finder):
-    monkeypatch.setattr(config, "MAX_SLICE_S", 1.0)
+    monkeypatch.setattr(portfolio, "SLICE_S", 1.0)  # mix slices are short whatever MAX_SLICE_S is
     cid, eng = _run_campaign(store, checker_hash, finder)
     ran = [s for s, _ in eng.calls]
+    assert len(ran) == 14  # 14 s of job in slices of SLICE_S
     assert ran[0] == "walk-mix"  # job 0 starts on the walks (cheapest start-up)
     later = ran[len(ran) // 2:]
     assert later.count(finder) > len(later) * 0.7, ran
