@@ -13,8 +13,11 @@ run below it that was not run (tests/strategies/test_novelty.py checks that agai
 enumeration).
 
 Same program + same scenario + same decisions = the same run (the runtime is deterministic),
-so this is exact, not a heuristic. The tree is capped at ``max_nodes``; past the cap new runs
-are no longer tracked (counted in ``untracked``) and the walk goes on as before.
+so this is exact, not a heuristic. A scenario's tree is built the second time it comes (the
+first run keeps only its decisions and option counts, for the last ``MAX_PENDING`` scenarios):
+a harness whose random events rarely repeat a scenario pays almost nothing. The trees are
+capped at ``max_nodes`` nodes; past the cap new runs are no longer tracked (counted in
+``untracked``) and the walk goes on as before.
 
 :class:`SeenSchedules` counts distinct schedules exactly (a set of 16-byte digests of
 scenario + decisions), for the ``distinct`` stat.
@@ -27,6 +30,10 @@ import random
 
 MAX_NODES = 400_000
 MAX_SEEN = 2_000_000
+# Scenarios seen once keep only their run's (options, choice) bytes until they come again, at
+# most this many: a harness whose events are random rarely repeats a scenario, and must not pay
+# a tree per run.
+MAX_PENDING = 4096
 
 
 class _Node:
@@ -47,6 +54,8 @@ class FreshSchedules:
         self.max_nodes = max_nodes
         self.nodes = 0
         self.roots: dict[bytes, _Node] = {}
+        self.pending: dict[bytes, tuple[bytes, bytes]] = {}  # insertion order: oldest first
+        self._rec: tuple[bytearray, bytearray] | None = None
         self._key = b""
         self._cur: _Node | None = None
         self._path: list[_Node] = []
@@ -64,14 +73,30 @@ class FreshSchedules:
 
     def begin(self, rt) -> None:
         self.finish()
+        self._rec = None
         root = self.roots.get(self._key)
-        if root is None and self.nodes < self.max_nodes:
-            root = self.roots[self._key] = _Node()
-            self.nodes += 1
+        if root is None and self._key in self.pending:
+            root = self._materialize(*self.pending.pop(self._key))
+        elif root is None and self.nodes < self.max_nodes:  # first sighting: record the path only
+            self._rec = (bytearray(), bytearray())
         self._cur, self._path, self._open = root, [], True
-        if root is None:
+        if root is None and self._rec is None:
             self.untracked += 1
         self.inner.begin(rt)
+
+    def _materialize(self, options: bytes, choices: bytes) -> _Node | None:
+        """The tree of a scenario seen once before, holding that one run."""
+        if self.nodes + len(options) + 1 > self.max_nodes:
+            return None
+        root = node = self.roots[self._key] = _Node()
+        for m, c in zip(options, choices):
+            node.n = m
+            kid = _Node()
+            node.kids[c] = kid
+            node = kid
+        node.done = True
+        self.nodes += len(options) + 1
+        return root
 
     def finish(self) -> bool | None:
         """The run that just ended: mark it run. Returns False when it repeated a run already
@@ -80,6 +105,12 @@ class FreshSchedules:
         if not self._open:
             return None
         self._open = False
+        if self._rec is not None:  # first sighting of this scenario: new by definition
+            self.pending[self._key] = (bytes(self._rec[0]), bytes(self._rec[1]))
+            self._rec = None
+            while len(self.pending) > MAX_PENDING:
+                del self.pending[next(iter(self.pending))]
+            return True
         leaf = self._cur
         if leaf is None:
             return None
@@ -100,6 +131,10 @@ class FreshSchedules:
 
     # -- decisions ----------------------------------------------------------------------------
     def _steer(self, m: int, choice: int) -> int:
+        if self._rec is not None:
+            self._rec[0].append(m)
+            self._rec[1].append(choice)
+            return choice
         node = self._cur
         if node is None:
             return choice
