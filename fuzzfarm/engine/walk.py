@@ -113,6 +113,8 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
                 if found:
                     failures_seen.add(key)
                 (strat.inner if fresh else strat).reward(int(found), len(rec))
+        elif mix:  # the harness's decoding failed (reported below): the arm still ran
+            (strat.inner if fresh else strat).reward(0, 0)
         if ex is not None and ex.failure is None:
             continue
         if not new_schedule:  # the same run as one handled before: its failure was handled then

@@ -1,8 +1,9 @@
 """The ``mix`` walk: a portfolio of walk strategies in one process, reweighted by what finds
 new failures (docs/STRATEGIES.md#mix).
 
-Arms: ``pct:2``, ``pct:3``, ``pct:5`` (PCT with that depth) and ``random``. Each run goes to
-one arm, chosen by Thompson sampling on a Gamma-Poisson model: an arm finds new failure
+Arms: ``pct:3``, ``random``, ``pct:2``, ``pct:5`` (PCT with that depth). The first runs try
+each arm once, in that order (unless the campaign's prior already has runs of it); then each run
+goes to one arm, chosen by Thompson sampling on a Gamma-Poisson model: an arm finds new failure
 signatures at an unknown rate per scheduling decision; with ``f`` finds over ``c`` decisions
 (plus the campaign's prior counts, ``prior``) its rate's posterior is Gamma(1 + f, 1 + c /
 COST_UNIT); each run draws one rate per arm and runs the arm with the largest draw. Cost is
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-WALK_ARMS = ("pct:2", "pct:3", "pct:5", "random")
+WALK_ARMS = ("pct:3", "random", "pct:2", "pct:5")  # the first round's order
 COST_UNIT = 10_000  # decisions per unit of cost in the posterior (one unit ~ 20-100 runs)
 
 
@@ -60,6 +61,9 @@ class MixStrategy:
         return 1.0 + s["finds"] + p["finds"], 1.0 + (s["cost"] + p["cost"]) / COST_UNIT
 
     def choose(self) -> str:
+        for a in self.arms:  # every arm runs once before any draw (a campaign's prior counts as run)
+            if self.stats[a]["runs"] == 0 and self.prior[a]["cost"] == 0:
+                return a
         best, best_v = self.arms[0], -1.0
         for a in self.arms:  # a fixed order: the draws are the same in every process
             shape, rate = self._posterior(a)

@@ -152,3 +152,15 @@ def test_the_walk_mix_starts_from_the_campaigns_prior_and_is_seeded():
     assert [MixStrategy(9).choose() for _ in range(3)] == [MixStrategy(9).choose() for _ in range(3)]
     a, b = MixStrategy(9), MixStrategy(9)
     assert [a.choose() for _ in range(20)] == [b.choose() for _ in range(20)]
+
+
+def test_the_walk_mix_tries_every_arm_once_first():
+    from fuzzfarm.strategies.mix import WALK_ARMS
+
+    m = MixStrategy(3)
+    first = []
+    for _ in WALK_ARMS:
+        m.current = m.choose()
+        first.append(m.current)
+        m.reward(0, 50)
+    assert first == list(WALK_ARMS)
