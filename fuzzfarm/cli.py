@@ -44,7 +44,9 @@ if not out.is_terminal and "COLUMNS" not in os.environ:
 EXIT_ERROR = 2
 EXIT_FOUND = 1  # submit --wait / ci: the campaign found a bucket (ci: a new reproducible one)
 ID_COLUMNS = ("name", "campaign", "bucket", "job")  # never wrapped: people copy them
-STRATEGIES = ("bytes", "random", "pct")
+# ``mix`` (the default): a portfolio reweighted by what finds new buckets (farm/portfolio.py);
+# the others pin one strategy (``pct:D``: PCT of depth D; ``walk-mix``: only the walks of the mix).
+STRATEGIES = ("mix", "bytes", "random", "pct", "walk-mix")
 _state: dict = {"redis": None}
 
 
@@ -232,8 +234,9 @@ def _check_usage(jobs: int, strategy: str | None) -> None:
     """Usage errors, found before Redis is contacted."""
     if jobs < 1:
         raise CLIError(f"--jobs must be at least 1, got {jobs}")
-    if strategy is not None and strategy not in STRATEGIES:
-        raise CLIError(f"--strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
+    from fuzzfarm.engine import known_strategy
+    if strategy is not None and strategy != "mix" and not known_strategy(strategy):
+        raise CLIError(f"--strategy {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}, pct:DEPTH or dfs")
 
 
 def _check_harness(harness: str, variant: str, jobs: int, strategy: str):
@@ -263,7 +266,9 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            variant: str = typer.Option("buggy", "--variant", help="Harness variant, e.g. buggy or fixed."),
            jobs: int = typer.Option(1, "--jobs", "-j", help="Parallel fuzz jobs."),
            duration: str = typer.Option("60", "--duration", "-d", help="Fuzzing time per job: seconds or 30s/10m/1h."),
-           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct | dfs (exhaustive search)"),
+           strategy: str = typer.Option("mix", "--strategy",
+                                        help="mix (default: bytes + walks, reweighted by new buckets) | bytes | random "
+                                             "| pct | pct:DEPTH | walk-mix | dfs (exhaustive search)"),
            wait: bool = typer.Option(False, "--wait", help="Show live progress until the campaign is triaged."),
            timeout: float = typer.Option(0, "--timeout", help="With --wait: give up after this many seconds (0: none)."),
            bound: int = typer.Option(2, "--preemption-bound", "-k", help="dfs: most preemptions per schedule."),
@@ -358,7 +363,11 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
         raise CLIError(f"unknown campaign {campaign!r}; list campaigns with `fuzzfarm status`")
     if as_json:
         if campaign:
-            return _print_json({**st.campaign_summary(campaign), "jobs": st.jobs(campaign)})
+            summary = st.campaign_summary(campaign)
+            if summary.get("strategy") == "mix":
+                from fuzzfarm.farm import portfolio
+                summary["mix"] = portfolio.summary(st, campaign)
+            return _print_json({**summary, "jobs": st.jobs(campaign)})
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
@@ -396,18 +405,23 @@ def _status_view(st, campaign: str | None, wide: bool):
                          (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
                          f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}")
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
-    cols = ("job", "state", "slice", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
-        "job", "state", "execs", "exec/s", "cov", "crashes", "worker")
+    cols = ("job", "state", "slice", "ran", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
+        "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")
     for c in cols:
         t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
     for j in st.jobs(campaign):
         cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
                  "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
-                 "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", "")}
+                 "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", ""),
+                 "ran": j.get("ran", "")}
         t.add_row(*(T.t(cells[c]) for c in cols))
     errors = [Text(f"job error: {e}", style="red") for e in ([] if wide else s["errors"])]
-    return Group(head, t, *errors)
+    mix = []
+    if s["strategy"] == "mix":  # which engine each job's slice ran is the "ran" column
+        from fuzzfarm.farm import portfolio
+        mix = [Text(portfolio.status_line(st, campaign))]
+    return Group(head, *mix, t, *errors)
 
 
 # ---- crashes / download / replay --------------------------------------------------------------
@@ -575,10 +589,9 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
 
 # ---- demo ----------------------------------------------------------------------------------
 DEMO_HARNESSES = ("checker", "cluster-builder")
-# Per harness, the strategy its campaigns use in the demo. Both bytes (atheris) since libFuzzer
-# runs with -len_control=0 (fuzzfarm.harness.LIBFUZZER_DEFAULTS): first downloadable reproducer
-# 3.1 s (checker) and 4.1 s (cluster-builder) after submit, 2 jobs each on 2 cores.
-DEMO_STRATEGY = {"checker": "bytes", "cluster-builder": "bytes"}
+# Per harness, the strategy its campaigns use in the demo: the default mix (job 0 starts on the
+# walks, job 1 on atheris; docs/STRATEGIES.md#mix).
+DEMO_STRATEGY = {"checker": "mix", "cluster-builder": "mix"}
 
 
 @app.command()
@@ -589,7 +602,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
          jobs: int = typer.Option(2, "--jobs", "-j", help="Jobs per harness."),
          output: str = typer.Option("fuzzfarm-out", "-o", "--output", help="Where reproducers are downloaded."),
          strategy: Optional[str] = typer.Option(None, "--strategy",
-                                                help="bytes | random | pct (default: bytes)."),
+                                                help="mix | bytes | random | pct | pct:DEPTH | walk-mix (default: mix)."),
          down: bool = typer.Option(False, "--down", help="Stop the local farm at the end if the demo started it."),
          timeout: float = typer.Option(900, "--timeout", help="Give up after this many seconds."),
          web_view: bool = typer.Option(True, "--web/--no-web", help="Serve the web view while the demo runs."),
@@ -621,7 +634,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
         if web_view and farm_web:
             err.print(f"fuzzfarm demo: web view {farm_web} (read-only; stays up with the local farm)", markup=False)
         web = cli_web.start_background(farm_url, err) if web_view and not farm_web else None
-        cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "bytes")) for h in hs]
+        cids = [_submit(st, h, "buggy", jobs, duration_s, strategy or DEMO_STRATEGY.get(h, "mix")) for h in hs]
         wait_campaigns(st, cids, timeout=timeout)
         downloads = []
         for cid in cids:

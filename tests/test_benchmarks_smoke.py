@@ -19,8 +19,8 @@ import pytest
 from fuzzfarm.farm.embedded import redis_server_binary
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SECTIONS = {"time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end", "redis_traffic",
-            "startup", "hard_cases", "triage_pipeline"}
+SECTIONS = {"portfolio", "time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end",
+            "redis_traffic", "startup", "hard_cases", "triage_pipeline"}
 SEED_BUGS = {"checker", "cluster-builder"}
 
 
@@ -130,6 +130,11 @@ def test_other_sections_measured(suite):
     assert all(f["execs"] > 0 and f["status"] == "done" for f in sc["farms"])
     rt = _section(suite, "redis_traffic")["data"]["campaigns"]
     assert len(rt) >= 2 and all(c["commands_per_s_per_worker"] > 0 for c in rt)
+    pf = _section(suite, "portfolio")["data"]
+    mixed = {c["case"] for c in pf["cases"] if c["strategies"]["mix"]["found"] > 0}
+    assert SEED_BUGS <= mixed, pf["cases"]
+    assert all(set(c["strategies"]) >= {"mix", "pct:3", "random"} and c["stress"]["of"] > 0 for c in pf["cases"])
+    assert pf["distinct"] and all(d["distinct"] > 0 for d in pf["distinct"])
     su = _section(suite, "startup")["data"]
     assert su["harnesses"] and all(set(per) == {"walk", "atheris"} for per in su["harnesses"].values())
     assert all(r["median_s"] > 0 and r["cpu_median_s"] > 0 and r["imports"]["top"] and not r["imports"]["forbidden"]

@@ -14,7 +14,16 @@ from fuzzfarm.harness import HarnessError
 from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats, StopRequested
 from .target import resolve
 
-STRATEGIES = ("bytes", "random", "pct")
+# ``pct:D`` (PCT of depth D) and ``walk-mix`` (a portfolio of the walks in one process,
+# fuzzfarm/strategies/mix.py) are walks too; ``mix`` campaigns are the farm's (farm/portfolio.py).
+STRATEGIES = ("bytes", "random", "pct", "walk-mix")
+
+
+def known_strategy(name: str) -> bool:
+    """``name`` is a strategy :func:`run_fuzz_job` runs (one of STRATEGIES or ``pct:D``)."""
+    if name in STRATEGIES:
+        return True
+    return name.startswith("pct:") and name[4:].isdigit() and int(name[4:]) >= 1
 
 __all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "StopRequested", "STRATEGIES", "MAX_INPUT_BYTES"]
 
@@ -33,17 +42,19 @@ def __getattr__(name: str):
 def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, duration_s: float,
                  corpus: list[bytes], workdir: str, on_crash: Callable[[CrashReport], None],
                  on_stats: Callable[[JobStats], None] | None = None, timeout_s: int = 10,
-                 rss_limit_mb: int = 2048, stats_interval_s: float = 1.0) -> JobResult:
+                 rss_limit_mb: int = 2048, stats_interval_s: float = 1.0, prior: dict | None = None) -> JobResult:
     """Fuzz ``harness``/``variant`` for ``duration_s`` seconds in ``workdir`` (created if
     missing; private to the job). ``on_crash`` gets each crash as it is found; ``on_stats``
     gets :class:`JobStats` about every ``stats_interval_s`` and once at the end.
+
+    ``prior``: for ``walk-mix``, the campaign's counts per arm so far (farm/portfolio.py).
 
     Never raises for a bad harness or argument: the result's ``error`` says what is wrong.
     Exceptions raised by the callbacks propagate (after the fuzzer has been killed).
     """
     empty = JobResult(stats=JobStats(), new_corpus=[], crashes=0, restarts=0)
-    if strategy not in STRATEGIES:
-        empty.error = f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
+    if not known_strategy(strategy):
+        empty.error = f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)} or pct:DEPTH"
         return empty
     if not duration_s or duration_s <= 0 or timeout_s <= 0 or rss_limit_mb <= 0:
         empty.error = "duration_s, timeout_s and rss_limit_mb must be positive"
@@ -66,4 +77,4 @@ def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, d
         return run_bytes_job(target, variant, **kw)
     from .walk import run_walk_job
 
-    return run_walk_job(target, variant, strategy, **kw)
+    return run_walk_job(target, variant, strategy, prior=prior, **kw)

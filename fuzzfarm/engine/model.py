@@ -60,6 +60,9 @@ class JobResult:
     restarts: int
     error: str | None = None
     stopped: bool = False
+    # walks: {"distinct": distinct schedules run, "arms": {arm: {runs, finds, cost}} for walk-mix},
+    # summed over the walk's (re)starts (fuzzfarm/engine/walk.py)
+    walk: dict = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"stats": self.stats.to_json(), "crashes": self.crashes, "restarts": self.restarts,

@@ -1,9 +1,15 @@
-"""The ``random`` / ``pct`` fuzz job: a seeded walk over schedules instead of libFuzzer.
+"""The ``random`` / ``pct`` / ``pct:D`` / ``walk-mix`` fuzz job: a seeded walk over schedules
+instead of libFuzzer.
 
 Child process (what the job runs; one per (re)start)::
 
-    python -m fuzzfarm.engine.walk HARNESS VARIANT --strategy=random|pct --seed=N --restart=R
-           --max-time=S --artifacts=DIR [--timeout=S] [--per-signature=K] [--module=MOD]
+    python -m fuzzfarm.engine.walk HARNESS VARIANT --strategy=random|pct|pct:D|walk-mix --seed=N --restart=R
+           --max-time=S --artifacts=DIR [--timeout=S] [--per-signature=K] [--module=MOD] [--prior=JSON]
+           [--repeat-schedules]
+
+A run whose (scenario, decisions) this process already ran is counted once (stat
+``distinct``) and not handled again; by default the strategy is also steered away from such
+runs before they happen (``strategies/novelty.py``, docs/STRATEGIES.md#distinct-schedules).
 
 Each run draws event bytes from ``random.Random`` seeded by (seed, restart) and lets the
 strategy (seeded likewise, living across runs) drive the schedule through
@@ -43,23 +49,38 @@ def _write_atomic(directory: str, kind: str, data: bytes) -> str:
 
 
 def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time: float, out_dir: str,
-         timeout_s: float, per_signature: int, emit) -> int:
-    """The walk loop; returns the process exit code."""
+         timeout_s: float, per_signature: int, emit, prior: dict | None = None, fresh: bool = True) -> int:
+    """The walk loop; returns the process exit code. ``fresh``: never re-run a schedule this
+    process already ran (strategies/novelty.py); ``prior``: arm counts for ``walk-mix``."""
     from fuzzfarm import harness as H
     from fuzzfarm.strategies import make
+    from fuzzfarm.strategies.novelty import FreshSchedules, SeenSchedules
 
     H.check_variant(mod, variant)
     run_seed = seed * 1_000_003 + restart
-    strat = make(strategy, seed=run_seed)
+    mix = strategy == "walk-mix"
+    strat = make("mix", seed=run_seed, prior=prior) if mix else make(strategy, seed=run_seed)
+    if fresh:
+        strat = FreshSchedules(strat, run_seed)
+    seen = SeenSchedules()
+    failures_seen: set = set()  # (kind, exc class, crash state) of the failures this process met
     events = random.Random(f"events:{run_seed}")
     counts: dict[str, int] = {}
-    stats = {"execs": 0, "crashes": 0, "unreplayable": 0}
+    stats = {"execs": 0, "crashes": 0, "unreplayable": 0, "distinct": 0}
     start = time.monotonic()
     next_emit = start + 0.5
+
+    def progress():
+        if mix:
+            inner = strat.inner if fresh else strat
+            stats["arms"] = inner.stats
+            stats["weights"] = inner.weights()
+        return stats
+
     while True:
         now = time.monotonic()
         if now >= next_emit:
-            emit(stats)
+            emit(progress())
             next_emit = now + 0.5
         if now - start >= max_time:
             break
@@ -78,7 +99,25 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
             return _fatal(out_dir, "oom", data, stats, emit)
         except Exception:  # noqa: BLE001 - the harness's own decoding failed: a finding
             ex = None
+        if fresh:
+            strat.finish()
+        new_schedule = True
+        if ex is not None:
+            rec = bytes(getattr(ex.schedule, "recorded", b""))
+            new_schedule = seen.add(data[:ex.schedule_start] + data[ex.schedule_end:], rec)
+            stats["distinct"] += new_schedule
+            if mix:
+                f = ex.failure
+                key = None if f is None else (f.kind, f.exc_class, tuple(f.crash_state))
+                found = key is not None and key not in failures_seen
+                if found:
+                    failures_seen.add(key)
+                (strat.inner if fresh else strat).reward(int(found), len(rec))
+        elif mix:  # the harness's decoding failed (reported below): the arm still ran
+            (strat.inner if fresh else strat).reward(0, 0)
         if ex is not None and ex.failure is None:
+            continue
+        if not new_schedule:  # the same run as one handled before: its failure was handled then
             continue
         repro = data if ex is None else ex.as_bytes_input(data)
         # Imported at the first failure: the collector package and runone are crash handling,
@@ -104,7 +143,7 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
             emit({"artifact": f"crash-{hashlib.sha1(repro).hexdigest()}", "failure": replay["message"],
                   "kind": replay["kind"], "crash_state": replay["crash_state"]})
             _write_atomic(out_dir, "crash", repro)
-    emit({**stats, "done": True})
+    emit({**progress(), "done": True})
     return 0
 
 
@@ -118,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk")
     ap.add_argument("harness")
     ap.add_argument("variant")
-    ap.add_argument("--strategy", choices=("random", "pct"), required=True)
+    ap.add_argument("--strategy", required=True, help="random | pct | pct:DEPTH | walk-mix")
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--restart", type=int, default=0)
     ap.add_argument("--max-time", type=float, required=True)
@@ -127,7 +166,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-signature", type=int, default=3)
     ap.add_argument("--rss-limit-mb", type=int, default=0)
     ap.add_argument("--module")
+    ap.add_argument("--prior", default="", help="walk-mix: the campaign's arm counts so far (JSON)")
+    ap.add_argument("--repeat-schedules", action="store_true",
+                    help="do not skip schedules already run (benchmarks compare both)")
     a = ap.parse_args(argv)
+    from fuzzfarm.engine import known_strategy
+
+    if not known_strategy(a.strategy) or a.strategy == "bytes":
+        ap.error(f"--strategy {a.strategy!r}: choose random, pct, pct:DEPTH or walk-mix")
+    try:
+        prior = json.loads(a.prior) if a.prior else None
+    except ValueError:
+        ap.error("--prior is not JSON")
     if a.rss_limit_mb > 0:  # heap growth past the limit raises MemoryError -> an oom artifact
         import resource
 
@@ -145,14 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         mod = from_child_args(a.harness, a.module).load()
         return walk(mod, a.variant, a.strategy, seed=a.seed, restart=a.restart, max_time=a.max_time,
-                    out_dir=a.artifacts, timeout_s=a.timeout, per_signature=a.per_signature, emit=emit)
+                    out_dir=a.artifacts, timeout_s=a.timeout, per_signature=a.per_signature, emit=emit,
+                    prior=prior, fresh=not a.repeat_schedules)
     except HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2
 
 
 def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: float, corpus: list[bytes],
-                 workdir: str, on_crash, on_stats, timeout_s: int, rss_limit_mb: int, stats_interval_s: float):
+                 workdir: str, on_crash, on_stats, timeout_s: int, rss_limit_mb: int, stats_interval_s: float,
+                 prior: dict | None = None):
     """Parent side: run the walk child, restarting it after a timeout/oom until the budget is
     spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
     from . import process
@@ -168,22 +220,35 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     artifacts = ArtifactDir(art_dir, atomic=True)
     env = process.child_env({"FUZZFARM_VARIANT": variant}, pythonpath=target.pythonpath)
     restarts, error, stopped = -1, None, False
+    walked: dict = {"distinct": 0, "arms": {}}  # summed over the (re)starts: each has its own strategy
+
+    def add_up(last: dict) -> None:
+        walked["distinct"] += int(last.get("distinct", 0) or 0)
+        for arm, c in (last.get("arms") or {}).items():
+            tot = walked["arms"].setdefault(arm, {"runs": 0, "finds": 0, "cost": 0})
+            for f in tot:
+                tot[f] += int(c.get(f, 0) or 0)
+
     while deadline - time.monotonic() >= 0.5:
         restarts += 1
         remaining = deadline - time.monotonic()
         execs = [0]
+        last: dict = {}
         argv = [sys.executable, "-m", "fuzzfarm.engine.walk", target.name, variant, f"--strategy={strategy}",
                 f"--seed={seed}", f"--restart={restarts}", f"--max-time={remaining:.3f}",
                 f"--artifacts={art_dir}", f"--timeout={timeout_s}", f"--rss-limit-mb={rss_limit_mb}",
-                *target.child_args()]
+                *([f"--prior={json.dumps(prior, sort_keys=True)}"] if prior else []), *target.child_args()]
 
-        def on_line(line: str, execs=execs) -> None:
+        def on_line(line: str, execs=execs, last=last) -> None:
             if line.startswith("{"):
                 try:
                     obj = json.loads(line)
                     execs[0] = int(obj.get("execs", execs[0]))
                 except (ValueError, AttributeError):
                     return
+                if "distinct" in obj:
+                    last.clear()
+                    last.update(obj)
                 if isinstance(obj.get("artifact"), str) and obj["artifact"].startswith("crash-"):
                     artifacts.announce(obj["artifact"])  # report in the walk's order
 
@@ -197,9 +262,11 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
                                  on_artifact=on_artifact, on_poll=lambda execs=execs: job.tick(execs[0]))
         except StopRequested:  # the walk is gone (supervise kills it on any way out)
             job.run_ended(execs[0])
+            add_up(last)
             stopped = True
             break
         job.run_ended(execs[0])
+        add_up(last)
         if rc in (RC_TIMEOUT, RC_OOM):
             continue
         if rc not in (0, None):
@@ -209,7 +276,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     if on_stats is not None:
         on_stats(final)
     return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=max(restarts, 0), error=error,
-                     stopped=stopped)
+                     stopped=stopped, walk=walked)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from typing import Callable
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.engine.model import StopRequested
-from fuzzfarm.farm import config, lease, skew, spool
+from fuzzfarm.farm import config, lease, portfolio, skew, spool
 
 log = logging.getLogger("fuzzfarm.farm")
 
@@ -139,7 +139,12 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     # idempotent), or they would never be triaged and the campaign never settle.
     # (or its lease ended and the janitor requeued it: farm/lease.py)
     redelivered = job.get("slice_started") == k and (job.get("state") == S.JOB_RUNNING or bool(job.get("recovery")))
-    start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0,
+    strategy, prior = spec.get("strategy", "bytes"), None
+    mix = strategy == portfolio.MIX
+    if mix:  # the default: this slice's engine and the walk arms' prior from the campaign (farm/portfolio.py)
+        strategy, prior = portfolio.choose(st, spec)
+        slice_s = min(slice_s, max(1.0, portfolio.SLICE_S))  # short slices: the mix re-chooses often
+    start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0, ran=strategy,
                  **({"started": time.time()} if k == 0 and not job.get("started") else {}))
     if not owner:
         st.update_job(cid, n, **start)
@@ -164,6 +169,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
             return
         log.info("job %s/%s: %s %s (%d bytes)%s", cid, n, rep.artifact, sha[:12], len(rep.data),
                  "" if new else ", already reported")
+        if mix:
+            portfolio.note_crash(st, cid, sha, strategy)
         if new:
             enqueue_intake(cid, harness, variant, sha)
 
@@ -193,11 +200,14 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         shutil.rmtree(stale, ignore_errors=True)
     workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
     try:
-        result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=spec.get("strategy", "bytes"),
+        result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=strategy,
                                      seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
-                                     rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S)
+                                     rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S,
+                                     **({"prior": prior} if prior else {}))
         stats = _as_dict(result.stats)
+        if mix:
+            portfolio.record(st, cid, strategy, float(stats.get("elapsed_s", 0) or 0), getattr(result, "walk", None))
         stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
     except Cancelled:  # the crashes it found are already kept and their intake enqueued
         _cancel_job(st, cid, n, k)

@@ -1,4 +1,5 @@
-"""Where scheduling decisions come from: fuzz bytes, a seeded random walk, PCT, or a replay."""
+"""Where scheduling decisions come from: fuzz bytes, a seeded random walk, PCT, a mix of the
+walks (``mix``, docs/STRATEGIES.md), or a replay."""
 
 from .base import Strategy, next_index, stay_index
 from .bytes_strategy import BytesStrategy
@@ -10,7 +11,8 @@ __all__ = ["Strategy", "BytesStrategy", "RandomStrategy", "PCTStrategy", "Replay
 
 
 def make(name: str, *, data: bytes = b"", seed: int = 0, **kw) -> "Strategy":
-    """Build a strategy by name: ``bytes`` (from ``data``), ``random`` / ``pct`` (from ``seed``).
+    """Build a strategy by name: ``bytes`` (from ``data``), ``random`` / ``pct`` / ``pct:DEPTH`` /
+    ``mix`` (from ``seed``).
     Raises ValueError for an unknown name."""
     if name == "bytes":
         return BytesStrategy(data, **kw)
@@ -18,4 +20,12 @@ def make(name: str, *, data: bytes = b"", seed: int = 0, **kw) -> "Strategy":
         return RandomStrategy(seed, **kw)
     if name == "pct":
         return PCTStrategy(seed, **kw)
-    raise ValueError(f"unknown strategy {name!r}: choose bytes, random or pct")
+    if name == "mix":
+        from .mix import MixStrategy
+
+        return MixStrategy(seed, **kw)
+    if name.startswith("pct:"):
+        from .mix import make_arm
+
+        return make_arm(name, seed)
+    raise ValueError(f"unknown strategy {name!r}: choose bytes, random, pct, pct:DEPTH or mix")

@@ -1,0 +1,47 @@
+"""docs/BENCHMARKS.md's generator (benchmarks/run_all.py) leads with the default mix, timed from
+launch to a verified bucket, and labels best-single-strategy figures and every ratio's terms.
+Synthetic section data: the measured suite is in the slow tier (tests/test_benchmarks_smoke.py)."""
+
+from __future__ import annotations
+
+from benchmarks import common as C
+from benchmarks import run_all
+
+
+def _strategy(ff, verified, found=3):
+    return {"first_failure_s": ff, "first_failure_censored": False, "found": found, "of": 3, "per_seed": [],
+            "verified_s": verified, "verify": {"minimize_s": 1.0, "verify_s": 2.0, "reproducible": True, "n": 10,
+                                               "size": "9 -> 3"}}
+
+
+def _portfolio_section():
+    case = {"case": "checker", "strategies": {"mix": _strategy(0.4, 3.4), "pct:3": _strategy(0.35, 3.3),
+                                              "bytes": _strategy(1.6, 4.6)},
+            "stress": {"first_failure_s": 0.5, "first_failure_censored": False, "found": 3, "of": 3, "per_seed": []},
+            "best_single": "pct:3", "mix_over_best_verified": 1.03, "mix_over_best_first_failure": 1.14,
+            "best_single_first_failure": "pct:3",
+            "mix_over_stress_first_failure": "0.8"}
+    data = {"cases": [case], "distinct": [
+        {"toy": "late_cancel", "strategy": "mix", "fresh": True, "seconds": 5, "execs": 100, "distinct": 100,
+         "distinct_per_s": 20.0, "distinct_share": 1.0},
+        {"toy": "late_cancel", "strategy": "mix", "fresh": False, "seconds": 5, "execs": 100, "distinct": 30,
+         "distinct_per_s": 6.0, "distinct_share": 0.3}], "peers_file": "benchmarks/peers.json",
+        "peers_recorded": False, "seeds": [1], "budget_s": 10, "verify_n": 10}
+    from benchmarks import portfolio
+    return C.section("portfolio", "t", C.profile(True), {}, portfolio.rows(data), data, [], 0.0)
+
+
+def test_headlines_lead_with_the_mix_from_launch_to_verified_and_label_the_rest(tmp_path):
+    lines = run_all.headlines([_portfolio_section()])
+    assert lines[0].startswith("checker: default `mix`, launch → first failure 0.4 s, launch → verified bucket 3.4 s")
+    assert "mix ÷ stress (first failure, s/s) 0.8" in lines[0]
+    best = next(ln for ln in lines if "best single strategy" in ln)
+    assert lines.index(best) > 0 and "chosen after the fact" in best and "mix ÷ best single (verified, s/s) 1.03" in best
+    assert any("no peer figure recorded" in ln for ln in lines)
+    doc = tmp_path / "B.md"
+    meta = {"machine": C.machine(), "started": "now", "wall_s": 1.0, "loadavg_end": [0, 0, 0],
+            "machine_busy_share": 0.5, "suite_cpu_s": 1.0, "other_cpu_s": 0.0, "other_cores_avg": 0.0}
+    run_all.write_doc(str(doc), [_portfolio_section()], meta, "python -m benchmarks", C.profile(True))
+    text = doc.read_text()
+    head = text[text.index("## Headlines"):]
+    assert head.index("default `mix`") < head.index("best single strategy")
