@@ -33,7 +33,7 @@ class _Engine:
         self.finder, self.calls, self.i = finder, [], 0
 
     def run_fuzz_job(self, *, harness, variant, strategy, seed, duration_s, corpus, workdir, on_crash, on_stats,
-                     timeout_s, rss_limit_mb, prior=None):
+                     timeout_s, rss_limit_mb, prior=None, stats_interval_s=1.0):
         self.calls.append((strategy, prior))
         if strategy == self.finder:
             self.i += 1
