@@ -64,7 +64,16 @@ class KubernetesOptions:
     ``load_cluster_configs`` stands in for ``kube.LoadClusterConfigs`` over the kubeconfig
     flags: it returns a *new* Go map (``gosim.Map``) context -> ``rest.Config`` on every call.
     ``revision`` picks the ``BuildClusters`` of :data:`BUGGY` or :data:`FIXED`.
+
+    The fields other goroutines read are race-checked ``Shared`` fields: ``cluster_configs``
+    (the retry goroutine ranges over it, :431-464), ``dry_run`` (every ``cluster.New`` reads it
+    through ``&o.dryRun`` in the buggy revision) and ``resolved`` (H5: read and written by every
+    ``resolve``). See docs/ports/prow.md#shared.
     """
+
+    resolved = gosim.Shared(False)  # resolved bool
+    dry_run = gosim.Shared(False)  # dryRun bool
+    cluster_configs = gosim.Shared(None)  # clusterConfigs map[string]rest.Config
 
     def __init__(self, load_cluster_configs: ClusterConfigLoader, revision: str = BUGGY, kubeconfig: str = ""):
         if revision not in REVISIONS:
