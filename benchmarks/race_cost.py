@@ -6,7 +6,8 @@
 For each target (a harness and variant: the seed harnesses ``checker`` and ``cluster-builder``,
 the ``examples`` harness with its case from the last byte) the same ``N`` seeded random inputs
 are run through the harness's ``execute`` in three modes: detector ``off`` (``race=False``),
-``default`` (what the harness does: the detector starts at the first Shared/Var access) and
+``default`` (what the harness does: its declared ``race``, else the detector starts at the
+first Shared/Var access; the seed harnesses declare it off) and
 ``on`` (``race=True``: started with every run, Map accesses checked too). The modes alternate
 in short slices of the process's CPU time, so other load on the machine hits them alike.
 ``cost`` = off runs/s ÷ on runs/s (1.0 = free; the goal is <= 1.3). ``races`` counts the
@@ -21,6 +22,7 @@ with the table (``benchmarks/run_all.py`` keeps that section when it rewrites th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -61,7 +63,7 @@ def measure_target(name: str, variant: str, seconds: float, n_inputs: int, instr
     slice_s = min(0.2, seconds / 5)
     while min(a[0] for a in acc.values()) < seconds:
         for m, flag in MODES:
-            with H.race_detector(flag):
+            with H.race_detector(flag) if m != "default" else contextlib.nullcontext():
                 t0 = time.process_time()
                 end = t0 + slice_s
                 runs = 0
@@ -97,8 +99,8 @@ def doc_section(rows: list[dict], seconds: float, n_inputs: int, atheris: bool =
     out = [BEGIN, "## Data race detector cost (`benchmarks/race_cost.py`)", "",
            f"`python -m benchmarks.race_cost --seconds {seconds:g} --inputs {n_inputs}{' --atheris' if atheris else ''} --doc`: harness runs (one "
            "schedule each) per second of CPU time, the same seeded random inputs in each mode, modes alternating in "
-           "short slices. off = `race=False`; default = what the harness does (the detector starts at the first "
-           "Shared/Var access of a run); on = `race=True` (from the start of every run, Map accesses checked). "
+           "short slices. off = `race=False`; default = what the harness does (its declared `race`, else the "
+           "detector starts at the first Shared/Var access of a run; the seed harnesses declare it off); on = `race=True` (from the start of every run, Map accesses checked). "
            f"cost = off ÷ on (goal ≤ {GOAL}). races = inputs whose run ended in a data race with the detector on. "
            "Rows without a mark: uninstrumented; (atheris): the runtime and harness instrumented and measured "
            "inside `atheris.Fuzz`, as a fuzzing campaign runs them (`--atheris`).", "",

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from fuzzfarm import harness as H
 
-_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace")
+_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race")
 
 
 @dataclasses.dataclass
@@ -123,7 +123,8 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
     * ``fixed_may_fail``: failure kinds the fixed variant may still reach (upstream hazards the
       fix keeps); triage calls such a bucket "kept by the fix", not "not fixed";
     * ``run_kw``: ``gosim.run`` options for every run (``max_steps``, ``check_leaks``,
-      ``leak_grace``); unset ones keep ``gosim.run``'s defaults.
+      ``leak_grace``; ``race``: the data race detector's default for this harness, True / False /
+      None = auto, which ``FUZZFARM_RACE`` overrides); unset ones keep ``gosim.run``'s defaults.
     """
     variants = tuple(variants)
     if not variants or not all(isinstance(v, str) and v for v in variants):

@@ -60,7 +60,16 @@ from fuzzfarm.harness import ScenarioReader, declare
 # signature "kind at f1 <- f2 <- f3" (a kind alone would hide a new bug of that kind on fixed).
 FIXED_MAY_FAIL = frozenset({
     "WaitGroup reused before previous Wait returned at Group.wait <- WaitForControlledPods.gather <- execute.main",
+    # With the detector on (FUZZFARM_RACE=on), two data races of upstream code that PR #2220
+    # keeps (docs/ports/clusterloader2.md#shared): P3(b) as Go's WaitGroup annotations report it,
+    # and Dispose's unlocked write of isRunning after the worker's read.
+    "data race at Group.start <- Group.wait",
+    "data race at WaitForControlledPods.dispose <- WaitForControlledPods.handle_object",
 })
+# The detector is off by default: upstream's report is a production crash (no -race), and gosim
+# stops at the first race (GORACE=halt_on_error=1), so with it on the isRunning race would end
+# most runs before S3 (docs/ports/clusterloader2.md#shared). FUZZFARM_RACE=on turns it on.
+RACE = False
 
 OPS = ("add", "update-spec", "update-status", "delete", "delete-tombstone", "re-add")
 OPERATION_TIMEOUTS = (60.0, 30.0, 120.0, 300.0)
@@ -143,7 +152,7 @@ harness = declare(__name__, name="checker", variants=("buggy", "fixed"),
                   description="clusterloader2 WaitForControlledPodsRunning: nil cancel in objectChecker.Stop "
                               "(perf-tests PR #2220)",
                   decode=read_scenario, program=execute, describe=describe, fixed_may_fail=FIXED_MAY_FAIL,
-                  max_steps=MAX_STEPS, check_leaks=True)
+                  max_steps=MAX_STEPS, check_leaks=True, race=RACE)
 
 if __name__ == "__main__":
     harness.fuzz()

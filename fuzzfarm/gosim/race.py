@@ -53,13 +53,22 @@ def join(a: list, b: list | None) -> None:
     a[:lb] = map(max, a, b)
 
 
+# co_filename -> is it project code: ``_site`` runs on every checked access, and
+# ``is_project_file`` normalises the path each time (the detector's largest cost, profiled).
+_PROJECT: dict = {}
+
+
 def _site(frame) -> tuple[CodeType, int] | None:
     """(code, line) of the innermost project frame from ``frame`` outwards (rendered only
     when a race is reported)."""
-    is_project = F.is_project_file
+    known = _PROJECT
     while frame is not None:
         code = frame.f_code
-        if is_project(code.co_filename):
+        fn = code.co_filename
+        p = known.get(fn)
+        if p is None:
+            p = known[fn] = F.is_project_file(fn)
+        if p:
             return code, frame.f_lineno
         frame = frame.f_back
     return None
@@ -95,11 +104,15 @@ class Loc:
 class RaceDetector:
     """The happens-before state of one run (see the module docstring)."""
 
-    __slots__ = ("rt", "vc")
+    __slots__ = ("rt", "vc", "last")
 
     def __init__(self, rt):
         self.rt = rt
         self.vc: list[list[int]] = []  # per goroutine, index gid - 1
+        # gid -> the last snapshot of its own clock it released. A goroutine's clock only
+        # grows, so acquiring that snapshot back (re-locking its own unlock, a channel slot it
+        # passed last) changes nothing: the join is skipped (profiled: joins were the largest cost).
+        self.last: dict = {}
 
     # -- clocks
     def clock(self, gid: int) -> list:
@@ -121,7 +134,18 @@ class RaceDetector:
 
     def go(self, parent, child) -> None:
         """``go`` statement: everything the parent did before it happens before the child starts."""
-        c = self.clock(child.gid)
+        gid = child.gid
+        if parent is not None:
+            pgid = parent.gid
+            pc = self.clock(pgid)
+            vc = self.vc
+            if len(vc) == gid - 1 and len(pc) < gid:  # the usual case: the child is the newest goroutine
+                c = pc + [0] * (gid - len(pc))  # = fresh clock (own entry 1) joined with the parent's
+                c[gid - 1] = 1
+                vc.append(c)
+                pc[pgid - 1] += 1
+                return
+        c = self.clock(gid)
         if parent is not None:
             pc = self.clock(parent.gid)
             join(c, pc)
@@ -141,6 +165,8 @@ class RaceDetector:
         """The running goroutine acquires ``clock`` (None: nothing to acquire)."""
         if clock:
             gid = self.rt.cur.gid
+            if clock is self.last.get(gid):
+                return
             try:
                 c = self.vc[gid - 1]
             except IndexError:
@@ -155,15 +181,22 @@ class RaceDetector:
     def release(self) -> list:
         """A release store by the running goroutine: returns a copy of its clock, then ticks."""
         gid = self.rt.cur.gid
-        c = self.clock(gid)
+        try:
+            c = self.vc[gid - 1]
+        except IndexError:
+            c = self.clock(gid)
         snap = c[:]
         c[gid - 1] += 1
+        self.last[gid] = snap
         return snap
 
     def release_merge(self, into: list | None) -> list:
         """``into ⊔= C[cur]`` (a new list when ``into`` is None), then the goroutine ticks."""
         gid = self.rt.cur.gid
-        c = self.clock(gid)
+        try:
+            c = self.vc[gid - 1]
+        except IndexError:
+            c = self.clock(gid)
         if into is None:
             into = c[:]
         else:
@@ -174,9 +207,11 @@ class RaceDetector:
     def release_acquire(self, gid: int, slot: list | None) -> list:
         """A channel buffer slot passed by goroutine ``gid``: ``C ⊔= slot; slot = C``; tick."""
         c = self.clock(gid)
-        join(c, slot)
+        if slot is not self.last.get(gid):
+            join(c, slot)
         snap = c[:]
         c[gid - 1] += 1
+        self.last[gid] = snap
         return snap
 
     def exchange(self, a: int, b: int) -> None:
@@ -195,20 +230,30 @@ class RaceDetector:
             loc.reset(self)
         g = self.rt.cur
         gid = g.gid
-        c = self.clock(gid)
+        try:
+            c = self.vc[gid - 1]
+        except IndexError:
+            c = self.clock(gid)
         wg = loc.wg
         if wg and wg != gid and loc.wc > (c[wg - 1] if wg <= len(c) else 0):
             self._report(loc, _READ, g, frame, _WRITE, wg, loc.ws)
         now = c[gid - 1]
         many = loc.rmany
+        if many is None and loc.rg == gid and loc.rc == now:
+            return  # read again in the same epoch (a range step): as ThreadSanitizer, keep the shadow
+        # the site, inline for the usual case (the caller is project code: a Shared field)
+        code = frame.f_code
+        site = (code, frame.f_lineno) if _PROJECT.get(code.co_filename) else _site(frame)
         if many is not None:
-            many[gid] = (now, _site(frame))
+            many[gid] = (now, site)
             return
         rg = loc.rg
         if not rg or rg == gid or loc.rc <= (c[rg - 1] if rg <= len(c) else 0):
-            loc.rg, loc.rc, loc.rs = gid, now, _site(frame)
+            loc.rg = gid
+            loc.rc = now
+            loc.rs = site
             return
-        loc.rmany = {rg: (loc.rc, loc.rs), gid: (now, _site(frame))}
+        loc.rmany = {rg: (loc.rc, loc.rs), gid: (now, site)}
 
     def write(self, loc: Loc, frame) -> None:
         """A write of ``loc`` by the running goroutine."""
@@ -216,7 +261,10 @@ class RaceDetector:
             loc.reset(self)
         g = self.rt.cur
         gid = g.gid
-        c = self.clock(gid)
+        try:
+            c = self.vc[gid - 1]
+        except IndexError:
+            c = self.clock(gid)
         n = len(c)
         wg = loc.wg
         if wg and wg != gid and loc.wc > (c[wg - 1] if wg <= n else 0):
@@ -234,7 +282,10 @@ class RaceDetector:
                 self._report(loc, _WRITE, g, frame, _READ, rg, loc.rs)
         loc.rg = 0
         loc.rs = None
-        loc.wg, loc.wc, loc.ws = gid, c[gid - 1], _site(frame)
+        code = frame.f_code
+        loc.ws = (code, frame.f_lineno) if _PROJECT.get(code.co_filename) else _site(frame)
+        loc.wg = gid
+        loc.wc = c[gid - 1]
 
     def _report(self, loc: Loc, op: str, g, frame, prev_op: str, prev_gid: int, prev_site) -> None:
         rt = self.rt

@@ -136,7 +136,9 @@ def test_gather_counts_statuses_as_upstream(variant):
         sb.create("b", 1, ready_after=0)
 
     def force_b_deleted(w, seen):  # both checkers finished at t=5; pretend b's ended as deleted
-        checker_of(w, "b").status = ObjectStatus.DELETED
+        o = checker_of(w, "b")
+        with o.lock:  # status is a checked field: written under o.lock, as every writer does
+            o.status = ObjectStatus.DELETED
 
     out = run_scenario(variant, build3, peek=force_b_deleted, peek_at=6, gather=True)
     assert out.failure is None

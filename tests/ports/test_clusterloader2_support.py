@@ -103,5 +103,6 @@ def run_scenario(variant: str, build: Callable[[ScriptBuilder], None], *, strate
         if dispose:
             w.dispose()
 
+    run_kw.setdefault("race", False)  # the harness's default (harnesses/checker_race.py RACE)
     out.report = gosim.run(main, strategy=strategy or PriorityStrategy(), **run_kw)
     return out

@@ -51,7 +51,7 @@ def run_build(clusters, variant="buggy", *, strategy=None, dry_run=False, opts=(
             gosim.sleep(observe)
 
     rep = gosim.run(main, strategy=strategy if strategy is not None else BytesStrategy(b""), trace=trace,
-                    check_leaks=check_leaks)
+                    check_leaks=check_leaks, race=False)  # the harness's default (cluster_builder_race.RACE)
     return rep, seen
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Callable
 
-from fuzzfarm.gosim import Mutex, go_func
+from fuzzfarm.gosim import Mutex, Shared, go_func
 
 
 GO_FILE = "wait_for_controlled_pods.go"
@@ -31,7 +31,16 @@ class ObjectStatus(enum.IntEnum):
 
 
 class ObjectChecker:
-    """``objectChecker`` (``newObjectChecker``: status unknown, cancel nil)."""
+    """``objectChecker`` (``newObjectChecker``: status unknown, cancel nil).
+
+    The fields W, M and the checker goroutine C all touch are race-checked ``Shared`` fields
+    (upstream: plain fields guarded by ``o.lock``, except ``err`` on P4's path)."""
+
+    status = Shared(ObjectStatus.UNKNOWN)  # status objectStatus
+    err = Shared(None)  # err error
+    cancel = Shared(None)  # cancel context.CancelFunc
+    duration = Shared(0.0)  # duration time.Duration
+    failed_pods = Shared(())  # failedPods []string
 
     def __init__(self, key: str):
         self.lock = Mutex(f"objectChecker[{key}].lock")
@@ -61,4 +70,4 @@ class ObjectChecker:
             return self.status, self.err
 
     def __repr__(self) -> str:
-        return f"<objectChecker {self.key} {self.status.name}>"
+        return f"<objectChecker {self.key} {self.__dict__.get('status', ObjectStatus.UNKNOWN).name}>"  # no checked read

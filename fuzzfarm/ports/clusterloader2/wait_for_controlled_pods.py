@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from fuzzfarm.gosim import Chan, Mutex, go_func, now, since
+from fuzzfarm.gosim import Chan, Mutex, Shared, go_func, now, since
 from fuzzfarm.gosim.context import GoError, background, with_cancel, with_timeout
 
 from .checker_map import CheckerMap
@@ -58,7 +58,13 @@ class WaitForControlledPods:
     The ``start`` parameters of ``Execute`` are constructor arguments here:
     ``operation_timeout`` (0 = no deadline), ``count_error_margin``,
     ``check_if_pods_are_updated``. ``logs`` collects what upstream logs with klog.
+
+    ``is_running`` and ``op_resource_version`` are plain struct fields that M and W both use,
+    so they are race-checked ``Shared`` fields (docs/ports/clusterloader2.md#shared).
     """
+
+    is_running = Shared(False)  # isRunning bool
+    op_resource_version = Shared(0)  # opResourceVersion uint64
 
     def __init__(self, cluster: FakeCluster, variant: str = "buggy", *, kind: str = "Deployment",
                  operation_timeout: float = DEFAULT_OPERATION_TIMEOUT, count_error_margin: int = 0,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from fuzzfarm.gosim import after, recv_case, select
+from fuzzfarm.gosim import after, go_func, recv_case, select
 from fuzzfarm.gosim.context import Context, GoError
 
 from .pod_store import Pod, compute_pods_startup_status
@@ -52,6 +52,7 @@ def _settled(pods: list[Pod], options: WaitForPodOptions) -> bool:
     return st.running_updated == desired
 
 
+@go_func("util.WaitForPods", "wait_for_pods.go:59")
 def wait_for_pods(ctx: Context, ps, options: WaitForPodOptions) -> WaitForPodsError | None:
     """Wait until ``ps`` lists the desired running pods; an error once ``ctx`` is done."""
     old_pods = ps.list()

@@ -95,6 +95,7 @@ class WorkerQueue:
         for i in range(size):
             self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")
 
+    @go_func("workerqueue.WorkerQueue.Add", "workerqueue.go:49")
     def add(self, f: Callable[[], None]) -> None:
         self.queue.add(f)
 

@@ -82,6 +82,7 @@ def _new_recorder_provider(config, http_client, scheme, logger, make_broadcaster
     return RecorderProvider(config.host), None
 
 
+@go_func("cluster.setOptionsDefaults", "cluster.go:265")
 def set_options_defaults(options: Options, config: rest.Config) -> tuple[Options, goerrors.Error | None]:
     """``setOptionsDefaults`` (:265-316). ``options`` arrives by value."""
     options = options.copy()

@@ -64,7 +64,16 @@ class KubernetesOptions:
     ``load_cluster_configs`` stands in for ``kube.LoadClusterConfigs`` over the kubeconfig
     flags: it returns a *new* Go map (``gosim.Map``) context -> ``rest.Config`` on every call.
     ``revision`` picks the ``BuildClusters`` of :data:`BUGGY` or :data:`FIXED`.
+
+    The fields other goroutines read are race-checked ``Shared`` fields: ``cluster_configs``
+    (the retry goroutine ranges over it, :431-464), ``dry_run`` (every ``cluster.New`` reads it
+    through ``&o.dryRun`` in the buggy revision) and ``resolved`` (H5: read and written by every
+    ``resolve``). See docs/ports/prow.md#shared.
     """
+
+    resolved = gosim.Shared(False)  # resolved bool
+    dry_run = gosim.Shared(False)  # dryRun bool
+    cluster_configs = gosim.Shared(None)  # clusterConfigs map[string]rest.Config
 
     def __init__(self, load_cluster_configs: ClusterConfigLoader, revision: str = BUGGY, kubeconfig: str = ""):
         if revision not in REVISIONS:
@@ -82,6 +91,7 @@ class KubernetesOptions:
         self.kubeconfig_watch: gosim.Once | None = None
 
     # ------------------------------------------------------------------ resolve (:218-260)
+    @go_func("flagutil.KubernetesOptions.resolve", "kubernetes_cluster_clients.go:218")
     def resolve(self, dry_run: bool) -> goerrors.Error | None:
         """Load the cluster configs and clients once - except in dry-run mode, which returns
         before ``resolved`` is set, so every later call loads and re-assigns them again."""
@@ -134,6 +144,7 @@ class KubernetesOptions:
             return self._build_clusters_24e765300acd(dry_run, required_test_pod_verbs, callback, namespace, *opts)
         return self._build_clusters_50dd168d0bd6(dry_run, required_test_pod_verbs, callback, namespace, *opts)
 
+    @go_func("flagutil.KubernetesOptions.BuildClusters", "kubernetes_cluster_clients.go:358")
     def _build_clusters_24e765300acd(self, dry_run, required_test_pod_verbs, callback, namespace, *opts):
         """prow@24e765300acd ``BuildClusters`` (:358-469): one shared ``options``."""
         err = self.resolve(dry_run)
@@ -169,6 +180,7 @@ class KubernetesOptions:
                      name="BuildClusters.func2(retry)")  # :431-464
         return res, aggregated_err
 
+    @go_func("flagutil.KubernetesOptions.BuildClusters", "kubernetes_cluster_clients.go:358")
     def _build_clusters_50dd168d0bd6(self, dry_run, required_test_pod_verbs, callback, namespace, *opts):
         """prow@50dd168d0bd6 ``BuildClusters`` (PR #299): fresh options per ``cluster.New``."""
         err = self.resolve(dry_run)
@@ -236,6 +248,7 @@ class KubernetesOptions:
         finally:
             threads.done()
 
+    @go_func("flagutil.KubernetesOptions.BuildClusters.func2", "kubernetes_cluster_clients.go:431")
     def _retry_failed(self, res: Map, set_options: cluster.Option, required_test_pod_verbs, callback, namespace: str) -> None:
         """The retry goroutine: forever, re-try every context not in ``res`` (read without
         the lock) and call ``callback`` for each that now works; then sleep 5 s. It records
@@ -258,6 +271,7 @@ class KubernetesOptions:
             gosim.sleep(RETRY_PERIOD)
 
 
+@go_func("flagutil.CheckAuthorizations", "kubernetes_cluster_clients.go:473")
 def check_authorizations(client: clientgo.SelfSubjectAccessReviews, namespace: str,
                          required_test_pod_verbs: list[str]) -> Aggregate | None:
     """``CheckAuthorizations`` (:473-525): one SelfSubjectAccessReview per verb on pods.
