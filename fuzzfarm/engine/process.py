@@ -86,7 +86,10 @@ def run_bounded(argv: Sequence[str], *, env: dict, cwd: str, timeout: float,
 # Only these variables reach a fuzzer or replay process: nothing like FUZZFARM_REDIS_URL or a
 # broker password can leak into a harness, its output or a crash log.
 _ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTHONPATH", "LD_LIBRARY_PATH",
-              "XDG_CACHE_HOME", "FUZZFARM_CODE_CACHE")  # where instrumented code is cached (fuzzfarm/instrument.py)
+              "XDG_CACHE_HOME", "FUZZFARM_CODE_CACHE",  # where instrumented code is cached (fuzzfarm/instrument.py)
+              # run options a harness process reads, set alike on every machine (README, docs/timing.md):
+              # without them here a worker's setting never reached the runs it was meant for
+              "FUZZFARM_MAX_STARVATION_S", "FUZZFARM_RACE")
 
 
 def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:

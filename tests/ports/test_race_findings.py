@@ -54,3 +54,17 @@ def test_without_the_declaration_the_same_input_has_no_data_race(checker_harness
     with race_detector(True):  # Maps checked, every edge tracked: nothing else races here
         f = checker_harness.execute(FOUND, "fixed").report.failure
     assert f is None or f.kind != "data race", f.render()
+
+
+@pytest.mark.parametrize("setting, races", [("on", True), ("off", False)])
+def test_a_workers_race_setting_reaches_its_replay_children(monkeypatch, setting, races):
+    """``FUZZFARM_RACE`` set where the farm runs reaches the harness processes it starts (the
+    engine's child environment lets only named variables through, fuzzfarm/engine/process.py)."""
+    from fuzzfarm import harness as H
+    from fuzzfarm.collector.replay import replay
+
+    monkeypatch.setenv("FUZZFARM_RACE", setting)
+    out = replay(H.get("checker"), "fixed", FOUND)
+    raced = out["kind"] == "data race" and out["crash_state"] == ["WaitForControlledPods.dispose",
+                                                                  "WaitForControlledPods.handle_object"]
+    assert raced is races, (out["kind"], out["crash_state"])
