@@ -405,9 +405,9 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
     bound = run_kw["max_starvation_s"]
     if _override is not None:
         strat = RecordingStrategy(_override)
-        scenario = getattr(_override, "scenario", None)
-        if scenario is not None:  # the walk's distinct-schedule tree is per scenario (strategies/novelty.py)
-            scenario(len(data[:schedule_start]).to_bytes(4, "little") + data[:schedule_start] + data[end:])
+        enter_scenario = getattr(_override, "scenario", None)
+        if enter_scenario is not None:  # the walk's distinct-schedule tree is per scenario (strategies/novelty.py)
+            enter_scenario(len(data[:schedule_start]).to_bytes(4, "little") + data[:schedule_start] + data[end:])
     else:
         strat = BytesStrategy(data, schedule_start, end, log=log_schedule)
     if _race_override is not _UNSET:
