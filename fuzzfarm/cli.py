@@ -457,6 +457,8 @@ def print_buckets(st, campaign: str | None = None, console: Console = out, wide:
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""), markup=False)
         return
+    from fuzzfarm.cli_groups import annotate
+    annotate(st, rows)  # groups are computed when read (stored overrides included); the flat table shows them too
     title = f"buckets{' of ' + campaign if campaign else ''}"
     console.print(T.bucket_table(rows, title, wide=T.is_wide(console.width, wide)), soft_wrap=False)
 

@@ -140,8 +140,11 @@ def register(app: typer.Typer) -> None:
         if as_json:
             _print_json(report)
         else:
-            out.print(f"fuzzfarm ci: {n_new} new reproducible bucket(s), {len(rows) - sum(v['new'] for v in verdicts)} "
-                      f"known; results in {output}/ci.json (a baseline for the next run: --baseline "
-                      f"{output}/ci.json)", markup=False)
+            # bugs are root-cause groups (one verdict each); buckets are counted apart, never mixed in
+            new_buckets = sum(len(v["buckets"]) for v in verdicts if v["fails"])
+            known_buckets = sum(len(v["buckets"]) for v in verdicts if not v["new"])
+            out.print(f"fuzzfarm ci: {n_new} new reproducible bug(s) ({new_buckets} bucket(s)), "
+                      f"{sum(1 for v in verdicts if not v['new'])} known bug(s) ({known_buckets} bucket(s)); results "
+                      f"in {output}/ci.json (a baseline for the next run: --baseline {output}/ci.json)", markup=False)
         if n_new:
             raise typer.Exit(EXIT_FOUND)

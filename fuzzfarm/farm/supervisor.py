@@ -148,8 +148,11 @@ class Supervisor:
         log.info("local farm up: redis on port %d, %s", self.farm.redis.port,
                  ", ".join(f"{s.name} pid {s.proc.pid}" for s in self.services))
 
-    def _restart(self, what: str, start) -> bool:
-        log.warning("%s died; restarting it", what)
+    def _restart(self, what: str, start, rc: int | None = None) -> bool:
+        if rc == 0:  # a warm shutdown (SIGTERM: a rolling restart), not a death
+            log.info("%s exited cleanly (code 0, a warm shutdown); starting it again", what)
+        else:
+            log.warning("%s died%s; restarting it", what, "" if rc is None else f" (exit code {rc})")
         try:
             start()
             return True
@@ -174,10 +177,12 @@ class Supervisor:
                     s.proc = None
                     changed = True
                 continue
-            s.restarts.append(now)
+            rc = s.proc.returncode
+            if rc != 0:  # only deaths count towards the restart limit; a warm shutdown is an operator's restart
+                s.restarts.append(now)
             if s.worker:
                 s.worker.stop()  # reap it and whatever is left in its session
-            changed |= self._restart(s.name, s.start)
+            changed |= self._restart(s.name, s.start, rc)
         if changed:
             self.write("up")
 

@@ -115,6 +115,8 @@ def test_group_split_and_merge_through_the_cli(store):
     assert text.index("ObjectChecker.stop") < text.index(by_sig["s1"]["id"])  # group row, then its buckets
     flat = cli("crashes", "--flat").stdout
     assert "groups of buckets" not in flat and by_sig["t5"]["id"] in flat
+    flat_wide = cli("crashes", "--flat", "--wide").stdout  # the flat table names each bucket's group too
+    assert by_sig["s1"]["group"] in flat_wide and by_sig["t1"]["group"] in flat_wide
 
     p = cli("group", "split", by_sig["s3"]["id"], "--name", "S3 dispose")
     assert p.returncode == 0, p.stderr
