@@ -59,10 +59,10 @@ def proof_line(res: dict) -> str:
     kept = f"; {kept}" if kept else ""
     if res.get("exhausted"):
         return f"proven up to {res['bound']} preemptions for this scenario ({n} schedules){kept}"
+    from fuzzfarm.engine.explore import partial_proof
     part = ""
     if res.get("proven_bound", -1) >= 0:
-        part = (f"; proven up to {res['proven_bound']} preemption(s) for this scenario "
-                f"({res.get('proven_schedules', 0)} schedules)")
+        part = partial_proof(res["proven_bound"], res.get("proven_schedules", 0))
     return f"no counterexample in {n} schedules (not exhausted at {res.get('bound')} preemptions){part}{kept}"
 
 

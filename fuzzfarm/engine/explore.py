@@ -78,8 +78,7 @@ class ExploreResult:
         line = (f"no counterexample in {self.schedules} schedules (not exhausted: {self.stopped_by} at "
                 f"{self.level} preemption(s) of {self.bound})")
         if self.proven_bound >= 0:
-            line += (f"; proven up to {self.proven_bound} preemption(s) for this scenario "
-                     f"({self.proven_schedules} schedules)")
+            line += partial_proof(self.proven_bound, self.proven_schedules)
         return line
 
     def to_json(self) -> dict:
@@ -271,3 +270,11 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def partial_proof(bound: int, schedules: int) -> str:
+    """The clause for the deepest bound a stopped search did exhaust; at bound 0 it says what that
+    is (only the schedules without a preemption), since "proven up to 0" reads as nothing proven."""
+    if bound == 0:
+        return f"; proven only without preemptions: all {schedules} schedules with no preemption pass"
+    return f"; proven up to {bound} preemption(s) for this scenario ({schedules} schedules)"

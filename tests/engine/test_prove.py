@@ -31,6 +31,9 @@ def test_a_budget_too_small_says_not_exhausted():
 
 def test_proof_line_words():
     assert proof_line({"exhausted": False, "schedules": 5, "bound": 2, "proven_bound": 0, "proven_schedules": 1}) == \
-        "no counterexample in 5 schedules (not exhausted at 2 preemptions); proven up to 0 preemption(s) for this " \
-        "scenario (1 schedules)"
+        "no counterexample in 5 schedules (not exhausted at 2 preemptions); proven only without preemptions: " \
+        "all 1 schedules with no preemption pass"
+    assert proof_line({"exhausted": False, "schedules": 9, "bound": 2, "proven_bound": 1, "proven_schedules": 4}) == \
+        "no counterexample in 9 schedules (not exhausted at 2 preemptions); proven up to 1 preemption(s) for this " \
+        "scenario (4 schedules)"
     assert proof_line({"error": "boom"}) == "no proof: boom"
