@@ -88,8 +88,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
               enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None, owner: str = "") -> str:
     """Run one slice; returns what happened ("skipped", "failed", "next", "done").
 
-    ``owner``: the task id of the message; a redelivery of the same message has the same id.
-    Only one message runs a given slice at a time (a claim in Redis held by its id)."""
+    ``owner``: the delivery (:func:`lease.delivery_owner`: the task id, host and pid). Only one
+    delivery runs a given slice at a time (a claim in Redis held by it): a duplicate message, or a
+    copy of this one restored after a lost broker connection while the first still runs, is
+    dropped; a redelivery after its first process died on this host takes the claim over."""
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     harness, variant = spec["harness"], spec["variant"]
     job = st.job(cid, n)
@@ -113,8 +115,9 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         _cancel_job(st, cid, n, k)
         return "cancelled"
     claim = lease.claim_name(cid, n, k)
-    if owner and not st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60):
-        log.info("job %s/%s slice %s: another message runs this slice; dropping this duplicate", cid, n, k)
+    if owner and not (st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60)
+                      or lease.take_from_dead_delivery(st, claim, owner)):
+        log.info("job %s/%s slice %s: another delivery runs this slice; dropping this duplicate", cid, n, k)
         return "skipped"
     try:
         check_harness(harness, spec["harness_hash"])

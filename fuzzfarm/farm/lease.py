@@ -9,7 +9,8 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
   (every 2 s, ``jobs.STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
   also writes the tick's stats into the job: it replaces the HSET that was there, so a tick costs
   no extra Redis command. The script writes only while the slice's claim
-  (``lease:slice:<cid>:<n>:<k>``, held by the task id, see :mod:`.jobs`) is still this task's:
+  (``lease:slice:<cid>:<n>:<k>``, held by the delivery: task id, host and pid, see
+  :func:`delivery_owner`) is still this delivery's:
   a worker that comes back after its slice was handed to another (a frozen box thawed, a healed
   partition) finds the claim gone, writes nothing, stops its fuzzer and drops the slice
   (:class:`LeaseLost`). So the job's counts never include the abandoned slice.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 import time
 
@@ -95,6 +97,57 @@ def member(cid: str, n: int, k: int) -> str:
 def claim_name(cid: str, n: int, k: int) -> str:
     """The slice claim's lease name (``Store.acquire_lease``)."""
     return f"slice:{cid}:{n}:{k}"
+
+
+def delivery_owner(task_id: str) -> str:
+    """Who holds a slice claim: the task id, the host and the pid running it. The task id alone is
+    not enough: when a worker's broker connection drops, Celery restores its unacknowledged
+    messages, and the copy (same task id) is delivered while the first copy still runs."""
+    return f"{task_id} {socket.gethostname()} {os.getpid()}" if task_id else ""
+
+
+def owner_task(owner: str) -> str:
+    """The task id part of :func:`delivery_owner`'s string."""
+    return owner.split(" ", 1)[0]
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:  # a killed pool process not reaped yet is a zombie
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+# KEYS: claim; ARGV: expected holder, new holder -> 1 swapped, 0 someone else holds it now
+_TAKE_FROM = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
+
+def take_from_dead_delivery(st: S.Store, claim: str, owner: str) -> bool:
+    """True when ``owner`` now holds ``claim`` because its holder was an earlier delivery of the
+    same message on this host whose process is gone (a pool process killed mid-slice: Celery
+    redelivers at once, and waiting for the lease to end would only delay the job). A live holder,
+    or one on another host (alive or not, this host cannot tell: its lease tells the janitor),
+    keeps the claim: the copy is a duplicate."""
+    key = S.P + "lease:" + claim
+    holder = st.r.get(key)
+    parts, mine = (holder or "").split(" "), owner.split(" ")
+    if len(parts) != 3 or len(mine) != 3 or parts[:2] != mine[:2] or not parts[2].isdigit():
+        return False
+    if not _process_gone(int(parts[2])):
+        return False
+    return bool(_script(st, _TAKE_FROM)(keys=[key], args=[holder, owner]))
 
 
 def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl_s: float | None = LEASE_TTL_S,
@@ -178,9 +231,9 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     holder = st.r.get(S.P + "lease:" + claim_name(cid, n, k))
     if holder is not None:
-        return holder != task_id
+        return owner_task(holder) != task_id
     job = st.job(cid, n)
-    return job.get("lost_owner") == task_id
+    return owner_task(job.get("lost_owner") or "") == task_id
 
 
 def state_label(job: dict) -> str:

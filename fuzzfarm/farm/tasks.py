@@ -19,7 +19,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
 from fuzzfarm import store as S
-from fuzzfarm.farm import app, config, jobs, redis_url, skew, triage
+from fuzzfarm.farm import app, config, jobs, lease, redis_url, skew, triage
 
 log = logging.getLogger("fuzzfarm.farm")
 
@@ -164,7 +164,7 @@ def fuzz_job(self, spec: dict) -> str:
         return "failed"
     try:
         return jobs.run_slice(st, spec, enqueue_intake=enqueue_intake, enqueue_next=enqueue_fuzz,
-                              worker=self.request.hostname or "", owner=self.request.id or "")
+                              worker=self.request.hostname or "", owner=lease.delivery_owner(self.request.id or ""))
     except SoftTimeLimitExceeded:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]),
                       f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")

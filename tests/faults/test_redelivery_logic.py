@@ -122,3 +122,33 @@ def test_a_killed_slice_leaves_no_work_directory_behind(store, camp, tmp_path, m
                           engine=_engine(None)) == "done"
     assert not stale.exists() and other_job.exists()
     assert [p.name for p in tmp_path.iterdir()] == [other_job.name]
+
+
+def test_a_restored_copy_of_a_running_slice_never_runs_it_a_second_time(store, camp):
+    """A dropped broker connection makes Celery restore the unacknowledged message: the copy has
+    the running slice's task id. It must not take the slice (nor remove its work directory) while
+    the first delivery lives; only a redelivery whose first process is gone from this host may."""
+    import os
+    import socket
+    import subprocess
+    import tempfile
+
+    cid, spec = camp
+    claim, host = f"slice:{cid}:0:0", socket.gethostname()
+    copy = f"task-1 {host} 1"  # the restored copy, in another pool process
+    assert store.acquire_lease(claim, f"task-1 {host} {os.getpid()}", 60)  # the first delivery: alive
+    live_dir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-0-")
+    try:
+        assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                              engine=_engine(None), owner=copy) == "skipped"
+        assert os.path.isdir(live_dir) and store.job(cid, 0)["state"] == "queued"
+    finally:
+        os.rmdir(live_dir) if os.path.isdir(live_dir) else None
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    store.r.set(f"fuzzfarm:lease:{claim}", f"task-1 elsewhere {gone.pid}")  # another host: its lease decides
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None), owner=copy) == "skipped"
+    store.r.set(f"fuzzfarm:lease:{claim}", f"task-1 {host} {gone.pid}")  # this host, its process gone
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None), owner=copy) == "done"
