@@ -100,7 +100,7 @@ class HarnessInfo:
                 mod = importlib.import_module(self.module)  # installed after this process started
         except SyntaxError as e:
             raise HarnessError(f"harness {self.name!r} ({self.module}) has a syntax error at "
-                               f"{e.filename}:{e.lineno}: {e.msg}; fix the harness and reinstall it") from e
+                               f"{e.filename}:{e.lineno}: SyntaxError: {e.msg}; fix the harness and reinstall it") from e
         except ImportError as e:
             raise HarnessError(f"harness {self.name!r} ({self.module}) failed to import: {e}; "
                                f"install its dependencies on this worker") from e

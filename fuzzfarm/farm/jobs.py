@@ -147,6 +147,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if mix:  # the default: this slice's engine and the walk arms' prior from the campaign (farm/portfolio.py)
         strategy, prior = portfolio.choose(st, spec)
         slice_s = min(slice_s, max(1.0, portfolio.SLICE_S))  # short slices: the mix re-chooses often
+        if k == 0:  # the job's first slice is half of it: the other engine's turn comes in this job too
+            slice_s = min(slice_s, max(1.0, remaining / 2))
     start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0, ran=strategy,
                  **({"started": time.time()} if k == 0 and not job.get("started") else {}))
     if not owner:

@@ -2,9 +2,10 @@
 campaign's counts that weight it (docs/STRATEGIES.md#mix).
 
 Two engines: ``walk-mix`` (one walk process running pct:2 / pct:3 / pct:5 / random, reweighted
-run by run, ``fuzzfarm.strategies.mix``) and ``bytes`` (atheris). Each job's first slice takes
-them in turn (job 0 ``walk-mix``, whose process starts in a third of atheris's time, job 1
-``bytes``, ...): every engine gets a turn from the start. Every later slice is chosen by
+run by run, ``fuzzfarm.strategies.mix``) and ``bytes`` (atheris). Each job's first two slices
+take them in turn (job 0 ``walk-mix`` then ``bytes``, job 1 ``bytes`` then ``walk-mix``, ...),
+and a job's first slice is at most half the job: every engine gets a turn in every job, even a
+short one-job campaign (a harness only one engine can crash is found either way). Every later slice is chosen by
 Thompson sampling over the engines on a Gamma-Poisson model of new buckets per second of
 fuzzing: Gamma(1 + buckets first found by that engine, 1 + its seconds / SECONDS_UNIT), drawn
 with a ``random.Random`` seeded by (campaign, job, slice). A mix job's slices are at most
@@ -91,8 +92,8 @@ def choose(st: S.Store, spec: dict) -> tuple[str, dict | None]:
     """(engine, prior for walk-mix) for this slice of a ``mix`` job."""
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     c = counts(st, cid)
-    if k == 0:
-        engine = ENGINES[n % len(ENGINES)]
+    if k < len(ENGINES):  # every job runs each engine once first (its first slice is half the job)
+        engine = ENGINES[(n + k) % len(ENGINES)]
     else:
         rng = _rng(cid, n, k)
         best, best_v = ENGINES[0], -1.0

@@ -110,7 +110,8 @@ def test_each_jobs_first_slice_takes_the_engines_in_turn_and_walks_get_the_campa
                                                                                            monkeypatch):
     monkeypatch.setattr(config, "MAX_SLICE_S", 1.0)
     cid, eng = _run_campaign(store, checker_hash, "none", slices=2, n_jobs=2)
-    assert [s for s, _ in eng.calls][0] == "walk-mix" and [s for s, _ in eng.calls][2] == "bytes"
+    # job 0: walk-mix then bytes; job 1: bytes then walk-mix (each job gives both engines a turn)
+    assert [s for s, _ in eng.calls] == ["walk-mix", "bytes", "bytes", "walk-mix"], eng.calls
     priors = [p for s, p in eng.calls if s == "walk-mix" and p]
     assert priors and priors[-1]["pct:3"]["cost"] >= 500  # the arm counts of earlier walk slices
 
