@@ -31,9 +31,10 @@ import os
 import time
 
 from fuzzfarm import store as S
+from fuzzfarm import settings
 
 P = S.P
-CAMPAIGN_TTL_S = float(os.environ.get("FUZZFARM_CAMPAIGN_TTL_S", str(30 * 24 * 3600)))
+CAMPAIGN_TTL_S = settings.number("FUZZFARM_CAMPAIGN_TTL_S", 30.0 * 24 * 3600, above=True)
 EXPIRY_SWEEP_S = 60.0  # one expire_settled round per this many seconds, fleet-wide
 
 

@@ -19,6 +19,7 @@ import tempfile
 
 from fuzzfarm.engine import process
 from fuzzfarm.engine.target import resolve
+from fuzzfarm import settings
 
 BUDGET_ENV = "FUZZFARM_PROVE_BUDGET_S"
 # The fix evidence searches the plain bounded tree unless FUZZFARM_PROVE_REDUCTION=1: the plain
@@ -41,7 +42,7 @@ WALL_FACTOR = 4
 def budget_s() -> float:
     """``$FUZZFARM_PROVE_BUDGET_S`` (seconds per bucket; 0 turns the proof off)."""
     try:
-        return max(0.0, float(os.environ.get(BUDGET_ENV, DEFAULT_BUDGET_S)))
+        return settings.number(BUDGET_ENV, float(DEFAULT_BUDGET_S))
     except ValueError:
         return DEFAULT_BUDGET_S
 

@@ -14,11 +14,12 @@ from fuzzfarm.engine.target import Target, resolve
 from fuzzfarm.harness import HarnessError
 
 from fuzzfarm.signature import artifact_signature, classify
+from fuzzfarm import settings
 
 # A harness must finish importing within this (its own budget, apart from the input's time limit).
-LOAD_TIMEOUT_S = float(os.environ.get("FUZZFARM_REPLAY_LOAD_TIMEOUT_S", "300"))
+LOAD_TIMEOUT_S = settings.number("FUZZFARM_REPLAY_LOAD_TIMEOUT_S", 300.0, above=True)
 # The intake replay of a libFuzzer ``timeout`` artifact: the fuzz job's own -timeout plus this.
-HANG_GRACE_S = float(os.environ.get("FUZZFARM_HANG_GRACE_S", "3"))
+HANG_GRACE_S = settings.number("FUZZFARM_HANG_GRACE_S", 3.0)
 
 
 def check_size(data: bytes) -> None:

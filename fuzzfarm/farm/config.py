@@ -18,7 +18,10 @@ Stance (docs/TRAPS.md#g11 to #g17):
 
 from __future__ import annotations
 
+import math
 import os
+
+from fuzzfarm import settings
 
 from . import redis_url
 
@@ -48,16 +51,8 @@ TRIAGE_PRIORITY = 6
 
 
 def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"${name}={raw!r} is not a number of seconds") from None
-    if value <= 0:
-        raise ValueError(f"${name} must be positive, got {raw!r}")
-    return value
+    """A positive number of seconds from ``$name`` (one line and exit 2 otherwise, fuzzfarm.settings)."""
+    return settings.number(name, default, above=True)
 
 
 # A fuzz job runs in slices of at most this many seconds of fuzzing.
@@ -76,7 +71,7 @@ COLLECT_SOFT_LIMIT_S = COLLECT_HARD_LIMIT_S * 10 / 11
 LONGEST_TASK_S = max(MAX_SLICE_S + FUZZ_HARD_MARGIN_S, COLLECT_HARD_LIMIT_S)
 VISIBILITY_TIMEOUT_S = _env_float("FUZZFARM_VISIBILITY_TIMEOUT", LONGEST_TASK_S + 120.0)
 # Deliveries of one task message before it is recorded as failed (poison pill).
-MAX_DELIVERIES = int(_env_float("FUZZFARM_MAX_DELIVERIES", 3))
+MAX_DELIVERIES = settings.number("FUZZFARM_MAX_DELIVERIES", 3, integer=True, above=True)
 # Socket timeouts: a dead Redis gives an error in seconds, never a hang.
 SOCKET_CONNECT_TIMEOUT_S = 3.0
 SOCKET_TIMEOUT_S = 30.0
@@ -91,7 +86,8 @@ SOCKET_TIMEOUT_S = 30.0
 # on a connection idle that long, and kombu's checks of the BRPOP and pub/sub connections, which
 # drop one whose reply is overdue) run every BROKER_HEALTH_CHECK_S.
 BROKER_SOCKET_TIMEOUT_S = _env_float("FUZZFARM_BROKER_SOCKET_TIMEOUT_S", 5.0)
-BROKER_HEALTH_CHECK_S = int(_env_float("FUZZFARM_BROKER_HEALTH_CHECK_S", 5))
+# whole seconds, rounded up (0.5 must not become 0: that turns the checks off)
+BROKER_HEALTH_CHECK_S = math.ceil(_env_float("FUZZFARM_BROKER_HEALTH_CHECK_S", 5))
 # Workers ride out a Redis restart: their store calls retry a connection error this many times
 # (jittered backoff up to 2 s, about a minute in all) and their publishes follow this policy.
 # The CLI does not: it says at once that Redis is unreachable.

@@ -19,8 +19,9 @@ import os
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import config
+from fuzzfarm import settings
 
-CORPUS_MAX = int(os.environ.get("FUZZFARM_CORPUS_MAX", "2000"))
+CORPUS_MAX = settings.number("FUZZFARM_CORPUS_MAX", 2000, integer=True, above=True)
 MERGE_BUDGET_S = min(600.0, config.FUZZ_SOFT_MARGIN_S / 2)
 
 

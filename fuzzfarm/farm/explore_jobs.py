@@ -27,11 +27,12 @@ import time
 from typing import Callable
 
 from fuzzfarm import store as S
+from fuzzfarm import settings
 
 P = "fuzzfarm:explore:"
 ROOT = "r"
 ROOT_RUNS = 40  # the root stops early so that its subtrees spread over the workers at once
-SUBTREE_RUNS = int(os.environ.get("FUZZFARM_DFS_SUBTREE_RUNS", "400"))
+SUBTREE_RUNS = settings.number("FUZZFARM_DFS_SUBTREE_RUNS", 400, integer=True, above=True)
 SPLIT = 8  # subtrees a task leaves behind when it stops on its run budget
 
 
@@ -78,7 +79,7 @@ def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
                 f"--bound={spec['bound']}", f"--max-runs={max_runs}", f"--reduce={int(bool(spec.get('reduce', True)))}",
                 *(["--all-failures"] if spec.get("all_failures") else []), *target.child_args()]
         rc, out = process.run_bounded(argv, env=process.child_env(pythonpath=target.pythonpath), cwd=tmp,
-                                      timeout=float(os.environ.get("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", "600")),
+                                      timeout=settings.number("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", 600.0, above=True),
                                       memory_limit_mb=2048)
     for ln in reversed((out or "").splitlines()):
         if ln.startswith("{"):

@@ -28,19 +28,20 @@ from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.engine.model import StopRequested
 from fuzzfarm.farm import config, lease, portfolio, skew, spool
+from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.farm")
 
 # Prune the shared corpus with -merge=1 once it is this much larger than after the last prune.
 CORPUS_MERGE_GROWTH = 64
-LIBFUZZER_TIMEOUT_S = int(os.environ.get("FUZZFARM_TIMEOUT_S", "10"))
+LIBFUZZER_TIMEOUT_S = settings.number("FUZZFARM_TIMEOUT_S", 10, integer=True, above=True)
 # How long the lease must outlast the slice's end for the corpus upload and -merge=1 (no stats ticks then).
-MERGE_LEASE_S = float(os.environ.get("FUZZFARM_MERGE_LEASE_S", "120"))
+MERGE_LEASE_S = settings.number("FUZZFARM_MERGE_LEASE_S", 120.0, above=True)
 # The stats tick (live stats, lease renewal, series point, cancel and warm-shutdown checks: 8
 # Redis commands) every 2 s, or every quarter of the lease's TTL when that is shorter: 4
 # commands/s per running job (docs/OPERATIONS.md, Redis traffic).
-STATS_INTERVAL_S = float(os.environ.get("FUZZFARM_STATS_INTERVAL_S", "0") or 0) or min(2.0, lease.LEASE_TTL_S / 4)
-RSS_LIMIT_MB = int(os.environ.get("FUZZFARM_RSS_LIMIT_MB", "2048"))
+STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, lease.LEASE_TTL_S / 4)
+RSS_LIMIT_MB = settings.number("FUZZFARM_RSS_LIMIT_MB", 2048, integer=True, above=True)
 
 
 class VersionSkew(RuntimeError):

@@ -38,11 +38,12 @@ from celery import signals
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import config, redis_url
+from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.lease")
 
-LEASE_TTL_S = float(os.environ.get("FUZZFARM_LEASE_TTL_S", "20"))
-JANITOR_INTERVAL_S = float(os.environ.get("FUZZFARM_JANITOR_INTERVAL_S", "5"))
+LEASE_TTL_S = settings.number("FUZZFARM_LEASE_TTL_S", 20.0, above=True)
+JANITOR_INTERVAL_S = settings.number("FUZZFARM_JANITOR_INTERVAL_S", 5.0, above=True)
 LEASES = S.P + "leases"
 RECOVERY = "lost → requeued"
 

@@ -30,12 +30,13 @@ import random
 import time
 
 from fuzzfarm import store as S
+from fuzzfarm import settings
 
 ENGINES = ("walk-mix", "bytes")
 SECONDS_UNIT = 60.0
 # A mix job's slices are at most this long (and FUZZFARM_MAX_SLICE_S), so the engine is chosen
 # again every minute: a slice costs one fuzz-process start (0.3-1.5 s) and a corpus sync.
-SLICE_S = float(os.environ.get("FUZZFARM_MIX_SLICE_S", "60"))
+SLICE_S = settings.number("FUZZFARM_MIX_SLICE_S", 60.0, above=True)
 MIX = "mix"
 
 

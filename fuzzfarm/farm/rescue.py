@@ -32,10 +32,11 @@ import time
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import config
+from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.rescue")
 
-GRACE_S = float(os.environ.get("FUZZFARM_ORPHAN_GRACE_S", "10"))
+GRACE_S = settings.number("FUZZFARM_ORPHAN_GRACE_S", 10.0)
 SEEN = S.P + "orphans"  # hash: "job:<cid>:<n>:<k>" / "intake:<cid>:<sha>" -> when first seen without a message
 
 

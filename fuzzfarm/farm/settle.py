@@ -3,8 +3,8 @@
 Two ways a task ends without its own code running to the end, both seen in the main process of
 the worker (where these handlers run):
 
-* **revoked** (``celery control revoke [--terminate]``, what Flower's *terminate* sends): Celery
-  acknowledges the message and, with ``--terminate``, kills the pool process running it. The job
+* **revoked** (``celery control revoke ID``, ``celery control terminate SIGTERM ID``, what Flower's *terminate* sends): Celery
+  acknowledges the message and, with terminate, kills the pool process running it. The job
   or crash it carried would stay ``running`` / untriaged forever, and ``submit --wait`` with it.
 * **hard time limit** (the soft one is handled inside the task): Celery kills the pool process
   and records a failure; the message is not requeued (docs/TRAPS.md#g13).
@@ -68,7 +68,7 @@ def _safely(fn, *a, **kw) -> None:
 def _revoked(sender=None, request=None, terminated=False, signum=None, expired=False, **_kw) -> None:
     if sender is None or request is None:
         return
-    why = ("revoked and terminated (celery control revoke --terminate)" if terminated
+    why = ("revoked and terminated (celery control terminate, or revoke with terminate)" if terminated
            else "expired" if expired else "revoked before it ran (celery control revoke)")
     _safely(settle, sender.name, list(getattr(request, "args", None) or ()), why, job_state=S.JOB_CANCELLED,
             task_id=getattr(request, "id", "") or "")

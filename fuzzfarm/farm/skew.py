@@ -24,11 +24,12 @@ from typing import Callable
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import config
+from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.farm")
 
-HANDBACKS = int(os.environ.get("FUZZFARM_SKEW_HANDBACKS", "8"))
-BACKOFF_S = float(os.environ.get("FUZZFARM_SKEW_BACKOFF_S", "2"))
+HANDBACKS = settings.number("FUZZFARM_SKEW_HANDBACKS", 8, integer=True)
+BACKOFF_S = settings.number("FUZZFARM_SKEW_BACKOFF_S", 2.0)
 MAX_BACKOFF_S = 30.0
 
 
@@ -108,7 +109,7 @@ def collector_mismatch(harness: str, wanted: str) -> tuple[str, str] | None:
 # A triage message handed back this many times by mismatching collectors is not handed back again
 # (with the backoff capped at 30 s, about 20 minutes of waiting): the crash is recorded as not
 # triaged (input kept) or the bucket as failed (kept), with the reason, so the campaign settles.
-COLLECTOR_HANDBACKS = int(os.environ.get("FUZZFARM_COLLECTOR_HANDBACKS", "40"))
+COLLECTOR_HANDBACKS = settings.number("FUZZFARM_COLLECTOR_HANDBACKS", 40, integer=True, above=True)
 
 
 def collector_gave_up(waiting: str, handbacks: int) -> str:

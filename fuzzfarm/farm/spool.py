@@ -9,12 +9,14 @@ them. Every stats tick, and every slice start, tries to report what is kept (``r
 the intake enqueue, both idempotent by sha256) and removes a file once Redis took it. So once
 memory is freed (``fuzzfarm gc``, ``fuzzfarm delete``, a larger ``maxmemory``) the crashes go in,
 from this slice or the next one this machine runs. The directory is ``$FUZZFARM_SPOOL_DIR``
-(default ``<tmp>/fuzzfarm-spool``): a lost machine loses its spool, a restarted worker keeps it.
+(default ``<tmp>/fuzzfarm-spool-<uid>-<farm>``, see :func:`directory`): a lost machine loses its
+spool, a restarted worker keeps it.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import glob
 import json
 import logging
@@ -29,14 +31,35 @@ OOM = redis.exceptions.OutOfMemoryError
 
 
 def directory() -> str:
-    return os.environ.get("FUZZFARM_SPOOL_DIR") or os.path.join(tempfile.gettempdir(), "fuzzfarm-spool")
+    """``$FUZZFARM_SPOOL_DIR``, else a directory of this farm's own under the temp directory:
+    named by its Redis (host, port, db; never the password), so a machine whose workers serve two
+    farms never reports one farm's kept crashes into the other's Redis."""
+    explicit = os.environ.get("FUZZFARM_SPOOL_DIR")
+    if explicit:
+        return explicit
+    return os.path.join(tempfile.gettempdir(), f"fuzzfarm-spool-{os.getuid()}-{_farm_id()}")
+
+
+@functools.lru_cache(maxsize=None)  # a worker serves one farm; its stats ticks ask every 2 s
+def _farm_id() -> str:
+    import hashlib
+    import urllib.parse
+
+    from fuzzfarm.farm import redis_url
+
+    try:
+        u = urllib.parse.urlsplit(redis_url.from_env())
+        ident = f"{u.scheme}://{u.hostname}:{u.port}{u.path}"
+    except Exception:  # noqa: BLE001 - no farm configured: one directory for "the default"
+        ident = "default"
+    return hashlib.sha1(ident.encode()).hexdigest()[:12]
 
 
 def keep(cid: str, n: int, harness: str, variant: str, data: bytes, artifact: str, log_tail: str) -> str:
     import hashlib
 
     d = directory()
-    os.makedirs(d, exist_ok=True)
+    os.makedirs(d, mode=0o700, exist_ok=True)
     sha = hashlib.sha256(data).hexdigest()
     rec = {"campaign": cid, "job": n, "harness": harness, "variant": variant, "artifact": artifact,
            "log_tail": log_tail, "data": base64.b64encode(data).decode()}

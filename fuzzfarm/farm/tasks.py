@@ -20,6 +20,9 @@ from kombu.exceptions import OperationalError
 
 from fuzzfarm import store as S
 from fuzzfarm.farm import app, config, jobs, lease, redis_url, skew, triage
+# Read at the worker's start like every other setting, so a bad value stops the worker there
+# (fuzzfarm/settings.py) instead of failing the first job that merges a corpus or the janitor's round.
+from fuzzfarm.farm import corpus_bound, rescue  # noqa: E402,F401
 
 log = logging.getLogger("fuzzfarm.farm")
 

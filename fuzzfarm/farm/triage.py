@@ -20,21 +20,22 @@ import fuzzfarm
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.farm import config, triage_ahead
+from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.farm")
 
-MINIMIZE_BUDGET_S = float(os.environ.get("FUZZFARM_MINIMIZE_BUDGET_S", "60"))
-VERIFY_RUNS = int(os.environ.get("FUZZFARM_VERIFY_RUNS", "10"))
+MINIMIZE_BUDGET_S = settings.number("FUZZFARM_MINIMIZE_BUDGET_S", 60.0, above=True)
+VERIFY_RUNS = settings.number("FUZZFARM_VERIFY_RUNS", 10, integer=True, above=True)
 # A crash input whose first replay passes is replayed up to this many times more before it is
 # called unreproducible: a bug that fails 30% of the time is still a bug (a flaky one).
-INTAKE_REPLAYS = int(os.environ.get("FUZZFARM_INTAKE_REPLAYS", "4"))
+INTAKE_REPLAYS = settings.number("FUZZFARM_INTAKE_REPLAYS", 4, integer=True)
 # Fix verification budget (see collector.fixverify): schedules of the reproducer's scenario on
 # the fixed variant, random and PCT; corpus inputs replayed on it; replays of a flaky reproducer.
-FIX_RANDOM_RUNS = int(os.environ.get("FUZZFARM_FIX_RANDOM_RUNS", "100"))
-FIX_PCT_RUNS = int(os.environ.get("FUZZFARM_FIX_PCT_RUNS", "100"))
-FIX_CORPUS_MAX = int(os.environ.get("FUZZFARM_FIX_CORPUS_MAX", "200"))
-FIX_FLAKY_REPLAYS = int(os.environ.get("FUZZFARM_FIX_FLAKY_REPLAYS", "20"))
-FIX_BUDGET_S = float(os.environ.get("FUZZFARM_FIX_BUDGET_S", "60"))
+FIX_RANDOM_RUNS = settings.number("FUZZFARM_FIX_RANDOM_RUNS", 100, integer=True)
+FIX_PCT_RUNS = settings.number("FUZZFARM_FIX_PCT_RUNS", 100, integer=True)
+FIX_CORPUS_MAX = settings.number("FUZZFARM_FIX_CORPUS_MAX", 200, integer=True)
+FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
+FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
 LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
 # Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
 RESOURCE_KINDS = ("timeout", "oom", "leak")

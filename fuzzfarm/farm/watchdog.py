@@ -39,23 +39,11 @@ EXIT_DEAF = 75  # EX_TEMPFAIL: "try again", which is what a supervisor should do
 _FORCE_EXIT_S = 10.0  # a deaf worker's cold shutdown talks over dead sockets: do not wait long
 
 
-def _env_number(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"${name}={raw!r} is not a number") from None
-    if value < 0:
-        raise ValueError(f"${name} must not be negative, got {raw!r}")
-    return value
-
-
 def settings() -> tuple[float, int]:
     """(interval seconds, misses before exit); interval 0 = off."""
-    return (_env_number("FUZZFARM_WATCHDOG_INTERVAL_S", 5.0),
-            max(1, int(_env_number("FUZZFARM_WATCHDOG_MISSES", 3))))
+    from fuzzfarm import settings as env
+    return (env.number("FUZZFARM_WATCHDOG_INTERVAL_S", 5.0),
+            env.number("FUZZFARM_WATCHDOG_MISSES", 3, integer=True, above=True))
 
 
 class Watchdog:

@@ -68,3 +68,19 @@ def test_a_full_redis_loses_no_crash_and_the_submitter_gets_one_line(tmp_path):
         if w is not None:
             faultlib.hard_stop(w)
         srv.stop()
+
+
+def test_each_farm_has_its_own_spool_directory(monkeypatch):
+    """Two farms served from one machine never share kept crashes: a flush would report one
+    farm's crash into the other's Redis (fuzzfarm/farm/spool.py)."""
+    from fuzzfarm.farm import spool
+
+    monkeypatch.delenv("FUZZFARM_SPOOL_DIR", raising=False)
+    dirs = []
+    for url in ("redis://:pw1@127.0.0.1:6379/0", "redis://:pw2@127.0.0.1:6380/0", "redis://:pw3@127.0.0.1:6379/0"):
+        monkeypatch.setenv("FUZZFARM_REDIS_URL", url)
+        spool._farm_id.cache_clear()
+        dirs.append(spool.directory())
+    assert dirs[0] != dirs[1] and dirs[0] == dirs[2]  # by host, port and db; never by password
+    assert not any("pw" in d for d in dirs)
+    spool._farm_id.cache_clear()

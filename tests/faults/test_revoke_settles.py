@@ -1,4 +1,4 @@
-"""A fuzz slice revoked from outside (``celery control revoke --terminate``: what Flower's
+"""A fuzz slice revoked from outside (``celery control terminate SIGTERM ID``: what Flower's
 *terminate* sends) settles: its job ends ``cancelled`` with the reason, the crashes it kept
 stay, and the campaign finishes instead of showing ``running`` forever
 (:mod:`fuzzfarm.farm.settle`)."""
