@@ -246,6 +246,14 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         log.info("job %s/%s slice %s: stopped after %.1f s of %.1f (worker shutting down); the rest is requeued",
                  cid, n, k, float(stats.get("elapsed_s", 0) or 0), slice_s)
         slice_s = min(slice_s, float(stats.get("elapsed_s", 0) or 0))
+    elif result.error and float(stats.get("elapsed_s", 0) or 0) < slice_s:
+        # The fuzzer ended early (it died; the engine says why): the job is owed the rest. Count
+        # what it fuzzed, at least a second so every slice moves the job on, and run the rest as
+        # the next slice, whose fresh fuzzer may get past it.
+        ran = max(1.0, float(stats.get("elapsed_s", 0) or 0))
+        log.warning("job %s/%s slice %s: the fuzzer ended after %.1f s of %.1f (%s); the rest runs as the next slice",
+                    cid, n, k, ran, slice_s, str(result.error)[:200])
+        slice_s = min(slice_s, ran)
     elapsed_base += slice_s
     execs_base += execs
     fields = {"elapsed_base": elapsed_base, "execs_base": execs_base, "execs": 0, "elapsed_s": 0,

@@ -152,3 +152,23 @@ def test_a_restored_copy_of_a_running_slice_never_runs_it_a_second_time(store, c
     store.r.set(f"fuzzfarm:lease:{claim}", f"task-1 {host} {gone.pid}")  # this host, its process gone
     assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
                           engine=_engine(None), owner=copy) == "done"
+
+
+def test_a_fuzzer_that_ends_early_is_not_counted_for_the_whole_slice(store):
+    """A fuzzer that died a few seconds into a 10 s slice (the engine reports why) fuzzed those
+    seconds, not ten: the job records what ran and runs the rest as the next slice."""
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 10.0, "harness_hash": H.get("checker").source_hash(),
+                                 "version": "0"})
+    spec = jobs.job_spec(cid, 0, store.campaign(cid))
+
+    def run_fuzz_job(*, on_crash, on_stats, **kw):
+        return JobResult(stats=JobStats(execs=300, crashes=0, elapsed_s=3.0), new_corpus=[], crashes=0, restarts=0,
+                         error="the fuzzer exited with code 1 without a crash artifact")
+
+    nxt = []
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda s, d: nxt.append((s, d)),
+                          engine=types.SimpleNamespace(run_fuzz_job=run_fuzz_job), owner="t1") == "next"
+    job = store.job(cid, 0)
+    assert float(job["elapsed_base"]) == 3.0 and "exited with code 1" in job["warning"]
+    assert [(s["slice"], d) for s, d in nxt] == [(1, 7.0)]
