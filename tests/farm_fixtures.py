@@ -47,7 +47,7 @@ def store(redis_server):
 
 
 # Workers of the e2e farm: short triage budgets so the suite stays fast.
-E2E_WORKER_ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "15", "FUZZFARM_TIMEOUT_S": "10", "FUZZFARM_PROVE_BUDGET_S": "8",
+E2E_WORKER_ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "15", "FUZZFARM_TIMEOUT_S": "10", "FUZZFARM_PROVE_BUDGET_S": "3",
                   "FUZZFARM_SKEW_HANDBACKS": "2", "FUZZFARM_SKEW_BACKOFF_S": "0.2"}
 
 

@@ -21,8 +21,10 @@ def test_a_terminated_slice_ends_its_job_cancelled_and_the_campaign_finishes(fau
             cid = faultlib.submit(st, "ff-crashy", "buggy", jobs=1, duration=60)
             faultlib.wait_until(lambda: st.r.scard(S.P + f"campaign:{cid}:crashes") >= 1 and faultlib.fuzzers(cid),
                                 60, "the slice fuzzing and a crash kept")
-            task_id = st.r.get(S.P + f"lease:slice:{cid}:0:0")  # the slice claim holds its task id
-            assert task_id
+            holder = st.r.get(S.P + f"lease:slice:{cid}:0:0")  # the slice claim: task id, host, pid
+            assert holder
+            from fuzzfarm.farm.lease import owner_task
+            task_id = owner_task(holder)
             from fuzzfarm.farm import app
             app.control.revoke(task_id, terminate=True)
             faultlib.wait_until(lambda: st.job(cid, 0).get("state") in S.JOB_FINAL, 30, "the revoked job to settle")
