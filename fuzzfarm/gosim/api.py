@@ -130,6 +130,8 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
     ``max_starvation_s`` and ``early_cap`` bound how long the schedule's early timer firings may
     keep a runnable goroutine waiting (see ``Runtime``).
     """
+    if race is not None and race is not True and race is not False:  # "False" or 1 would read as on
+        raise TypeError(f"race={race!r}: use None (start at the first Shared/Var access), True or False")
     rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
                  race=race, max_starvation_s=max_starvation_s, early_cap=early_cap)
     rt.execute(main, args)

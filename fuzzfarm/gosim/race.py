@@ -327,11 +327,17 @@ class ChanClocks:
         self.closed: list | None = None
 
 
-def _chan(det: RaceDetector, ch) -> ChanClocks:
+def _chan(det: RaceDetector, ch, taken: int = 0) -> ChanClocks:
+    """The channel's clocks, created on the detector's first sight of it (a detector started
+    mid-run, ``race=None``): ``sendx`` counts the values in the buffer *before* the operation in
+    progress, ``taken`` of which it has already removed (a buffered receive pops its value
+    before it calls here). Counting from after the pop would give the next send the slot the
+    receive just released: an edge Go's memory model does not have (k-th receive -> (k+C)-th
+    send), hiding a race."""
     h = ch.hb
     if h is None or h.det is not det:
         h = ch.hb = ChanClocks(det, ch.cap)
-        h.sendx = len(ch.buf)
+        h.sendx = len(ch.buf) + taken
     return h
 
 
@@ -377,7 +383,7 @@ def chan_recv(det: RaceDetector, ch, buffered: bool, sender) -> None:
     if not buffered:
         det.exchange(sender.gid, gid)
         return
-    h = _chan(det, ch)
+    h = _chan(det, ch, taken=1)  # the runtime popped the received value already (chan.py)
     i = h.recvx % ch.cap
     _slot_pass(det, h, i, gid, None)
     h.recvx += 1

@@ -47,6 +47,10 @@ class Shared:
         self.key = f"__race__{name}"
 
     def _loc(self, obj) -> _race.Loc:
+        if self.key == "?":  # never named: __set_name__ runs only for a class body's assignments
+            raise TypeError(f"gosim.Shared() on {type(obj).__name__} was attached after the class was created, so "
+                            "it has no field name: declare it in the class body (Go: a struct field), or call "
+                            "Class.field.__set_name__(Class, 'field') after attaching it")
         d = obj.__dict__
         loc = d.get(self.key)
         if loc is None:
@@ -62,9 +66,13 @@ class Shared:
             r = rt.race if rt.race is not None else _race.detector(rt)
             if r is not None:
                 r.read(self._loc(obj), sys._getframe(1))
+        if self.key == "?":
+            self._loc(obj)  # the clear error, also when no run or detector is on
         return obj.__dict__.get(self.name, self.default)
 
     def __set__(self, obj, value) -> None:
+        if self.key == "?":
+            self._loc(obj)
         rt = _runtime._rt
         if rt is not None:
             rt.sched("write", self.label)

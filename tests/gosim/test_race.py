@@ -702,3 +702,48 @@ def test_every_shared_and_var_access_is_a_scheduling_point_where_another_gorouti
     kinds = [(ev.kind, ev.detail) for ev in rep.trace.events]
     assert ("write", "Elector.observed") in kinds and ("read", "Elector.observed") in kinds
     assert ("write", "x") in kinds and ("read", "x") in kinds
+
+
+def _semaphore(cap: int):
+    """G2 and G3 each take a slot of a channel semaphore of capacity ``cap``, bump a Var, give
+    the slot back. Capacity 1 is a mutex (the k-th receive happens before the (k+1)-th send
+    completes); capacity 2 orders nothing, so Go's -race reports the second goroutine's access."""
+
+    def main():
+        x = Var("x", 0)
+        sem = gosim.Chan(cap, name="sem")
+        wg = gosim.WaitGroup("wg")
+        wg.add(2)
+
+        def crit():
+            sem.send(0)
+            x.store(x.load() + 1)
+            sem.recv()
+            wg.done()
+
+        gosim.go(crit, name="A")
+        gosim.go(crit, name="B")
+        wg.wait()
+    return main
+
+
+@pytest.mark.parametrize("race", [None, True])  # None: the detector starts at the first Var access,
+def test_edge_buffered_receive_before_the_send_cap_later(race):  # after A's send: slots still count
+    ok(seq(_semaphore(1), race=race))
+    f = fails(seq(_semaphore(2), race=race), DataRace, gid=3)
+    assert f.location == "x"
+
+
+@pytest.mark.parametrize("bad", ["maybe", "False", 1, 0, []])
+def test_race_accepts_only_none_true_false(bad):
+    with pytest.raises(TypeError, match="use None"):
+        seq(_semaphore(1), race=bad)
+
+
+def test_a_shared_attached_after_its_class_says_so():
+    class Late:
+        pass
+
+    Late.v = Shared(default=0)  # no __set_name__: it would have no field name
+    with pytest.raises(TypeError, match="declare it in the class body"):
+        Late().v = 1
