@@ -81,10 +81,10 @@ class _CachedPatcher:
         self.identity = _atheris_identity(atheris)
         self.hits = self.misses = 0
 
-    def _path(self, code: types.CodeType, trace_dataflow: bool, *rest) -> str:
+    def _path(self, code: types.CodeType, trace_dataflow: bool) -> str:
         h = hashlib.sha256(_FORMAT)
         h.update(self.identity)
-        h.update(repr((bool(trace_dataflow), rest)).encode())
+        h.update(repr(bool(trace_dataflow)).encode())
         h.update(_identity_of(code))
         return os.path.join(self.directory, h.hexdigest() + ".code")
 

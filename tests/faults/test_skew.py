@@ -22,14 +22,20 @@ from fuzzfarm.farm.embedded import Worker
 JOBS = 4
 
 
-def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault_farm, tmp_path):
-    url = fault_farm.url.rsplit("/", 1)[0] + "/4"  # a database of its own: these are its only workers
+def _stale_env(tmp_path, env: dict) -> dict:
+    """``env`` for a worker that sees an older copy of ff-crashy: the fault site copied with one
+    line added to the harness (one changed line is another source hash) put first on its path."""
     stale_site = tmp_path / "stale-site"
     shutil.copytree(faultlib.SITE, stale_site)
     with open(stale_site / "faultharnesses" / "crashy.py", "a") as f:
         f.write("\n# an older copy of this harness: one changed line is another source hash\n")
+    return {**env, "PYTHONPATH": os.pathsep.join([str(stale_site), *env["PYTHONPATH"].split(os.pathsep)[1:]])}
+
+
+def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault_farm, tmp_path):
+    url = fault_farm.url.rsplit("/", 1)[0] + "/4"  # a database of its own: these are its only workers
     env = faultlib.worker_env(FUZZFARM_SKEW_HANDBACKS="3", FUZZFARM_SKEW_BACKOFF_S="0.3")
-    stale_env = {**env, "PYTHONPATH": os.pathsep.join([str(stale_site), *env["PYTHONPATH"].split(os.pathsep)[1:]])}
+    stale_env = _stale_env(tmp_path, env)
     workers = []
     with faultlib.publishing_to(url) as st:
         st.r.flushdb()
@@ -75,12 +81,8 @@ def test_a_skewed_worker_hands_jobs_back_and_only_skew_fails_with_one_line(fault
 @pytest.mark.slow  # ~60 s: a fuzz job, the refusals, then a second collector's whole triage
 def test_a_collector_with_another_harness_copy_leaves_the_crash_for_a_matching_one(fault_farm, tmp_path):
     url = fault_farm.url.rsplit("/", 1)[0] + "/6"
-    stale_site = tmp_path / "stale-site"
-    shutil.copytree(faultlib.SITE, stale_site)
-    with open(stale_site / "faultharnesses" / "crashy.py", "a") as f:
-        f.write("\n# an older copy of this harness\n")
     env = faultlib.worker_env(FUZZFARM_SKEW_BACKOFF_S="0.3")
-    stale_env = {**env, "PYTHONPATH": os.pathsep.join([str(stale_site), *env["PYTHONPATH"].split(os.pathsep)[1:]])}
+    stale_env = _stale_env(tmp_path, env)
     workers = []
     with faultlib.publishing_to(url) as st:
         st.r.flushdb()
