@@ -28,7 +28,7 @@ from . import atomic, errgroup
 from .cond import Cond
 from .race import DataRace
 from .shared import Shared, Var
-from .gonames import go_func
+from .gonames import go_func, not_ported
 from .runtime import TIMER, current_runtime
 from .sync import Mutex, Once, RWMutex, WaitGroup
 from .trace import Event, Trace

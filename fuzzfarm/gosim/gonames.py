@@ -11,6 +11,15 @@ crash states (``objectChecker.Stop (wait_for_controlled_pods.go:713)``), with th
 beside it. A line without a ``# :N`` comment cites the Go function's own line. Signatures stay on
 the Python names, so they do not change when a port gains or changes a declaration.
 
+A function of a port that no upstream Go function stands behind (a scenario driver, a test
+double, a helper that only unpacks the harness's inputs) says so instead, with its reason:
+
+    @not_ported("scenario driver: the Go test's body")
+    def main(): ...
+
+so that every function of a port is accounted for, one way or the other
+(``tests/ports/test_go_names_coverage.py``).
+
 Lookups are keyed by code object, so they survive atheris instrumentation (the decorator sees
 the instrumented code, and so do the frames).
 """
@@ -52,6 +61,21 @@ def go_func(name: str, site: str) -> Callable:
             raise TypeError(f"go_func needs a plain function, got {fn!r}")
         _BY_CODE[code] = info
         fn.__go__ = info
+        return fn
+
+    return deco
+
+
+def not_ported(reason: str) -> Callable:
+    """Declare that the decorated function is the port's own scaffolding, with no upstream Go
+    function behind it; ``reason`` says what it is instead. Frames of it read in Python terms."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("not_ported needs a reason: what the function is, since no Go function stands behind it")
+
+    def deco(fn):
+        if getattr(fn, "__code__", None) is None:
+            raise TypeError(f"not_ported needs a plain function, got {fn!r}")
+        fn.__not_ported__ = reason
         return fn
 
     return deco
