@@ -232,16 +232,22 @@ def headlines(sections: list[dict]) -> list[str]:
     return out
 
 
+# Sections that other commands write into the doc between ``<!-- name -->`` / ``<!-- /name -->``
+# markers, kept when the suite rewrites the file: they measure what the suite does not run.
+KEPT = ("race_cost", "dfs_bench")
+
+
 def _kept_sections(path: str) -> list[str]:
-    """Sections other commands write into the doc between ``<!-- name -->`` / ``<!-- /name -->``
-    markers (only ``race_cost`` so far): kept when the suite rewrites the file."""
+    """The marked sections of ``KEPT`` found in the current doc, in that order."""
     if not os.path.exists(path):
         return []
     text = open(path).read()
-    begin, end = "<!-- race_cost -->", "<!-- /race_cost -->"
-    if begin not in text or end not in text:
-        return []
-    return [text[text.index(begin):text.index(end) + len(end)], ""]
+    out: list[str] = []
+    for name in KEPT:
+        begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+        if begin in text and end in text:
+            out += [text[text.index(begin):text.index(end) + len(end)], ""]
+    return out
 
 
 def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C.Profile) -> None:

@@ -45,3 +45,17 @@ def test_headlines_lead_with_the_mix_from_launch_to_verified_and_label_the_rest(
     text = doc.read_text()
     head = text[text.index("## Headlines"):]
     assert head.index("default `mix`") < head.index("best single strategy")
+
+
+def test_the_suite_rewrite_keeps_every_marked_section_and_drops_hand_written_ones(tmp_path):
+    """The dfs and race-cost sections are written by their own commands; a suite rewrite must
+    keep them, and must drop anything else (a hand-written section the run replaces)."""
+    from benchmarks import run_all
+
+    doc = tmp_path / "B.md"
+    doc.write_text("# x\n\n## by hand\nstale figure 9.99\n\n<!-- dfs_bench -->\n## dfs\n1,374 schedules\n"
+                   "<!-- /dfs_bench -->\n\n<!-- race_cost -->\n## race\n1.12×\n<!-- /race_cost -->\n")
+    kept = "\n".join(run_all._kept_sections(str(doc)))
+    assert "1,374 schedules" in kept and "1.12×" in kept
+    assert "stale figure" not in kept
+    assert kept.index("<!-- race_cost -->") < kept.index("<!-- dfs_bench -->")  # KEPT order, not file order
