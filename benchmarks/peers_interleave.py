@@ -113,13 +113,14 @@ def distinct(toy: str, strategy: str, granularity: str, seconds: float, seed: in
     factory, _ = STRATEGIES[strategy]
     models = _models(toy, fixed=True)
     runs = dist = 0
-    elapsed = 0.0
+    elapsed = cpu = 0.0
     exhausted = []
     for scenario, model in models:
         w = _Budget(factory(), seconds / len(models), scenario)
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         res = _explore(model, w, granularity, seed)
         elapsed += time.monotonic() - t0
+        cpu += time.process_time() - c0
         if res.failure is not None:  # the fixed form must not fail: the port would be wrong
             raise SystemExit(f"peers: {toy} fixed failed under {strategy}: {res.failure.format(5)}")
         runs += w.runs
@@ -127,7 +128,7 @@ def distinct(toy: str, strategy: str, granularity: str, seconds: float, seed: in
         exhausted.append(bool(res.exhausted))
     return {"toy": toy, "strategy": strategy, "granularity": granularity, "seconds": round(elapsed, 3),
             "runs": runs, "distinct": dist, "runs_per_s": round(runs / elapsed, 1),
-            "distinct_per_s": round(dist / elapsed, 1), "distinct_share": round(dist / max(1, runs), 4),
+            "distinct_per_s": round(dist / elapsed, 1), "cpu_s": round(cpu, 3), "distinct_share": round(dist / max(1, runs), 4),
             "exhausted": all(exhausted)}
 
 
@@ -163,7 +164,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="interleave-test on the toy races (prints JSON)")
     ap.add_argument("--seconds", type=float, default=5.0, help="budget per toy x strategy x granularity")
     ap.add_argument("--bug-seconds", type=float, default=5.0, help="budget per first-bug run")
+    ap.add_argument("--only", nargs=3, metavar=("TOY", "STRATEGY", "GRANULARITY"),
+                    help="one distinct-rate measurement only (for peers_measure --compare's interleaved rounds)")
     a = ap.parse_args(argv)
+    if a.only:
+        print(json.dumps(distinct(*a.only, a.seconds)), flush=True)
+        return 0
     print(json.dumps(measure(a.seconds, a.bug_seconds)), flush=True)
     return 0
 
