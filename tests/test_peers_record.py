@@ -50,7 +50,7 @@ def test_portfolio_ratio_divides_by_the_recorded_peer_figure():
 def test_record_picks_the_best_configuration_and_says_how():
     def cfg(toy, s, g, dps, rps):
         return {"toy": toy, "strategy": s, "granularity": g, "seconds": 1.0, "runs": int(rps), "distinct": int(dps),
-                "runs_per_s": rps, "distinct_per_s": dps, "distinct_share": dps / rps, "exhausted": False}
+                "cpu_s": 1.0, "runs_per_s": rps, "distinct_per_s": dps, "distinct_share": dps / rps, "exhausted": False}
 
     raw = {"version": "0.1.0", "python": "3.12.1", "distinct": [], "first_bug": []}
     for toy in M.TOYS:
