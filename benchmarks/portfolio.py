@@ -28,7 +28,7 @@ spawn to the first manifestation; it has no reproducer, so no verified time.
 Distinct schedules: each walk strategy runs ``distinct_s`` seconds on each toy race's fixed form
 (where no failure stops it), with the distinct-schedule tree (the default) and without it
 (``--repeat-schedules``); distinct = runs whose (scenario, decisions) the process had not run.
-Peer figures, when recorded in ``benchmarks/peers.json`` (see docs/BENCHMARKS.md), are quoted
+Peer figures, when recorded in ``benchmarks/peers.json`` (``python -m benchmarks.peers_measure``), are quoted
 beside them with the ratio fuzzfarm ÷ peer.
 """
 

@@ -54,7 +54,7 @@ def test_record_picks_the_best_configuration_and_says_how():
 
     raw = {"version": "0.1.0", "python": "3.12.1", "distinct": [], "first_bug": []}
     for toy in M.TOYS:
-        for s, g, dps, rps, found in (("random", "opcode", 100.0, 100.0, 0), ("pct:3", "line", 150.0, 200.0, 3)):
+        for s, g, dps, rps, found in (("random", "opcode", 100.0, 100.0, 1), ("pct:3", "line", 150.0, 200.0, 3)):
             raw["distinct"].append(cfg(toy, s, g, dps, rps))
             raw["first_bug"].append({"toy": toy, "strategy": s, "granularity": g, "per_seed": [
                 {"seed": i, "found": i < found, "seconds": 0.01 * (i + 1), "runs": 1} for i in range(3)]})
@@ -62,7 +62,8 @@ def test_record_picks_the_best_configuration_and_says_how():
     for toy in M.TOYS:
         assert rec[toy]["strategy"] == "pct:3" and rec[toy]["distinct_per_s"] == 150.0
         assert rec[toy]["first_bug_s"] == 0.02  # median of the 3 seeds
-        assert rec[toy]["configs"][0]["first_bug_s"] is None  # found by no seed: no time
+        assert rec[toy]["configs"][0]["first_bug_s"] is None  # found by 1 seed of 3: no median time
+        assert rec[toy]["configs"][0]["first_bug_found"] == "1/3"
         assert all(k in rec[toy] for k in M.FIELDS)
 
 
@@ -74,3 +75,21 @@ def test_no_peer_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install interleave-test==0.1.0" in err
     assert not (tmp_path / "p.json").exists()
+
+
+def _peer_python():
+    py = os.path.join(M.ROOT, ".venv-peers", "bin", "python")
+    py = os.environ.get("FUZZFARM_PEER_PYTHON") or py
+    if not os.path.exists(py):
+        pytest.skip("no peer interpreter (.venv-peers): see benchmarks/peers_measure.py")
+    return py
+
+
+def test_peer_distinct_counts_decision_sequences():
+    """On the real peer: DFS never reruns a schedule (distinct == runs); PCT at depth 2 reruns
+    many (distinct < runs), so the count is neither constant nor one per run."""
+    py = _peer_python()
+    dfs = M._peer_rate(py, "late_cancel", "dfs:2", "line", 0.3)
+    pct = M._peer_rate(py, "late_cancel", "pct:2", "line", 0.3)
+    assert dfs["runs"] > 5 and dfs["distinct"] == dfs["runs"]
+    assert 1 < pct["distinct"] < pct["runs"]
