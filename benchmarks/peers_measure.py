@@ -51,7 +51,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "benchmarks", "peers.json")
 PEER, PEER_VERSION = "interleave-test", "0.1.0"
-INSTALL = ("python3.12 -m venv .venv-peers && .venv-peers/bin/pip install interleave-test==0.1.0 "
+INSTALL = ("<a Python >= 3.12, e.g. python3.12> -m venv .venv-peers && .venv-peers/bin/pip install interleave-test==0.1.0 "
            "(or set FUZZFARM_PEER_PYTHON to a Python >= 3.12 that has it)")
 TOYS = ("late_cancel", "shared_map")
 # the fields benchmarks/portfolio.py reads, and the ones a reader of a recorded figure needs
