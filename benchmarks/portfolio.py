@@ -28,7 +28,7 @@ spawn to the first manifestation; it has no reproducer, so no verified time.
 Distinct schedules: each walk strategy runs ``distinct_s`` seconds on each toy race's fixed form
 (where no failure stops it), with the distinct-schedule tree (the default) and without it
 (``--repeat-schedules``); distinct = runs whose (scenario, decisions) the process had not run.
-Peer figures, when recorded in ``benchmarks/peers.json`` (see docs/BENCHMARKS.md), are quoted
+Peer figures, when recorded in ``benchmarks/peers.json`` (``python -m benchmarks.peers_measure``), are quoted
 beside them with the ratio fuzzfarm ÷ peer.
 """
 
@@ -221,6 +221,16 @@ def distinct_rate(toy: str, strategy: str, seconds: float, fresh: bool) -> dict:
             "distinct_share": round(distinct / max(1, execs), 4)}
 
 
+def with_peer(d: dict, peers: dict) -> dict:
+    """``d`` (a distinct_rate row) with the recorded peer figure for its toy and fuzzfarm ÷ peer."""
+    p = peers.get(d["toy"])
+    if p and p.get("distinct_per_s"):
+        d["peer"] = p.get("peer", "peer")
+        d["peer_distinct_per_s"] = p["distinct_per_s"]
+        d["ratio_vs_peer"] = round(d["distinct_per_s"] / p["distinct_per_s"], 2)
+    return d
+
+
 def _peers() -> dict:
     if not os.path.exists(PEERS):
         return {}
@@ -274,13 +284,7 @@ def measure(prof: C.Profile, only=None, log=None) -> dict:
         for strategy in ("mix", "pct:3", "random"):
             for fresh in (True, False):
                 log(f"portfolio: distinct schedules {toy} {strategy} {'tree' if fresh else 'no tree'}")
-                d = distinct_rate(toy, strategy, 1.0 if prof.quick else 5.0, fresh)
-                p = peers.get(toy)
-                if p and p.get("distinct_per_s"):
-                    d["peer"] = p.get("peer", "peer")
-                    d["peer_distinct_per_s"] = p["distinct_per_s"]
-                    d["ratio_vs_peer"] = round(d["distinct_per_s"] / p["distinct_per_s"], 2)
-                distinct.append(d)
+                distinct.append(with_peer(distinct_rate(toy, strategy, 1.0 if prof.quick else 5.0, fresh), peers))
     return {"cases": out, "distinct": distinct, "seeds": list(seeds), "budget_s": budget, "verify_n": verify_n,
             "minimize_budget_s": min_budget, "verified_strategies": list(verified), "stress_budget_s": stress_budget,
             "peers_file": os.path.relpath(PEERS, C.ROOT), "peers_recorded": bool(peers)}
