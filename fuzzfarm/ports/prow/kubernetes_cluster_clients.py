@@ -165,7 +165,7 @@ class KubernetesOptions:
             opt(options)
 
         @go_func("flagutil.KubernetesOptions.BuildClusters.func1.1", "kubernetes_cluster_clients.go:389")
-        def overwrite_options(o: cluster.Options) -> None:
+        def overwrite_options(o: cluster.Options) -> None:  # also the retry goroutine's copy, func2.1 at 441
             o.assign(options)  # *o = options
 
         res = Map(name="res")
