@@ -28,7 +28,7 @@ class Group:
     def start(self, f: Callable[[], None], *, name: str | None = None) -> None:
         """Run ``f`` in a new goroutine (named ``name``) tracked by the group."""
         self.wg.add(1)  # :70
-        go(self._run, f, name=name or getattr(f, "__qualname__", "f"))
+        go(self._run, f, name=name or getattr(f, "__qualname__", "f"))  # :71
 
     @go_func("wait.Group.Start.func1", "wait.go:71")
     def _run(self, f: Callable[[], None]) -> None:

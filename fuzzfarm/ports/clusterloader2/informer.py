@@ -88,10 +88,10 @@ class Informer:
 @go_func("informer.StartAndSync", "informer.go:82")
 def start_and_sync(i: Informer, stop_ch: Chan, timeout: float) -> GoError | None:
     """``informer.StartAndSync``: start ``i`` and wait for it to sync, at most ``timeout``."""
-    go(i.run, stop_ch, name="informer")
+    go(i.run, stop_ch, name="informer")  # :83
     timer = new_timer(timeout, name="informer sync timeout")
     try:
-        idx, _, _ = select(recv_case(i.synced), recv_case(timer.c))
+        idx, _, _ = select(recv_case(i.synced), recv_case(timer.c))  # :88, WaitForCacheSync
         if idx == 1:
             return GoError("timed out waiting for caches to sync")
         return None

@@ -64,20 +64,20 @@ class Queue:
 
     @go_func("workqueue.Type.Add", "queue.go:114")
     def add(self, item) -> None:
-        with self.cond.L:
-            if self.shutting_down:
+        with self.cond.L:  # :115
+            if self.shutting_down:  # :117
                 return
             self.queue.append(item)
-            self.cond.signal()
+            self.cond.signal()  # :132
 
     @go_func("workqueue.Type.Get", "queue.go:147")
     def get(self):
         """``(item, shutdown)``."""
         with self.cond.L:
             while not self.queue and not self.shutting_down:
-                self.cond.wait()
+                self.cond.wait()  # :151
             if not self.queue:
-                return None, True
+                return None, True  # :155
             return self.queue.popleft(), False
 
     @go_func("workqueue.Type.Done", "queue.go:174")
@@ -88,8 +88,8 @@ class Queue:
     @go_func("workqueue.Type.ShutDown", "queue.go:190")
     def shut_down(self) -> None:
         with self.cond.L:
-            self.shutting_down = True
-            self.cond.broadcast()
+            self.shutting_down = True  # :193
+            self.cond.broadcast()  # :194
 
     @go_func("workqueue.Type.Len", "queue.go:138")
     def __len__(self) -> int:
@@ -104,7 +104,7 @@ class WorkerQueue:
         self.queue = Queue()
         self.worker_group = Group("workerGroup")
         for i in range(size):
-            self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")
+            self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")  # :43
 
     @go_func("workerqueue.WorkerQueue.Add", "workerqueue.go:49")
     def add(self, f: Callable[[], None]) -> None:

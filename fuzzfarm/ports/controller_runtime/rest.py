@@ -68,7 +68,7 @@ class _TLSTransportCache:
 
     @go_func("transport.tlsTransportCache.get", "cache.go:74")
     def get(self, config: Config) -> int:
-        self.mu.lock()
+        self.mu.lock()  # :82
         try:
             key = config.host
             t = self.transports.get(key)
