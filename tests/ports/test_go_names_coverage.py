@@ -29,6 +29,7 @@ import inspect
 import os
 import pkgutil
 import re
+import sys
 import types
 
 import pytest
@@ -215,3 +216,42 @@ def test_coverage_check_sees_nested_and_method_functions():
     assert got["RuntimeObject.key"].name == "cache.MetaNamespaceKeyFunc"
     got = {q: d for q, _, d in declarations(client)}
     assert isinstance(got["Pointer.to_field"], str)
+
+
+def test_walk_flags_undeclared_code_and_exempts_lambdas(tmp_path, monkeypatch):
+    """On a module built to be half declared: the walk reports exactly the undeclared method,
+    property and nested function, and skips the lambda, the comprehension and the class body."""
+    (tmp_path / "gonames_probe_mod.py").write_text(
+        "from fuzzfarm.gosim import go_func, not_ported\n"
+        "\n"
+        "@go_func('pkg.Outer', 'x.go:1')\n"
+        "def outer():\n"
+        "    @not_ported('a test double')\n"
+        "    def declared_inner():\n"
+        "        return [i for i in range(2)]\n"
+        "    def bare_inner():\n"
+        "        return lambda: 1\n"
+        "    return declared_inner, bare_inner\n"
+        "\n"
+        "class C:\n"
+        "    x = [j for j in range(2)]\n"
+        "    def method(self):\n"
+        "        pass\n"
+        "    @property\n"
+        "    def prop(self):\n"
+        "        return 1\n"
+        "    @classmethod\n"
+        "    @go_func('C.Make', 'x.go:9')\n"
+        "    def make(cls):\n"
+        "        return cls()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = importlib.import_module("gonames_probe_mod")
+        got = {q: d for q, _, d in declarations(module)}
+    finally:
+        sys.modules.pop("gonames_probe_mod", None)
+    assert sorted(got) == ["C.make", "C.method", "C.prop", "outer", "outer.<locals>.bare_inner",
+                           "outer.<locals>.declared_inner"]
+    assert sorted(q for q, d in got.items() if d is None) == ["C.method", "C.prop", "outer.<locals>.bare_inner"]
+    assert got["outer"].name == "pkg.Outer" and got["C.make"].name == "C.Make"
+    assert got["outer.<locals>.declared_inner"] == "a test double"
