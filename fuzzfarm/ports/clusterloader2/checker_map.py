@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from fuzzfarm.gosim import Map, go_func
+from fuzzfarm.gosim import Map, go_func, not_ported
 
 
 class CheckerMap:
     """``checker.Map`` (a map type with value receivers): ``m`` is the map itself."""
 
+    @go_func("checker.NewMap", "checker_map.go:28")
     def __init__(self, name: str = "checkerMap"):
         self.m = Map(name=name)
 
@@ -51,13 +52,16 @@ class CheckerMap:
             return True
         return False
 
+    @not_ported("for _, c := range m in gather: a Go range statement, not a function")
     def values(self) -> Iterator:
         """``for _, c := range m`` (gather)."""
         return self.m.values()
 
+    @not_ported("len(m): a Go builtin")
     def __len__(self) -> int:
         return len(self.m)
 
+    @not_ported("the entries without scheduling points, for tests and oracles")
     def snapshot(self) -> dict:
         """The entries without scheduling points (tests and oracles only)."""
         return self.m.snapshot()

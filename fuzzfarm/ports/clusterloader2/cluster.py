@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fuzzfarm.gosim import gosched, now
+from fuzzfarm.gosim import gosched, not_ported, now
 
 from .objects import DeletedFinalStateUnknown, ObjectSpec, RuntimeObject
 
@@ -39,6 +39,7 @@ class WatchEvent:
     obj: RuntimeObject | DeletedFinalStateUnknown
     old: RuntimeObject | None = None
 
+    @not_ported("how a scenario prints a watch event")
     def __str__(self) -> str:
         if self.type == MODIFIED:
             kind = "Update(spec)" if self.old.spec != self.obj.spec else "Update(status)"
@@ -62,6 +63,7 @@ class FakeCluster:
     """The scripted cluster. Plain data except ``list_objects`` / ``delete_pod_collection``,
     which must run inside a gosim run (they are API round trips)."""
 
+    @not_ported("scripted API server: holds the script (initial LIST, watch events, pods)")
     def __init__(self, namespace: str = "test", initial=(), events=(), pods: dict | None = None):
         self.namespace = namespace
         self.initial: list[RuntimeObject] = list(initial)
@@ -70,6 +72,7 @@ class FakeCluster:
         self.pod_collection_deletions = 0
         self.shared_pods_indexer = None  # built once by pod_store.shared_pods_indexer
 
+    @not_ported("scripted API server: the objects that exist at a virtual time")
     def objects_at(self, t: float) -> dict[str, RuntimeObject]:
         """What a LIST at virtual time ``t`` returns, by key."""
         objs = {o.key: o for o in self.initial}
@@ -82,12 +85,14 @@ class FakeCluster:
                 objs[ev.obj.key] = ev.obj
         return objs
 
+    @not_ported("scripted API server: answers gather's LIST (a network round trip)")
     def list_objects(self) -> list[RuntimeObject]:
         """LIST of the controlling objects now (``runtimeobjects.ListRuntimeObjectsForKind``)."""
         gosched()  # the request is a network round trip
         objs = self.objects_at(now())
         return [objs[k] for k in sorted(objs)]
 
+    @not_ported("scripted kubelets: an object's pod counts at a virtual time")
     def pod_counts(self, uid: int, t: float) -> PodStep:
         """The pod step in force at virtual time ``t`` for the object ``uid``."""
         cur = PodStep(0.0, 0, 0, 0)
@@ -97,6 +102,7 @@ class FakeCluster:
             cur = step
         return cur
 
+    @not_ported("scripted API server: answers a pods DeleteCollection (a network round trip)")
     def delete_pod_collection(self, namespace: str) -> None:
         """Pods DeleteCollection (gather's deleteTimeout path); only counted here."""
         gosched()  # the request is a network round trip
@@ -111,6 +117,7 @@ class ScriptBuilder:
     delete); None means never.
     """
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def __init__(self, namespace: str = "test"):
         self.namespace = namespace
         self.initial: list[RuntimeObject] = []
@@ -123,13 +130,16 @@ class ScriptBuilder:
         self.last_at = 0.0
 
     # -- helpers
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def _next_rv(self) -> int:
         self.rv += 1
         return self.rv
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def _key(self, name: str) -> str:
         return f"{self.namespace}/{name}"
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def _pods(self, uid: int, at: float, first: PodStep, ready_after: float | None, settled: PodStep) -> None:
         # A new change supersedes whatever the previous one had scheduled for later.
         steps = [s for s in self.pods.get(uid, []) if s.at <= at]
@@ -138,16 +148,19 @@ class ScriptBuilder:
             steps.append(dataclasses.replace(settled, at=at + ready_after))
         self.pods[uid] = steps
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def _at(self, at: float) -> float:
         if at < self.last_at:
             raise ValueError(f"events must be in time order: {at} < {self.last_at}")
         self.last_at = at
         return at
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def exists(self, name: str) -> bool:
         return self._key(name) in self.current
 
     # -- changes
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def create(self, name: str, replicas: int, *, at: float = 0.0, ready_after: float | None = 0.0,
                initial: bool = False) -> RuntimeObject:
         """Create ``name`` (Add; or part of the initial LIST with ``initial=True``)."""
@@ -166,6 +179,7 @@ class ScriptBuilder:
             self.events.append(WatchEvent(at, ADDED, obj))
         return obj
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def update_spec(self, name: str, replicas: int, *, at: float = 0.0, ready_after: float | None = 0.0) -> RuntimeObject:
         """A spec-changing Update: a new pod template (and replica count)."""
         old = self.current[self._key(name)]
@@ -177,6 +191,7 @@ class ScriptBuilder:
         self.events.append(WatchEvent(at, MODIFIED, new, old))
         return new
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def update_status(self, name: str, *, at: float = 0.0) -> RuntimeObject:
         """A status-only Update: same spec, new resourceVersion (also what a relist yields)."""
         old = self.current[self._key(name)]
@@ -186,6 +201,7 @@ class ScriptBuilder:
         self.events.append(WatchEvent(at, MODIFIED, new, old))
         return new
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def delete(self, name: str, *, at: float = 0.0, ready_after: float | None = 0.0, tombstone: bool = False) -> RuntimeObject:
         """Delete ``name``; its pods disappear ``ready_after`` later. With ``tombstone`` the
         informer sees a ``DeletedFinalStateUnknown`` holding the last state it knew."""
@@ -200,15 +216,18 @@ class ScriptBuilder:
         self.events.append(WatchEvent(at, DELETED, obj))
         return final
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def re_add(self, name: str, replicas: int, *, at: float = 0.0, ready_after: float | None = 0.0,
                delete_ready_after: float | None = 0.0) -> RuntimeObject:
         """Delete ``name`` and create it again at once (a new object with the same name)."""
         self.delete(name, at=at, ready_after=delete_ready_after)
         return self.create(name, replicas, at=at, ready_after=ready_after)
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def build(self) -> FakeCluster:
         return FakeCluster(self.namespace, self.initial, self.events, self.pods)
 
+    @not_ported("scenario writer for harnesses and tests (no Go counterpart)")
     def describe(self) -> list[str]:
         lines = [f"initial {o}" for o in self.initial]
         lines += [str(ev) for ev in self.events]

@@ -10,25 +10,29 @@ from __future__ import annotations
 
 from typing import Callable
 
-from fuzzfarm.gosim import WaitGroup, go
+from fuzzfarm.gosim import WaitGroup, go, go_func, not_ported
 
 
 class Group:
     """apimachinery ``wait.Group``."""
 
+    @not_ported("the zero value of wait.Group: Go needs no constructor")
     def __init__(self, name: str | None = None):
         self.wg = WaitGroup(name)
 
+    @go_func("wait.Group.Wait", "wait.go:48")
     def wait(self) -> None:
         self.wg.wait()
 
+    @go_func("wait.Group.Start", "wait.go:69")
     def start(self, f: Callable[[], None], *, name: str | None = None) -> None:
         """Run ``f`` in a new goroutine (named ``name``) tracked by the group."""
-        self.wg.add(1)
-        go(self._run, f, name=name or getattr(f, "__qualname__", "f"))
+        self.wg.add(1)  # :70
+        go(self._run, f, name=name or getattr(f, "__qualname__", "f"))  # :71
 
+    @go_func("wait.Group.Start.func1", "wait.go:71")
     def _run(self, f: Callable[[], None]) -> None:
         try:
-            f()
+            f()  # :73
         finally:  # defer g.wg.Done()
-            self.wg.done()
+            self.wg.done()  # :72

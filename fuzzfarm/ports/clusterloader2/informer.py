@@ -35,6 +35,7 @@ Handler = Callable[[object, object], None]
 class Informer:
     """A shared informer over the cluster's objects with one event handler."""
 
+    @go_func("informer.NewDynamicInformer", "informer.go:43")
     def __init__(self, cluster: FakeCluster, handler: Handler):
         self.cluster = cluster
         self.handler = handler
@@ -42,18 +43,20 @@ class Informer:
         # processorListener's buffer never blocks the informer: room for every event there is
         self.pending = Chan(len(cluster.initial) + len(cluster.events) + 1, name="listener.pending")
 
+    @go_func("informer.addEventHandler", "informer.go:61")
     def dispatch(self, ev: WatchEvent) -> None:
         """``addEventHandler``: map a watch event onto ``handler(old, new)``."""
         if ev.type == ADDED:
-            self.handler(None, ev.obj)
+            self.handler(None, ev.obj)  # :66
         elif ev.type == DELETED:
             obj = ev.obj
             if isinstance(obj, DeletedFinalStateUnknown):
                 obj = obj.obj
-            self.handler(obj, None)
+            self.handler(obj, None)  # :75 (:73 for a tombstone)
         else:
-            self.handler(ev.old, ev.obj)
+            self.handler(ev.old, ev.obj)  # :69
 
+    @go_func("cache.processorListener.run", "shared_informer.go:765")
     def listen(self, stop_ch: Chan) -> None:
         """``processorListener.run``: hand each queued notification to the handler, in order,
         until the informer stops."""
@@ -63,6 +66,7 @@ class Informer:
                 return
             self.dispatch(ev)
 
+    @go_func("cache.sharedIndexInformer.Run", "shared_informer.go:368")
     def run(self, stop_ch: Chan) -> None:
         """``Run(stopCh)``: initial LIST, synced, then the watch, until ``stop_ch`` closes."""
         go(self.listen, stop_ch, name="informer listener")
@@ -84,10 +88,10 @@ class Informer:
 @go_func("informer.StartAndSync", "informer.go:82")
 def start_and_sync(i: Informer, stop_ch: Chan, timeout: float) -> GoError | None:
     """``informer.StartAndSync``: start ``i`` and wait for it to sync, at most ``timeout``."""
-    go(i.run, stop_ch, name="informer")
+    go(i.run, stop_ch, name="informer")  # :83
     timer = new_timer(timeout, name="informer sync timeout")
     try:
-        idx, _, _ = select(recv_case(i.synced), recv_case(timer.c))
+        idx, _, _ = select(recv_case(i.synced), recv_case(timer.c))  # :88, WaitForCacheSync
         if idx == 1:
             return GoError("timed out waiting for caches to sync")
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Callable
 
-from fuzzfarm.gosim import Mutex, Shared, go_func
+from fuzzfarm.gosim import Mutex, Shared, go_func, not_ported
 
 
 GO_FILE = "wait_for_controlled_pods.go"
@@ -42,6 +42,7 @@ class ObjectChecker:
     duration = Shared(0.0)  # duration time.Duration
     failed_pods = Shared(())  # failedPods []string
 
+    @go_func("common.newObjectChecker", f"{GO_FILE}:697")
     def __init__(self, key: str):
         self.lock = Mutex(f"objectChecker[{key}].lock")
         self.status = ObjectStatus.UNKNOWN
@@ -69,5 +70,6 @@ class ObjectChecker:
         with self.lock:
             return self.status, self.err
 
+    @not_ported("how the port prints a checker in logs and dumps")
     def __repr__(self) -> str:
         return f"<objectChecker {self.key} {self.__dict__.get('status', ObjectStatus.UNKNOWN).name}>"  # no checked read

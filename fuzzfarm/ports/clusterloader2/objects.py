@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from fuzzfarm.gosim import go_func, not_ported
+
 
 @dataclasses.dataclass(frozen=True)
 class ObjectSpec:
@@ -39,13 +41,16 @@ class RuntimeObject:
     spec: ObjectSpec
 
     @property
+    @go_func("cache.MetaNamespaceKeyFunc", "store.go:104")
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
     @property
+    @not_ported("reads spec.replicas (a field access in Go; GetReplicasFromRuntimeObject uses it)")
     def replicas(self) -> int:
         return self.spec.replicas
 
+    @not_ported("how the port prints an object in scenarios and logs")
     def __str__(self) -> str:
         return f"{self.key}(uid={self.uid}, rv={self.resource_version}, replicas={self.spec.replicas}, template={self.spec.template})"
 
@@ -58,26 +63,31 @@ class DeletedFinalStateUnknown:
     key: str
     obj: RuntimeObject
 
+    @not_ported("how the port prints a tombstone in scenarios and logs")
     def __str__(self) -> str:
         return f"tombstone({self.obj})"
 
 
+@go_func("cache.DeletionHandlingMetaNamespaceKeyFunc", "controller.go:294")
 def deletion_handling_meta_namespace_key(obj: RuntimeObject | DeletedFinalStateUnknown) -> str:
     """client-go ``cache.DeletionHandlingMetaNamespaceKeyFunc``: "ns/name"; a tombstone
     carries the key of the object it stands for."""
     return obj.key
 
 
+@go_func("runtimeobjects.GetSpecFromRuntimeObject", "runtimeobjects.go:114")
 def get_spec(obj: RuntimeObject | None) -> ObjectSpec | None:
     """The spec of ``obj``; None for a missing side."""
     return None if obj is None else obj.spec
 
 
+@go_func("runtimeobjects.IsEqualRuntimeObjectsSpec", "runtimeobjects.go:273")
 def is_equal_runtime_objects_spec(old: RuntimeObject | None, new: RuntimeObject | None) -> bool:
     """``runtimeobjects.IsEqualRuntimeObjectsSpec``: DeepEqual of the two specs."""
     return get_spec(old) == get_spec(new)
 
 
+@go_func("runtimeobjects.GetResourceVersionFromRuntimeObject", "runtimeobjects.go:69")
 def get_resource_version(obj: RuntimeObject) -> int:
     """``runtimeobjects.GetResourceVersionFromRuntimeObject``."""
     return obj.resource_version

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from fuzzfarm.gosim import RWMutex, now
+from fuzzfarm.gosim import RWMutex, go_func, not_ported, now
 
 from .cluster import FakeCluster
 from .objects import RuntimeObject
@@ -37,10 +37,12 @@ class Pod:
 class PodsIndexer:
     """The shared pods indexer (``measurementutil.ControlledPodsIndexer``): pods by owner uid."""
 
+    @not_ported("stand-in for the pods informer behind ControlledPodsIndexer: it reads the scripted FakeCluster")
     def __init__(self, cluster: FakeCluster):
         self.cluster = cluster
         self.lock = RWMutex("podsIndexer.lock")
 
+    @go_func("util.ControlledPodsIndexer.PodsControlledBy", "controlled_pods_indexer.go:206")
     def pods_for(self, obj: RuntimeObject) -> list[Pod]:
         """The pods owned by ``obj`` (by uid), as the informer cache holds them now."""
         self.lock.rlock()
@@ -53,6 +55,7 @@ class PodsIndexer:
             self.lock.runlock()
 
 
+@go_func("sharedPodIndexerFactory.PodsIndexer", "wait_for_controlled_pods.go:80")
 def shared_pods_indexer(cluster: FakeCluster) -> tuple[PodsIndexer, None]:
     """``sharedPodIndexerFactory.PodsIndexer``: the one indexer, built on first use."""
     if cluster.shared_pods_indexer is None:
@@ -63,19 +66,23 @@ def shared_pods_indexer(cluster: FakeCluster) -> tuple[PodsIndexer, None]:
 class OwnerReferenceBasedPodStore:
     """``measurementutil.NewOwnerReferenceBasedPodStore``: the pods of one controlling object."""
 
+    @not_ported("the struct literal NewOwnerReferenceBasedPodStore returns")
     def __init__(self, indexer: PodsIndexer, obj: RuntimeObject):
         self.indexer = indexer
         self.obj = obj
 
+    @go_func("util.OwnerReferenceBasedPodStore.List", "object_store.go:144")
     def list(self) -> list[Pod]:
         return self.indexer.pods_for(self.obj)
 
 
+@go_func("util.NewOwnerReferenceBasedPodStore", "object_store.go:130")
 def new_owner_reference_based_pod_store(indexer: PodsIndexer, obj: RuntimeObject):
     """Returns ``(store, err)`` like upstream."""
     return OwnerReferenceBasedPodStore(indexer, obj), None
 
 
+@go_func("runtimeobjects.GetIsPodUpdatedPredicateFromRuntimeObject", "runtimeobjects.go:83")
 def get_is_pod_updated_predicate(obj: RuntimeObject) -> tuple[Callable[[Pod], bool], None]:
     """``runtimeobjects.GetIsPodUpdatedPredicateFromRuntimeObject``: does the pod run the
     object's current template? Returns ``(predicate, err)``."""
@@ -93,11 +100,13 @@ class PodsStartupStatus:
     inactive: int = 0
     running_updated: int = 0
 
+    @go_func("util.PodsStartupStatus.String", "pods.go:69")
     def __str__(self) -> str:
         return (f"Pods: {self.running} out of {self.expected} created, {self.running} running "
                 f"({self.running_updated} updated), {self.pending} pending scheduled, {self.inactive} inactive")
 
 
+@go_func("util.ComputePodsStartupStatus", "pods.go:106")
 def compute_pods_startup_status(pods: list[Pod], expected: int,
                                 is_pod_updated: Callable[[Pod], bool] | None) -> PodsStartupStatus:
     """``measurementutil.ComputePodsStartupStatus``: a nil predicate counts every pod as updated."""

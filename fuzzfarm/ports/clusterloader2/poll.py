@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from fuzzfarm.gosim import new_ticker, new_timer, recv_case, select
+from fuzzfarm.gosim import go_func, new_ticker, new_timer, recv_case, select
 from fuzzfarm.gosim.context import GoError
 
 ERR_WAIT_TIMEOUT = GoError("timed out waiting for the condition")
 
 
+@go_func("wait.Poll", "wait.go:439")
 def poll(interval: float, timeout: float, condition: Callable[[], bool]) -> GoError | None:
     ticker = new_ticker(interval, name="wait.Poll ticker")
     deadline = new_timer(timeout, name="wait.Poll timeout")

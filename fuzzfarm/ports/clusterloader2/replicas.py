@@ -11,7 +11,7 @@ in the checker body but is unreachable here.
 
 from __future__ import annotations
 
-from fuzzfarm.gosim import Chan
+from fuzzfarm.gosim import Chan, go_func, not_ported
 
 from .objects import RuntimeObject
 
@@ -19,17 +19,21 @@ from .objects import RuntimeObject
 class ConstReplicas:
     """``runtimeobjects.ConstReplicas``."""
 
+    @not_ported("the struct literal &ConstReplicas{n}")
     def __init__(self, replicas: int):
         self.replicas = replicas
 
+    @go_func("runtimeobjects.ConstReplicas.Start", "replicaswatcher.go:67")
     def start(self, stop_ch: Chan | None):
         """Nothing to watch: returns no error at once."""
         return None
 
+    @go_func("runtimeobjects.ConstReplicas.Replicas", "replicaswatcher.go:63")
     def get_replicas(self) -> int:
         return self.replicas
 
 
+@go_func("runtimeobjects.GetReplicasFromRuntimeObject", "runtimeobjects.go:151")
 def get_replicas_from_runtime_object(obj: RuntimeObject):
     """``runtimeobjects.GetReplicasFromRuntimeObject``: ``(watcher, err)``."""
     return ConstReplicas(obj.replicas), None

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from fuzzfarm.gosim import Chan, Mutex, Shared, go_func, now, since
+from fuzzfarm.gosim import Chan, Mutex, Shared, go_func, not_ported, now, since
 from fuzzfarm.gosim.context import GoError, background, with_cancel, with_timeout
 
 from .checker_map import CheckerMap
@@ -66,6 +66,7 @@ class WaitForControlledPods:
     is_running = Shared(False)  # isRunning bool
     op_resource_version = Shared(0)  # opResourceVersion uint64
 
+    @go_func("common.createWaitForControlledPodsRunningMeasurement", "wait_for_controlled_pods.go:104")
     def __init__(self, cluster: FakeCluster, variant: str = "buggy", *, kind: str = "Deployment",
                  operation_timeout: float = DEFAULT_OPERATION_TIMEOUT, count_error_margin: int = 0,
                  check_if_pods_are_updated: bool = True):
@@ -89,9 +90,11 @@ class WaitForControlledPods:
         self.pods_indexer = None
         self.logs: list[str] = []
 
+    @go_func("waitForControlledPodsRunningMeasurement.String", "wait_for_controlled_pods.go:248")
     def __str__(self) -> str:
         return NAME
 
+    @not_ported("klog: collects the lines upstream logs")
     def log(self, msg: str) -> None:
         self.logs.append(msg)
 
@@ -119,6 +122,7 @@ class WaitForControlledPods:
         if err is not None:
             return err
 
+        @go_func("waitForControlledPodsRunningMeasurement.start.func1", "wait_for_controlled_pods.go:277")
         def handler(old, new) -> None:  # 277-282: only enqueue
             self.queue.add(lambda: self.handle_object(old, new))
 
@@ -135,6 +139,7 @@ class WaitForControlledPods:
         if err is not None:
             return err
 
+        @go_func("waitForControlledPodsRunningMeasurement.gather.func1", "wait_for_controlled_pods.go:313")
         def cond() -> bool:
             with self.lock:
                 return self.op_resource_version >= max_resource_version and object_keys == self.object_keys
@@ -182,6 +187,7 @@ class WaitForControlledPods:
             self.log(f"{self}: {number_running}/{len(object_keys)} {self.kind}s are running with all pods")
             return None
 
+    @go_func("waitForControlledPodsRunningMeasurement.getObjectKeysAndMaxVersion", "wait_for_controlled_pods.go:554")
     def get_object_keys_and_max_version(self):
         """``getObjectKeysAndMaxVersion``: LIST the objects; ``(keys, max_rv, err)``."""
         object_keys: set[str] = set()
@@ -253,6 +259,7 @@ class WaitForControlledPods:
             self.update_op_resource_version_locked(new_obj)
         return None
 
+    @go_func("waitForControlledPodsRunningMeasurement.updateOpResourceVersionLocked", "wait_for_controlled_pods.go:541")
     def update_op_resource_version_locked(self, obj: RuntimeObject) -> None:
         """``updateOpResourceVersionLocked``."""
         version = get_resource_version(obj)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from fuzzfarm.gosim import after, go_func, recv_case, select
+from fuzzfarm.gosim import after, go_func, not_ported, recv_case, select
 from fuzzfarm.gosim.context import Context, GoError
 
 from .pod_store import Pod, compute_pods_startup_status
@@ -37,11 +37,13 @@ class WaitForPodsError(GoError):
     """The error WaitForPods returns when its context ends first; ``not_ready_pods`` names
     the pods that were not running at the last listing."""
 
+    @not_ported("the error WaitForPods returns, carrying the not-ready pods it returns beside it")
     def __init__(self, message: str, not_ready_pods: list[str]):
         super().__init__(message)
         self.not_ready_pods = not_ready_pods
 
 
+@not_ported("WaitForPods' success test (wait_for_pods.go:121 and :126), split out of its loop")
 def _settled(pods: list[Pod], options: WaitForPodOptions) -> bool:
     st = compute_pods_startup_status(pods, options.desired_pod_count, options.is_pod_updated)
     if len(pods) != st.running + st.inactive or st.running != st.running_updated:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
-from fuzzfarm.gosim import Chan, Mutex, go_func
+from fuzzfarm.gosim import Chan, Mutex, go_func, not_ported
 
 from .handling_group import Group
 
@@ -28,10 +28,12 @@ from .handling_group import Group
 class _Cond:
     """``sync.Cond`` on a gosim Mutex: ``wait`` enqueues itself before releasing the lock."""
 
+    @not_ported("sync.NewCond, Go's standard library: the ports pin no Go release, so no file.go:line")
     def __init__(self, lock: Mutex):
         self.L = lock
         self.waiters: deque[Chan] = deque()
 
+    @not_ported("sync.Cond.Wait, Go's standard library: the ports pin no Go release, so no file.go:line")
     def wait(self) -> None:
         ch = Chan(1, name="cond.wait")
         self.waiters.append(ch)
@@ -39,10 +41,12 @@ class _Cond:
         ch.recv()
         self.L.lock()
 
+    @not_ported("sync.Cond.Signal, Go's standard library: the ports pin no Go release, so no file.go:line")
     def signal(self) -> None:
         if self.waiters:
             self.waiters.popleft().send(None)  # buffered: never blocks
 
+    @not_ported("sync.Cond.Broadcast, Go's standard library: the ports pin no Go release, so no file.go:line")
     def broadcast(self) -> None:
         ws, self.waiters = self.waiters, deque()
         for ch in ws:
@@ -52,36 +56,42 @@ class _Cond:
 class Queue:
     """client-go ``workqueue.Type`` (FIFO)."""
 
+    @go_func("workqueue.New", "queue.go:36")
     def __init__(self, name: str = "workqueue"):
         self.cond = _Cond(Mutex(f"{name}.cond.L"))
         self.queue: deque = deque()
         self.shutting_down = False
 
+    @go_func("workqueue.Type.Add", "queue.go:114")
     def add(self, item) -> None:
-        with self.cond.L:
-            if self.shutting_down:
+        with self.cond.L:  # :115
+            if self.shutting_down:  # :117
                 return
             self.queue.append(item)
-            self.cond.signal()
+            self.cond.signal()  # :132
 
+    @go_func("workqueue.Type.Get", "queue.go:147")
     def get(self):
         """``(item, shutdown)``."""
         with self.cond.L:
             while not self.queue and not self.shutting_down:
-                self.cond.wait()
+                self.cond.wait()  # :151
             if not self.queue:
-                return None, True
+                return None, True  # :155
             return self.queue.popleft(), False
 
+    @go_func("workqueue.Type.Done", "queue.go:174")
     def done(self, item) -> None:
         with self.cond.L:
             pass  # processing/dirty bookkeeping only (see the module docstring)
 
+    @go_func("workqueue.Type.ShutDown", "queue.go:190")
     def shut_down(self) -> None:
         with self.cond.L:
-            self.shutting_down = True
-            self.cond.broadcast()
+            self.shutting_down = True  # :193
+            self.cond.broadcast()  # :194
 
+    @go_func("workqueue.Type.Len", "queue.go:138")
     def __len__(self) -> int:
         return len(self.queue)
 
@@ -89,11 +99,12 @@ class Queue:
 class WorkerQueue:
     """``workerqueue.WorkerQueue``: ``size`` workers started at construction."""
 
+    @go_func("workerqueue.NewWorkerQueue", "workerqueue.go:38")
     def __init__(self, size: int, name: str = "worker"):
         self.queue = Queue()
         self.worker_group = Group("workerGroup")
         for i in range(size):
-            self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")
+            self.worker_group.start(self.worker, name=name if size == 1 else f"{name}-{i}")  # :43
 
     @go_func("workerqueue.WorkerQueue.Add", "workerqueue.go:49")
     def add(self, f: Callable[[], None]) -> None:

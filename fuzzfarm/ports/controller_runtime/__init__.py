@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fuzzfarm.gosim import current_runtime
+from fuzzfarm.gosim import current_runtime, not_ported
 
 V0_17_6 = "v0.17.6"
 V0_17_6_PR3078 = "v0.17.6+pr3078"
@@ -40,6 +40,7 @@ VERSIONS = (V0_17_6, V0_17_6_PR3078)
 _run_state: dict[str, Any] = {"rt": None, "globals": {}}
 
 
+@not_ported("a Go package-level variable, scoped to one run: Go needs no function for it")
 def process_global(key: str, factory: Callable[[], Any]) -> Any:
     """A Go package-level variable, scoped to the current run (a run is one Go process).
 
@@ -56,6 +57,7 @@ def process_global(key: str, factory: Callable[[], Any]) -> Any:
     return g[key]
 
 
+@not_ported("Go's struct assignment: a statement, not a function")
 def struct_copy(obj: Any) -> Any:
     """Go's struct assignment: a new value with the same field values (maps and pointers are
     shared). Same result as ``copy.copy`` / ``dataclasses.replace``, faster."""
@@ -64,6 +66,7 @@ def struct_copy(obj: Any) -> Any:
     return new
 
 
+@not_ported("picks the controller-runtime version this run links (a build-time choice in Go)")
 def link(version: str) -> None:
     """Set the controller-runtime version this run's "binary" is linked against."""
     if version not in VERSIONS:
@@ -71,6 +74,7 @@ def link(version: str) -> None:
     process_global("linked", lambda: {"version": V0_17_6})["version"] = version
 
 
+@not_ported("the controller-runtime version this run links (a build-time choice in Go)")
 def linked_version() -> str:
     """The version set by :func:`link` for this run (default ``V0_17_6``)."""
     return process_global("linked", lambda: {"version": V0_17_6})["version"]

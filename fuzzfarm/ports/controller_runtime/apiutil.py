@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from fuzzfarm.gosim import go_func, not_ported
+
 from . import goerrors
 from .rest import Config, HTTPClient
 
@@ -19,6 +21,7 @@ class Object:
 
     kind: str
 
+    @not_ported("how %T prints the object's type")
     def __repr__(self) -> str:
         return f"*v1.{self.kind}"
 
@@ -32,6 +35,7 @@ SCHEME = "k8s.io/client-go/kubernetes/scheme.Scheme"
 _REGISTERED = {"Pod", "ConfigMap", "Secret", "Node", "Namespace"}
 
 
+@go_func("apiutil.GVKForObject", "apimachinery.go:92")
 def gvk_for_object(obj: Object, scheme: object) -> tuple[str | None, goerrors.Error | None]:
     """``apiutil.GVKForObject``."""
     if obj.kind not in _REGISTERED:
@@ -42,10 +46,12 @@ def gvk_for_object(obj: Object, scheme: object) -> tuple[str | None, goerrors.Er
 class DynamicRESTMapper:
     """The lazy dynamic REST mapper: discovery on first use of a kind, then cached."""
 
+    @not_ported("the mapper struct literal NewDynamicRESTMapper returns")
     def __init__(self, http_client: HTTPClient):
         self.http_client = http_client
         self.known: dict[str, bool] = {}
 
+    @go_func("apiutil.mapper.RESTMapping", "restmapper.go:117")
     def is_namespaced(self, kind: str) -> tuple[bool, goerrors.Error | None]:
         if kind in self.known:
             return self.known[kind], None
@@ -59,11 +65,13 @@ class DynamicRESTMapper:
         return namespaced, None
 
 
+@go_func("apiutil.NewDynamicRESTMapper", "restmapper.go:35")
 def new_dynamic_rest_mapper(config: Config, http_client: HTTPClient) -> tuple[DynamicRESTMapper, None]:
     """``apiutil.NewDynamicRESTMapper`` (lazy: never fails, no I/O)."""
     return DynamicRESTMapper(http_client), None
 
 
+@go_func("apiutil.IsObjectNamespaced", "apimachinery.go:63")
 def is_object_namespaced(obj: Object, scheme: object, mapper: DynamicRESTMapper) -> tuple[bool, goerrors.Error | None]:
     """``apiutil.IsObjectNamespaced``: GVK from the scheme, then a REST mapping."""
     _, err = gvk_for_object(obj, scheme)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from fuzzfarm.gosim import Map, go_func
+from fuzzfarm.gosim import Map, go_func, not_ported
 
 from . import V0_17_6_PR3078, apiutil, goerrors, linked_version, rest, struct_copy
 from .multi_namespace_cache import new_multi_namespace_cache
@@ -55,6 +55,7 @@ class ByObject:
     transform: Any = None
     unsafe_disable_deep_copy: bool | None = None
 
+    @not_ported("Go's struct copy: an assignment, not a function")
     def copy(self) -> "ByObject":
         """Go struct copy: the ``namespaces`` map is shared."""
         return struct_copy(self)
@@ -78,6 +79,7 @@ class Options:
     default_watch_error_handler: Any = None
     reader_fail_on_missing_informer: bool = False
 
+    @not_ported("Go's struct copy: an assignment, not a function")
     def copy(self) -> "Options":
         return struct_copy(self)
 
@@ -100,16 +102,19 @@ class DelegatingByGVKCache:
     default_cache: Any
 
 
+@go_func("maps.Clone", "maps.go:65")
 def maps_clone(m: Map | None) -> Map | None:
     """``maps.Clone`` (a range over ``m``; nil stays nil)."""
     return None if m is None else m.clone(name=f"{m.label}.clone")
 
 
+@go_func("maps.Keys", "maps.go:10")
 def maps_keys(m: Map) -> list:
     """``maps.Keys`` (a range over ``m``)."""
     return list(m.keys())
 
 
+@go_func("cache.defaultConfig", "cache.go:498")
 def default_config(to_default: Config, default_from: Config) -> Config:
     """``defaultConfig``: fill ``to_default``'s nil fields from ``default_from`` (a new value)."""
     out = struct_copy(to_default)
@@ -124,22 +129,26 @@ def default_config(to_default: Config, default_from: Config) -> Config:
     return out
 
 
+@go_func("cache.optionDefaultsToConfig", "cache.go:349")
 def option_defaults_to_config(opts: Options) -> Config:
     """``optionDefaultsToConfig``."""
     return Config(opts.default_label_selector, opts.default_field_selector, opts.default_transform,
                   opts.default_unsafe_disable_deep_copy)
 
 
+@go_func("cache.byObjectToConfig", "cache.go:358")
 def by_object_to_config(bo: ByObject) -> Config:
     """``byObjectToConfig``."""
     return Config(bo.label, bo.field, bo.transform, bo.unsafe_disable_deep_copy)
 
 
+@go_func("cache.namespaceAllSelector", "cache.go:515")
 def namespace_all_selector(namespaces: list) -> list[str]:
     """``namespaceAllSelector``: ``metadata.namespace!=ns`` for every named namespace, sorted."""
     return [f"metadata.namespace!={ns}" for ns in sorted(namespaces) if ns != NAMESPACE_ALL]
 
 
+@go_func("cache.appendIfNotNil", "cache.go:527")
 def _and_selectors(selectors: list, extra: Any) -> str:
     """``fields.AndSelectors(appendIfNotNil(selectors, extra)...)``."""
     parts = list(selectors) + ([extra] if extra is not None else [])
@@ -226,8 +235,10 @@ def default_opts(config: rest.Config, opts: Options) -> tuple[Options, goerrors.
     return opts, None
 
 
+@go_func("cache.newCache", "cache.go:369")
 def new_cache(rest_config: rest.Config, opts: Options):
     """``newCache``: the per-namespace informer-cache constructor (no I/O)."""
+    @go_func("cache.newCache.func1", "cache.go:370")
     def build(config: Config, namespace: str) -> InformerCache:
         return InformerCache(namespace, config, rest_config.host)
     return build

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from fuzzfarm.gosim import go_func, not_ported
+
 from . import goerrors, struct_copy
 from .rest import Config
 
@@ -19,27 +21,33 @@ class Pointer:
 
     __slots__ = ("_get", "label")
 
+    @not_ported("a Go pointer *T, modelled: Go needs no function for it")
     def __init__(self, get: Callable[[], Any], label: str):
         self._get = get
         self.label = label
 
     @classmethod
+    @not_ported("the expression &obj.field")
     def to_field(cls, obj: Any, attr: str) -> "Pointer":
         """``&obj.attr``."""
         return cls(lambda: getattr(obj, attr), f"&{type(obj).__name__}.{attr}")
 
     @classmethod
+    @not_ported("the expression &v")
     def to_value(cls, value: Any, label: str = "&v") -> "Pointer":
         """``&v`` for a variable nobody reassigns afterwards."""
         return cls(lambda: value, label)
 
+    @not_ported("the expression *p")
     def get(self) -> Any:
         return self._get()
 
+    @not_ported("how the port prints a pointer")
     def __repr__(self) -> str:
         return self.label
 
 
+@go_func("ptr.Deref", "ptr.go:56")
 def deref(p: Pointer | None, default: Any) -> Any:
     """``ptr.Deref``."""
     return default if p is None else p.get()
@@ -63,6 +71,7 @@ class Options:
     cache: CacheOptions | None = None
     dry_run: Pointer | None = None
 
+    @not_ported("Go's struct copy: an assignment, not a function")
     def copy(self) -> "Options":
         return struct_copy(self)
 
@@ -76,6 +85,7 @@ class Client:
     dry_run: bool = False
 
 
+@go_func("client.New", "client.go:109")
 def new(config: Config | None, options: Options) -> tuple[Client | None, goerrors.Error | None]:
     """``client.New``: no network I/O; wraps in a dry-run client if ``*DryRun`` is true."""
     if config is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from fuzzfarm.gosim import go_func
+from fuzzfarm.gosim import go_func, not_ported
 
 from . import apiutil, cache, client, goerrors, rest, struct_copy
 
@@ -41,6 +41,7 @@ class Options:
     make_broadcaster: Callable | None = None
     new_recorder_provider: Callable | None = None
 
+    @not_ported("Go's struct copy: an assignment, not a function")
     def copy(self) -> "Options":
         """Go struct copy: nested structs copied, maps (and pointers) shared."""
         new = struct_copy(self)
@@ -48,6 +49,7 @@ class Options:
         new.client = self.client.copy()
         return new
 
+    @not_ported("the statement *o = other")
     def assign(self, other: "Options") -> None:
         """``*o = other``: overwrite every field with a struct copy of ``other``."""
         self.__dict__.update(other.copy().__dict__)
@@ -78,6 +80,7 @@ class Cluster:
     logger: Any
 
 
+@go_func("recorder.NewProvider", "recorder.go:114")
 def _new_recorder_provider(config, http_client, scheme, logger, make_broadcaster):
     return RecorderProvider(config.host), None
 

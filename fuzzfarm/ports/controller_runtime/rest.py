@@ -19,12 +19,14 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 from . import goerrors, process_global, struct_copy
 
 DEFAULT_USER_AGENT = "fuzzfarm-port/v0.0.0 (linux/amd64) kubernetes/$Format"
 
 
+@go_func("rest.DefaultKubernetesUserAgent", "config.go:498")
 def default_kubernetes_user_agent() -> str:
     """``rest.DefaultKubernetesUserAgent()``."""
     return DEFAULT_USER_AGENT
@@ -41,6 +43,7 @@ class Config:
     server: "FakeAPIServer | None" = None
 
 
+@go_func("rest.CopyConfig", "config.go:626")
 def copy_config(config: Config) -> Config:
     """``rest.CopyConfig`` (the fake server is the world behind the config, not copied)."""
     return struct_copy(config)
@@ -58,12 +61,14 @@ class HTTPClient:
 class _TLSTransportCache:
     """client-go ``transport.tlsCache``: transports by TLS config key, under a mutex."""
 
+    @not_ported("the package variable tlsCache's value: Go needs no function for it")
     def __init__(self) -> None:
         self.mu = gosim.Mutex(name="tlsCache.mu")
         self.transports: dict[str, int] = {}
 
+    @go_func("transport.tlsTransportCache.get", "cache.go:74")
     def get(self, config: Config) -> int:
-        self.mu.lock()
+        self.mu.lock()  # :82
         try:
             key = config.host
             t = self.transports.get(key)
@@ -74,6 +79,7 @@ class _TLSTransportCache:
             self.mu.unlock()
 
 
+@go_func("rest.HTTPClientFor", "transport.go:32")
 def http_client_for(config: Config) -> tuple[HTTPClient | None, goerrors.Error | None]:
     """``rest.HTTPClientFor(config)``: fails when the TLS material does not load."""
     if config.tls_error is not None:
@@ -115,12 +121,15 @@ class FakeAPIServer:
     hung: list = dataclasses.field(default_factory=list)
 
     @property
+    @not_ported("fake network: the API server's address")
     def host(self) -> str:
         return f"https://{self.name}.example:6443"
 
+    @not_ported("fake network: whether the scripted outage is over")
     def _recovered(self) -> bool:
         return self.recover_at is not None and gosim.now() >= self.recover_at
 
+    @not_ported("fake network: one request on the wire")
     def _roundtrip(self, method: str, path: str) -> goerrors.Error | None:
         # The request is on the wire: other goroutines run meanwhile (a scheduling point).
         gosim.current_runtime().sched("net", f"{self.name}: {method} {path}")
@@ -129,6 +138,7 @@ class FakeAPIServer:
             return goerrors.new(f'{method} "{self.host}{path}": dial tcp {self.name}:6443: connect: connection refused')
         return None
 
+    @not_ported("fake network: answers discovery")
     def discover(self, kind: str) -> tuple[bool, goerrors.Error | None]:
         """Discovery of ``kind``'s REST mapping: (namespaced, err)."""
         err = self._roundtrip("Get", "/api/v1")
@@ -138,6 +148,7 @@ class FakeAPIServer:
             return False, goerrors.new(f'no matches for kind "{kind}" in version "v1"')
         return NAMESPACED_KINDS[kind], None
 
+    @not_ported("fake network: answers a SelfSubjectAccessReview, or never does")
     def create_ssar(self, verb: str) -> tuple[SSARStatus | None, goerrors.Error | None]:
         """``POST selfsubjectaccessreviews`` for ``verb`` on pods."""
         if self.hang_verb == verb:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from fuzzfarm.gosim import go_func, not_ported
 from fuzzfarm.ports.controller_runtime import goerrors, rest
 
 
@@ -22,6 +23,7 @@ class Clientset:
     host: str
 
 
+@go_func("kubernetes.NewForConfig", "clientset.go:468")
 def kubernetes_new_for_config(config: rest.Config) -> tuple[Clientset | None, goerrors.Error | None]:
     http_client, err = rest.http_client_for(config)
     if err is not None:
@@ -47,9 +49,11 @@ class SelfSubjectAccessReview:
 class SelfSubjectAccessReviews:
     """``authorizationv1.SelfSubjectAccessReviewInterface``."""
 
+    @go_func("v1.newSelfSubjectAccessReviews", "selfsubjectaccessreview.go:48")
     def __init__(self, http_client: rest.HTTPClient):
         self.http_client = http_client
 
+    @go_func("v1.selfSubjectAccessReviews.Create", "selfsubjectaccessreview.go:55")
     def create(self, ssar: SelfSubjectAccessReview) -> tuple[SelfSubjectAccessReview | None, goerrors.Error | None]:
         """``Create(context.TODO(), ssar, CreateOptions{})``: no deadline."""
         server = self.http_client.server
@@ -62,13 +66,16 @@ class SelfSubjectAccessReviews:
 
 
 class AuthorizationV1Client:
+    @not_ported("the struct literal NewForConfigAndClient returns")
     def __init__(self, http_client: rest.HTTPClient):
         self.http_client = http_client
 
+    @go_func("v1.AuthorizationV1Client.SelfSubjectAccessReviews", "authorization_client.go:46")
     def self_subject_access_reviews(self) -> SelfSubjectAccessReviews:
         return SelfSubjectAccessReviews(self.http_client)
 
 
+@go_func("v1.NewForConfig", "authorization_client.go:61")
 def authorization_v1_new_for_config(config: rest.Config) -> tuple[AuthorizationV1Client | None, goerrors.Error | None]:
     http_client, err = rest.http_client_for(config)
     if err is not None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim import Map, go_func
+from fuzzfarm.gosim import Map, go_func, not_ported
 from fuzzfarm.ports.controller_runtime import cache, client, cluster, goerrors, process_global, rest, struct_copy
 
 from . import clientgo
@@ -53,6 +53,7 @@ MISSING_PERMISSIONS = goerrors.new("missing permissions")  # flagutil.MissingPer
 ClusterConfigLoader = Callable[[], "tuple[Map | None, goerrors.Error | None]"]
 
 
+@not_ported("the package variable clientCreationFailures (a Prometheus counter vec): Go needs no function for it")
 def client_creation_failures() -> dict:
     """The ``kubernetes_failed_client_creations`` counter vec (per cluster), process-wide."""
     return process_global("prow/clientCreationFailures", dict)
@@ -75,6 +76,7 @@ class KubernetesOptions:
     dry_run = gosim.Shared(False)  # dryRun bool
     cluster_configs = gosim.Shared(None)  # clusterConfigs map[string]rest.Config
 
+    @not_ported("the struct's zero value plus the harness's inputs (the config loader, the revision)")
     def __init__(self, load_cluster_configs: ClusterConfigLoader, revision: str = BUGGY, kubeconfig: str = ""):
         if revision not in REVISIONS:
             raise ValueError(f"unknown prow revision {revision!r}; choose one of {REVISIONS}")
@@ -125,6 +127,7 @@ class KubernetesOptions:
         self.resolved = True
         return None
 
+    @go_func("flagutil.KubernetesOptions.KnownClusters", "kubernetes_cluster_clients.go:552")
     def known_clusters(self, dry_run: bool) -> tuple[Map | None, goerrors.Error | None]:
         """``KnownClusters``: resolve, then the (possibly re-assigned) configs map."""
         err = self.resolve(dry_run)
@@ -133,6 +136,7 @@ class KubernetesOptions:
         return self.cluster_configs, None
 
     # ------------------------------------------------------------------ BuildClusters
+    @not_ported("picks the BuildClusters of the prow revision under test")
     def build_clusters(self, dry_run: bool, required_test_pod_verbs: list[str], callback: Callable[[], None],
                        namespace: str, *opts: cluster.Option) -> tuple[Map | None, goerrors.Error | None]:
         """``BuildClusters``: one ``cluster.Cluster`` per reachable, authorized context.
@@ -160,7 +164,8 @@ class KubernetesOptions:
         for opt in opts:  # :373-375, once, on this goroutine
             opt(options)
 
-        def overwrite_options(o: cluster.Options) -> None:
+        @go_func("flagutil.KubernetesOptions.BuildClusters.func1.1", "kubernetes_cluster_clients.go:389")
+        def overwrite_options(o: cluster.Options) -> None:  # also the retry goroutine's copy, func2.1 at 441
             o.assign(options)  # *o = options
 
         res = Map(name="res")
@@ -187,6 +192,7 @@ class KubernetesOptions:
         if err is not None:
             return None, err
 
+        @go_func("flagutil.KubernetesOptions.BuildClusters.func1", "kubernetes_cluster_clients.go:365")
         def override_options(o: cluster.Options) -> None:  # :365-380, runs inside cluster.New
             new_options = cluster.Options(
                 client=client.Options(dry_run=client.Pointer.to_value(dry_run, "&dryRun")),
