@@ -10,8 +10,9 @@ slice is one task message, and the last thing a slice does is enqueue the next o
 4. uploads new corpus inputs and either enqueues the next slice or marks the job done. When the
    corpus has grown, its ``-merge=1`` prune is enqueued as its own task on the collector's queue
    (``fuzzfarm.merge_corpus``, once per harness until it runs), not run here: a merge is two
-   atheris processes (outer and inner) that cost a fuzz worker about as much CPU as a tenth of its
-   slice's target time and held the slice's end (docs/OPERATIONS.md, corpus merge).
+   atheris processes (outer and inner) that cost the fuzz worker 6-13% of its slices' target CPU
+   and held the slice's end (measured, benchmarks/farm_scaling.py; docs/OPERATIONS.md, worker
+   layout).
 """
 
 from __future__ import annotations
