@@ -9,14 +9,19 @@ atheris, on a fixed variant (no crash, so no crash handling) from the same fixed
 * farm c=1 / c=2: a private farm (``fuzzfarm.farm.embedded``: redis-server, a fuzz worker with
   ``-c c`` pool processes, a collector with ``-c 1``) running a campaign of ``c`` jobs of the
   same duration, submitted with ``fuzzfarm submit``; measured from the submit until the
-  campaign is settled;
+  campaign is settled and both queues are drained (the corpus merge its end queued has run);
 * bare: ``fuzzfarm.engine.run_fuzz_job`` (strategy ``bytes``) called directly, no Celery, no
   Redis: one atheris process with the libFuzzer seed of the c=1 campaign's job (so the same
   inputs and the same mutations: exec counts compare).
 
 Farm efficiency, two figures per c (goal >= 0.9 at 2 workers):
 (a) CPU: target-CPU seconds in the fuzz children / CPU seconds of the whole fuzz worker (its
-    Celery main and pool processes, the fuzz children, corpus merges);
+    Celery main and pool processes and every child of theirs). The corpus merge (libFuzzer
+    ``-merge=1``, two atheris processes) ran there at a slice's end and was the largest part of
+    the rest; it is now a collector task (``fuzzfarm.merge_corpus``), counted as "corpus merge"
+    wherever it runs ("on the fuzz worker" would count in (a)). Beside (a), "whole farm": target
+    CPU / the CPU of every farm process (fuzz worker, collector, merge, redis-server), so
+    moving work off the fuzz worker hides nothing;
 (b) execs: execs/s of the farm (execs / wall from the campaign's record to its last job's end:
     dispatch, atheris start-up, stats ticks, corpus upload) / execs/s of c bare processes run
     side by side right after it with the farm jobs' seeds (= c x bare where the machine has the
