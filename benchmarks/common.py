@@ -351,10 +351,21 @@ class CPUSampler:
         out: dict[str, float] = {}
         for pid, rec in self.info.items():
             own = rec["cpu"] - rec["cpu0"]
-            # CPU of children this process waited for, minus the children we counted ourselves
+            out[rec["cat"]] = out.get(rec["cat"], 0.0) + own
+            # CPU of children this process waited for, minus what we counted of them ourselves:
+            # the last < interval of each gone child (and children too short to be seen). It
+            # goes to the gone children's categories, pro rata to what was seen of each (a
+            # fuzzer's or a merge's tail is theirs, not its supervisor's); to this process's
+            # own category when no child of it was seen.
             waited = rec["ccpu"] - rec["ccpu0"]
-            seen_kids = sum(r["cpu"] + r["ccpu"] for r in self.info.values() if r["ppid"] == pid and r.get("gone"))
-            out[rec["cat"]] = out.get(rec["cat"], 0.0) + own + max(0.0, waited - seen_kids)
+            gone = [r for r in self.info.values() if r["ppid"] == pid and r.get("gone")]
+            seen_kids = sum(r["cpu"] + r["ccpu"] for r in gone)
+            rest = max(0.0, waited - seen_kids)
+            if rest and seen_kids > 0:
+                for r in gone:
+                    out[r["cat"]] = out.get(r["cat"], 0.0) + rest * (r["cpu"] + r["ccpu"]) / seen_kids
+            elif rest:
+                out[rec["cat"]] = out.get(rec["cat"], 0.0) + rest
         return {k: round(v, 3) for k, v in out.items()}
 
 

@@ -9,14 +9,19 @@ atheris, on a fixed variant (no crash, so no crash handling) from the same fixed
 * farm c=1 / c=2: a private farm (``fuzzfarm.farm.embedded``: redis-server, a fuzz worker with
   ``-c c`` pool processes, a collector with ``-c 1``) running a campaign of ``c`` jobs of the
   same duration, submitted with ``fuzzfarm submit``; measured from the submit until the
-  campaign is settled;
+  campaign is settled and both queues are drained (the corpus merge its end queued has run);
 * bare: ``fuzzfarm.engine.run_fuzz_job`` (strategy ``bytes``) called directly, no Celery, no
   Redis: one atheris process with the libFuzzer seed of the c=1 campaign's job (so the same
   inputs and the same mutations: exec counts compare).
 
 Farm efficiency, two figures per c (goal >= 0.9 at 2 workers):
 (a) CPU: target-CPU seconds in the fuzz children / CPU seconds of the whole fuzz worker (its
-    Celery main and pool processes, the fuzz children, corpus merges);
+    Celery main and pool processes and every child of theirs). The corpus merge (libFuzzer
+    ``-merge=1``, two atheris processes) ran there at a slice's end and was the largest part of
+    the rest; it is now a collector task (``fuzzfarm.merge_corpus``), counted as "corpus merge"
+    wherever it runs ("on the fuzz worker" would count in (a)). Beside (a), "whole farm": target
+    CPU / the CPU of every farm process (fuzz worker, collector, merge, redis-server), so
+    moving work off the fuzz worker hides nothing;
 (b) execs: execs/s of the farm (execs / wall from the campaign's record to its last job's end:
     dispatch, atheris start-up, stats ticks, corpus upload) / execs/s of c bare processes run
     side by side right after it with the farm jobs' seeds (= c x bare where the machine has the
@@ -105,7 +110,7 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
         steady = steady_window(fr, st, cid, c, seconds)
         time.sleep(max(0.0, seconds - (time.monotonic() - t0)))
         deadline = time.monotonic() + seconds + 300
-        while not fr.settled(st, cid):
+        while not (fr.settled(st, cid) and fr.drained()):  # and the corpus merge it queued has run
             if time.monotonic() > deadline:
                 raise RuntimeError(f"campaign {cid} on {c} worker process(es) did not settle; see {fr.workdir}")
             time.sleep(0.2)
@@ -217,11 +222,16 @@ def efficiency(f: dict, b: dict) -> dict:
     and execs per target-CPU second against bare's."""
     by = f["cpu"]["by_category_s"]
     target = by.get(K.CAT_TARGET, 0.0)
-    worker = target + by.get(K.CAT_MERGE, 0.0) + by.get(K.CAT_FUZZ_WORKER, 0.0)
+    # the fuzz worker's processes: its Celery main and pool processes and their children (a
+    # corpus merge counts here if it runs there; the farm queues it to the collector)
+    worker = target + by.get(K.CAT_FUZZ_WORKER, 0.0) + by.get(K.CAT_MERGE_ON_FUZZ, 0.0)
     rate = f["execs"] / max(1e-9, f["farm_wall_s"])
     b_rate = b["execs"] / max(1e-9, b["wall_s"])
     b_cpu = b["cpu"]["target_s"]
+    farm_cpu = f["cpu"]["total_s"]
     return {"cpu": target / worker if worker > 0 else None,
+            "cpu_whole_farm": target / farm_cpu if farm_cpu > 0 else None,
+            "merge_cpu_s": round(by.get(K.CAT_MERGE, 0.0), 2), "farm_cpu_s": round(farm_cpu, 2),
             "execs": rate / b_rate if b_rate > 0 else None,
             "execs_per_target_cpu_vs_bare": (f["execs"] / target) / (b["execs"] / b_cpu) if target > 0 and b_cpu > 0
             and b["execs"] else None,
@@ -252,7 +262,9 @@ def rows(data: dict) -> list[list[str]]:
                         f"CPU s; (b) execs {_r(e['execs'])} = {C.fmt_num(e['execs_per_s'])} execs/s (campaign "
                         f"recorded -> last job done, {f['farm_wall_s']:g} s) / {C.fmt_num(e['bare_execs_per_s'])} of "
                         f"{e['bare_processes']} bare process(es) side by side; execs per target CPU s "
-                        f"{_r(e['execs_per_target_cpu_vs_bare'])} of bare's"])
+                        f"{_r(e['execs_per_target_cpu_vs_bare'])} of bare's; whole farm {_r(e['cpu_whole_farm'])} = "
+                        f"target CPU s / {e['farm_cpu_s']:g} CPU s of every farm process (corpus merge on the "
+                        f"collector {e['merge_cpu_s']:g} s, Redis, collector)"])
         out.append([f"{case0} farm, {f['c']} worker process(es)", "CPU outside the fuzz target",
                     f"{100 * (cpu['outside_share'] or 0):.1f}% of {C.fmt_num(cpu['total_s'])} CPU s ({parts})"])
     return out

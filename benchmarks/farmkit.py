@@ -22,10 +22,11 @@ FUZZFARM = os.path.join(os.path.dirname(C.PY), "fuzzfarm")
 
 CAT_TARGET = "fuzz target (atheris / walk)"
 CAT_MERGE = "corpus merge (libFuzzer -merge)"
+CAT_MERGE_ON_FUZZ = "corpus merge on the fuzz worker"  # where the farm ran it before it became a collector task
 CAT_FUZZ_WORKER = "celery fuzz worker (+ corpus sync, stats)"
 CAT_COLLECT = "collector (celery + triage replays)"
 CAT_REDIS = "redis-server"
-OUTSIDE = (CAT_MERGE, CAT_FUZZ_WORKER, CAT_COLLECT, CAT_REDIS)
+OUTSIDE = (CAT_MERGE, CAT_MERGE_ON_FUZZ, CAT_FUZZ_WORKER, CAT_COLLECT, CAT_REDIS)
 
 
 class CountingRedis(redis.Redis):
@@ -58,11 +59,14 @@ class CountingRedis(redis.Redis):
 
 def classifier(harness_paths: list[str]):
     def classify(cmdline: str, parent: str) -> str:
-        if parent in (CAT_MERGE, CAT_COLLECT, CAT_REDIS):
+        if parent in (CAT_MERGE, CAT_MERGE_ON_FUZZ, CAT_REDIS):
             return parent
-        if any(p in cmdline for p in harness_paths) or "fuzzfarm.engine.walk" in cmdline:
-            return CAT_MERGE if "-merge=1" in cmdline else CAT_TARGET
-        return parent
+        harness = any(p in cmdline for p in harness_paths)
+        if harness and "-merge=1" in cmdline:  # a corpus merge wherever it runs (the collector's task)
+            return CAT_MERGE_ON_FUZZ if parent == CAT_FUZZ_WORKER else CAT_MERGE
+        if parent == CAT_COLLECT:
+            return parent
+        return CAT_TARGET if harness or "fuzzfarm.engine.walk" in cmdline else parent
     return classify
 
 
@@ -148,6 +152,14 @@ class FarmRun:
         if rc != 0:
             raise RuntimeError(f"fuzzfarm submit failed ({rc}): {err.strip() or out.strip()}")
         return json.loads(out)["campaign"], time.monotonic() - t0
+
+    def drained(self) -> bool:
+        """No task message waiting or in flight on either queue (the corpus merge a campaign's
+        end enqueued has run: its CPU is in the figures)."""
+        r = self.client
+        lists = [k for q in ("fuzz", "collect") for k in r.scan_iter(match=q + "*")
+                 if (k == q or k.startswith(q + "\x06\x16")) and r.type(k) == "list"]
+        return sum(r.llen(k) for k in lists) == 0 and r.hlen("unacked") == 0
 
     def settled(self, st, cid: str) -> bool:
         s = st.campaign_summary(cid)

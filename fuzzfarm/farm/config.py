@@ -42,12 +42,15 @@ TASK_INTAKE = "fuzzfarm.intake"
 TASK_MINIMIZE = "fuzzfarm.minimize"
 TASK_VERIFY = "fuzzfarm.verify"
 TASK_FIX_CHECK = "fuzzfarm.fix_check"
+TASK_MERGE = "fuzzfarm.merge_corpus"
 
 # Message priorities on the Redis transport (0 is served first): crash intake goes ahead of
 # queued minimize/verify/fix-check work, so a new bug's first reproducer is not stuck behind
 # the triage of earlier buckets.
 INTAKE_PRIORITY = 0
 TRIAGE_PRIORITY = 6
+# A corpus merge (the shared corpus's -merge=1 prune, enqueued by a fuzz slice) waits behind both.
+MERGE_PRIORITY = 9
 
 
 def _env_float(name: str, default: float) -> float:
@@ -161,7 +164,8 @@ def celery_config(url: str) -> dict:
                         TASK_INTAKE: {"queue": COLLECT_QUEUE},
                         TASK_MINIMIZE: {"queue": COLLECT_QUEUE},
                         TASK_VERIFY: {"queue": COLLECT_QUEUE},
-                        TASK_FIX_CHECK: {"queue": COLLECT_QUEUE}},
+                        TASK_FIX_CHECK: {"queue": COLLECT_QUEUE},
+                        TASK_MERGE: {"queue": COLLECT_QUEUE}},
         "worker_redirect_stdouts_level": "INFO",
         # task events on for every worker, however started (the same as -E): Flower and
         # `celery events` see the fleet's tasks; a few small messages per slice or triage step

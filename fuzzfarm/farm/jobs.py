@@ -7,8 +7,12 @@ slice is one task message, and the last thing a slice does is enqueue the next o
 2. resolves the harness by name on this worker and refuses a source-hash mismatch (version skew);
 3. runs ``engine.run_fuzz_job`` seeded with the shared corpus, keeping every crash in Redis and
    enqueueing its intake as soon as the engine reports it, streaming stats into the job;
-4. uploads new corpus inputs, prunes the corpus with ``-merge=1`` when it grew, and either
-   enqueues the next slice or marks the job done.
+4. uploads new corpus inputs and either enqueues the next slice or marks the job done. When the
+   corpus has grown, its ``-merge=1`` prune is enqueued as its own task on the collector's queue
+   (``fuzzfarm.merge_corpus``, once per harness until it runs), not run here: a merge is two
+   atheris processes (outer and inner) that cost the fuzz worker 6-13% of its slices' target CPU
+   and held the slice's end (measured, benchmarks/farm_scaling.py; docs/OPERATIONS.md, worker
+   layout).
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ MERGE_LEASE_S = settings.number("FUZZFARM_MERGE_LEASE_S", 120.0, above=True)
 # commands/s per running job (docs/OPERATIONS.md, Redis traffic).
 STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, lease.LEASE_TTL_S / 4)
 RSS_LIMIT_MB = settings.number("FUZZFARM_RSS_LIMIT_MB", 2048, integer=True, above=True)
+# A corpus merge is queued at most once per harness at a time (want_merge: the key
+# ``corpus:<harness>:merge_queued``, set NX); a lost message (a purged queue) only delays the
+# next merge by this long.
+MERGE_QUEUED_S = 3600.0
+
+
+def _merge_queued_key(harness: str) -> str:
+    return S.P + f"corpus:{harness}:merge_queued"
 
 
 class VersionSkew(RuntimeError):
@@ -86,8 +98,12 @@ def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
 
 
 def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, str, str], None],
-              enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None, owner: str = "") -> str:
+              enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None, owner: str = "",
+              enqueue_merge: Callable[[str, str, str], None] | None = None) -> str:
     """Run one slice; returns what happened ("skipped", "failed", "next", "done").
+
+    ``enqueue_merge(harness, variant, harness_hash)``: hands the corpus merge to another task
+    (the farm's: :func:`want_merge`); without it the slice merges the corpus itself.
 
     ``owner``: the delivery (:func:`lease.delivery_owner`: the task id, host and pid). Only one
     delivery runs a given slice at a time (a claim in Redis held by it): a duplicate message, or a
@@ -229,11 +245,13 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         if not owner:
             st.job_stats(cid, n, stats)
         elif not lease.hold(st, cid, n, k, owner, {f: stats[f] for f in S.STAT_FIELDS if f in stats},
-                            ttl_s=lease.LEASE_TTL_S + MERGE_LEASE_S):  # covers the corpus merge below
+                            ttl_s=lease.LEASE_TTL_S + MERGE_LEASE_S):  # covers the upload (and a merge run here)
             log.warning("job %s/%s slice %s: lease lost at the end of the slice; nothing recorded", cid, n, k)
             return "lost"
         added = st.add_corpus(harness, result.new_corpus)
-        if not stopped:  # a worker shutting down has no time for a corpus merge
+        if enqueue_merge is not None:  # the collector's queue merges it (farm/tasks.py merge_corpus)
+            want_merge(st, harness, variant, spec["harness_hash"], enqueue_merge)
+        elif not stopped:  # a worker shutting down has no time for a corpus merge
             _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -297,23 +315,66 @@ def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:
     st.update_job(cid, n, state=S.JOB_FAILED, finished=time.time(), error=error)
 
 
-def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) -> None:
+def _merge_due(st: S.Store, harness: str) -> bool:
+    return st.corpus_size(harness) >= st.corpus_merged_size(harness) + CORPUS_MERGE_GROWTH
+
+
+def want_merge(st: S.Store, harness: str, variant: str, harness_hash: str,
+               enqueue_merge: Callable[[str, str, str], None]) -> bool:
+    """At a slice's end: enqueue the corpus merge when the corpus has grown enough, once per
+    harness while one is queued (``corpus:<harness>:merge_queued``, dropped by the merge task
+    when it starts, or after ``MERGE_QUEUED_S`` if its message was lost); else only trim the
+    corpus to its cap (Redis only). True when a merge was enqueued."""
+    from fuzzfarm.farm import corpus_bound
+
+    if not _merge_due(st, harness):
+        if corpus_bound.over_cap(st, harness):
+            log.info("corpus %s: over its cap of %d, %d largest inputs removed", harness, corpus_bound.CORPUS_MAX,
+                     corpus_bound.trim(st, harness))
+        return False
+    if not st.r.set(_merge_queued_key(harness), socket.gethostname(), nx=True, ex=int(MERGE_QUEUED_S)):
+        return False  # one is queued already: it merges what this slice added too
+    try:
+        enqueue_merge(harness, variant, harness_hash)
+    except Exception:
+        st.r.delete(_merge_queued_key(harness))  # the next slice's end tries again
+        raise
+    return True
+
+
+def merge_task(st: S.Store, engine, harness: str, variant: str, harness_hash: str, workdir: str) -> str:
+    """The ``fuzzfarm.merge_corpus`` task's logic: merge ``harness``'s corpus with this machine's
+    copy of the harness, unless it is another version than the campaign's (a merge keeps what
+    *its* harness covers; the corpus then waits for a matching merger and stays capped)."""
+    st.r.delete(_merge_queued_key(harness))  # inputs uploaded from now on may want another merge
+    try:
+        local = H.get(harness).source_hash()
+    except H.HarnessError as e:
+        log.warning("corpus merge for %s skipped on %s: %s", harness, socket.gethostname(), e)
+        return "skipped"
+    if local != harness_hash:
+        log.warning("corpus merge for %s skipped on %s: its harness has source hash %s, the corpus's campaign %s "
+                    "(install the same version on the collectors)", harness, socket.gethostname(), local[:12],
+                    harness_hash[:12])
+        return "skipped"
+    return "merged" if _maybe_merge(st, engine, harness, variant, workdir) else "not due"
+
+
+def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) -> bool:
     """Keep the shared corpus small: ``-merge=1`` it when it has grown since the last merge, within
     a bounded time, and never over ``FUZZFARM_CORPUS_MAX`` inputs (farm/corpus_bound.py)."""
     from fuzzfarm.farm import corpus_bound
 
-    size = st.corpus_size(harness)
-    last = st.corpus_merged_size(harness)
-    if size < last + CORPUS_MERGE_GROWTH or not hasattr(engine, "merge_corpus"):
+    if not _merge_due(st, harness) or not hasattr(engine, "merge_corpus"):
         if corpus_bound.over_cap(st, harness):
             log.info("corpus %s: over its cap of %d, %d largest inputs removed", harness, corpus_bound.CORPUS_MAX,
                      corpus_bound.trim(st, harness))
-        return
+        return False
     # One merge of a harness's corpus at a time: jobs of a campaign end together and would each
     # merge the same corpus (the same result, a whole atheris run each); the others skip it.
     me, name = f"{socket.gethostname()}:{os.getpid()}", f"merge:{harness}"
     if not st.acquire_lease(name, me, MERGE_LEASE_S):
-        return
+        return False
     try:
         snapshot = st.corpus(harness)
         os.makedirs(workdir, exist_ok=True)
@@ -331,6 +392,7 @@ def _maybe_merge(st: S.Store, engine, harness: str, variant: str, workdir: str) 
         st.set_corpus_merged_size(harness, st.corpus_size(harness))
     finally:
         st.release_lease(name, me)
+    return True
 
 
 def _as_dict(stats) -> dict:

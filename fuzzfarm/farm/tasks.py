@@ -141,6 +141,11 @@ def enqueue_intake(cid: str, harness: str, variant: str, sha: str) -> None:
                        retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
+def enqueue_merge(harness: str, variant: str, harness_hash: str) -> None:
+    merge_corpus.apply_async(args=[harness, variant, harness_hash], priority=config.MERGE_PRIORITY, retry=True,
+                             retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+
+
 def _enqueue_triage(task):
     """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes."""
     return lambda bid: task.apply_async(args=[bid], priority=config.TRIAGE_PRIORITY, retry=True,
@@ -167,7 +172,8 @@ def fuzz_job(self, spec: dict) -> str:
         return "failed"
     try:
         return jobs.run_slice(st, spec, enqueue_intake=enqueue_intake, enqueue_next=enqueue_fuzz,
-                              worker=self.request.hostname or "", owner=lease.delivery_owner(self.request.id or ""))
+                              worker=self.request.hostname or "", owner=lease.delivery_owner(self.request.id or ""),
+                              enqueue_merge=enqueue_merge)
     except SoftTimeLimitExceeded:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]),
                       f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")
@@ -238,3 +244,20 @@ def verify(self, bid: str) -> bool:
 def fix_check(self, bid: str) -> bool:
     """Replay the reproducers against the fixed variant; store the final artifact."""
     return _bucket_task(self, bid, triage.fix_check, enqueue_triage=_enqueue_triage(minimize))
+
+
+@app.task(name=config.TASK_MERGE, bind=True, **_RETRY)
+def merge_corpus(self, harness: str, variant: str, harness_hash: str) -> str:
+    """Prune ``harness``'s shared corpus with ``-merge=1`` (off the fuzz workers: farm/jobs.py)."""
+    import tempfile
+
+    from fuzzfarm import engine
+    st, dead = store_and_deaths(self)
+    if dead:  # a merge that kills its process: the corpus stays unmerged (and capped)
+        log.error("corpus merge for %s: %s", harness, _died(dead))
+        return "failed"
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"fuzzfarm-merge-{harness}-") as work:
+            return jobs.merge_task(st, engine, harness, variant, harness_hash, work)
+    except _REDIS_ERRORS as e:
+        raise _requeue(e) from e

@@ -1,0 +1,27 @@
+"""The corpus merge runs on the collector, not on the fuzz worker (farm/jobs.py ``want_merge``,
+farm/tasks.py ``merge_corpus``): a real campaign whose slice ends with the shared corpus grown by
+``CORPUS_MERGE_GROWTH`` queues one ``fuzzfarm.merge_corpus`` message; the collect worker runs the
+real libFuzzer ``-merge=1`` on it (the duplicate-coverage junk seeded here goes) and records the
+merged size; the fuzz worker's log has no merge in it."""
+
+from __future__ import annotations
+
+import faultlib
+from fuzzfarm.farm import jobs
+
+
+def test_a_grown_corpus_is_merged_by_the_collector(fault_farm, fst):
+    junk = [b"\x00" * 64 + bytes([i]) for i in range(jobs.CORPUS_MERGE_GROWTH + 6)]  # same coverage, mostly
+    fst.add_corpus("cluster-builder", junk)
+    fuzz_w = next(w for w in fault_farm.workers if w.queues == ["fuzz"])
+    coll_w = next(w for w in fault_farm.workers if w.queues == ["collect"])
+    before_fuzz, before_coll = len(fuzz_w.log_text()), len(coll_w.log_text())
+    cid = faultlib.submit(fst, "cluster-builder", "fixed", duration=2.0)
+    faultlib.wait_until(lambda: faultlib.campaign_final(fst, cid) and fst.corpus_merged_size("cluster-builder") > 0,
+                        120, "the campaign to end and its corpus to be merged")
+    merged = fst.corpus_merged_size("cluster-builder")
+    assert merged == fst.corpus_size("cluster-builder") < len(junk), (merged, len(junk))
+    assert "corpus cluster-builder: merged" in coll_w.log_text()[before_coll:]
+    assert "corpus cluster-builder: merged" not in fuzz_w.log_text()[before_fuzz:]
+    faultlib.wait_until(lambda: faultlib.drained(fst), 30, "the queues to drain")
+    assert not fst.r.exists(jobs._merge_queued_key("cluster-builder"))  # the next growth may queue the next one
