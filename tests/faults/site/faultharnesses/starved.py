@@ -8,9 +8,10 @@ worker is runnable (the worker waits 1 s) fails: never under the farm's default 
 often with ``--max-starvation none``. Variants:
 
 * ``buggy``: as above;
-* ``fixed``: a fix that narrows nothing away (the worker first yields once, then sets the
-  flag): it still fails when starved, so a fix check run under the campaign's bound must not
-  call it fixed (under the default bound it would pass every schedule).
+* ``fixed``: a fix that only moves the window (main yields once before it sleeps): the buggy
+  reproducer passes on it, other schedules with a starved worker still fail, so a fix check
+  run under the campaign's bound must not call it fixed (under the default bound every
+  schedule passes).
 
 The first input byte is unused (keeps inputs non-empty); the rest drives the schedule.
 """
@@ -36,11 +37,11 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
         ran = []
 
         def worker():
-            if variant == "fixed":
-                gosim.gosched()
             ran.append(True)
 
         gosim.go(worker)
+        if variant == "fixed":
+            gosim.gosched()
         gosim.sleep(1.0)
         _check_ran(ran)
 
