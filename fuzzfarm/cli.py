@@ -258,7 +258,7 @@ def check_max_starvation(text: str | None):
     try:
         bound = H.parse_max_starvation(text)
     except ValueError as e:
-        raise CLIError(f"--max-starvation {e}; give seconds (e.g. 0.5) or none") from None
+        raise CLIError(f"--max-starvation {e}; e.g. --max-starvation 0.5") from None
     return "none" if bound is None else bound
 
 
