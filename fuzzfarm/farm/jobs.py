@@ -213,8 +213,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
                                      seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
                                      rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S,
-                                     max_starvation=spec.get("max_starvation_s"),
-                                     **({"prior": prior} if prior else {}))
+                                     **({"prior": prior} if prior else {}),
+                                     **({"max_starvation": spec["max_starvation_s"]} if "max_starvation_s" in spec else {}))
         stats = _as_dict(result.stats)
         if mix:
             portfolio.record(st, cid, strategy, float(stats.get("elapsed_s", 0) or 0), getattr(result, "walk", None))
