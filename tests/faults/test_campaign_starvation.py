@@ -118,3 +118,11 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
     spec.loader.exec_module(mod)
     (fails,) = [getattr(mod, n) for n in dir(mod) if n.startswith("test_") and "fails_on" in n]
     fails()
+
+
+def test_a_dfs_search_runs_its_subtrees_under_its_bound(fault_farm, fst, tmp_path):
+    (tmp_path / "input").write_bytes(STARVED)
+    p = _cli(fault_farm.url, tmp_path, "submit", "ff-starved", "--strategy", "dfs", "--input", str(tmp_path / "input"),
+             "--max-starvation", "none", "--wait", "--timeout", "120", "--json")
+    res = json.loads(p.stdout or "{}")
+    assert p.returncode == 1 and res.get("failures"), (p.stdout, p.stderr)  # under the default it is exhausted clean
