@@ -37,6 +37,7 @@ FIX_CORPUS_MAX = settings.number("FUZZFARM_FIX_CORPUS_MAX", 200, integer=True)
 FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
 FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
 LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
+H.max_starvation_s()  # a bad FUZZFARM_MAX_STARVATION_S stops the worker at its start, not in a task
 # Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
 RESOURCE_KINDS = ("timeout", "oom", "leak")
 NOT_REPLAYABLE = RESOURCE_KINDS + ("replay error",)
