@@ -250,13 +250,28 @@ def _check_harness(harness: str, variant: str, jobs: int, strategy: str):
     return info
 
 
-def _submit(st, harness: str, variant: str, jobs: int, duration_s: float, strategy: str) -> str:
+def check_max_starvation(text: str | None):
+    """``--max-starvation SECONDS|none`` as the campaign records it: seconds (float), ``"none"``,
+    or None when not given (the workers' FUZZFARM_MAX_STARVATION_S or the default applies)."""
+    if text is None:
+        return None
+    try:
+        bound = H.parse_max_starvation(text)
+    except ValueError as e:
+        raise CLIError(f"--max-starvation {e}; e.g. --max-starvation 0.5") from None
+    return "none" if bound is None else bound
+
+
+def _submit(st, harness: str, variant: str, jobs: int, duration_s: float, strategy: str,
+            max_starvation: str | None = None) -> str:
     from fuzzfarm.farm import configure
     from fuzzfarm.farm.tasks import submit_campaign
     info = _check_harness(harness, variant, jobs, strategy)
+    bound = check_max_starvation(max_starvation)
     configure(st.url)
     spec = {"harness": harness, "variant": variant, "jobs": jobs, "duration_s": duration_s, "strategy": strategy,
-            "harness_hash": info.source_hash(), "version": fuzzfarm.__version__}
+            "harness_hash": info.source_hash(), "version": fuzzfarm.__version__,
+            **({} if bound is None else {"max_starvation_s": bound})}
     return submit_campaign(st, spec)
 
 
@@ -275,17 +290,23 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            input_file: Optional[str] = typer.Option(None, "--input", help="dfs: input whose scenario to explore."),
            all_failures: bool = typer.Option(False, "--all-failures", help="dfs: go on after the first failure."),
            no_reduction: bool = typer.Option(False, "--no-reduction", help="dfs: no partial-order reduction."),
+           max_starvation: Optional[str] = typer.Option(
+               None, "--max-starvation", metavar="SECONDS|none",
+               help="Longest virtual time a runnable goroutine may wait while the schedule fires timers early, "
+                    "for every run of this campaign and its triage (default: the workers' "
+                    "FUZZFARM_MAX_STARVATION_S, else 0.1; docs/timing.md)."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
+    check_max_starvation(max_starvation)  # a bad value is a usage error, before anything else
     if strategy == "dfs":
         from fuzzfarm import cli_explore
         return cli_explore.submit_dfs(harness, variant, input_file, bound, all_failures, no_reduction, wait,
-                                      timeout, as_json)
+                                      timeout, as_json, max_starvation=max_starvation)
     duration_s = parse_duration(duration)
     check_timeout(timeout, zero_ok=True)
     _check_harness(harness, variant, jobs, strategy)  # a typo is reported as such, Redis up or not
     st = _store()
-    cid = _submit(st, harness, variant, jobs, duration_s, strategy)
+    cid = _submit(st, harness, variant, jobs, duration_s, strategy, max_starvation)
     if not wait:
         return _print_json({"campaign": cid}) if as_json else out.print(cid)
     err.print(f"campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s", markup=False)
@@ -403,7 +424,8 @@ def _status_view(st, campaign: str | None, wide: bool):
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
                          (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
-                         f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}")
+                         f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}  "
+                         f"max starvation {T.max_starvation_label(s.get('max_starvation_s'))}")
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
     cols = ("job", "state", "slice", "ran", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
         "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")
@@ -432,7 +454,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site",
-                 "go_crash_state", "starvation_s")
+                 "go_crash_state", "starvation_s", "max_starvation_s")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -567,7 +589,11 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     if len(data) > MAX_INPUT_BYTES:
         raise CLIError(f"{path}: the {'original' if original else 'minimized'} input is {len(data)} bytes, over the "
                        f"{MAX_INPUT_BYTES}-byte limit of a reproducer; download the bucket again")
-    res = collector.replay(harness, v, data, trace=True)
+    try:  # the bound the reproducer was found and triaged under: an input's schedule depends on it
+        target = resolve(harness, collector.recorded_max_starvation(repro))
+    except ValueError as e:
+        raise CLIError(f"{path}/repro.json: max_starvation_s {e}; download the bucket again") from None
+    res = collector.replay(target, v, data, trace=True)
     sig, recorded = res.get("signature"), repro.get("signature")
     verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]

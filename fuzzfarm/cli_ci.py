@@ -23,7 +23,7 @@ import typer
 
 import fuzzfarm
 from fuzzfarm import ci_report
-from fuzzfarm.cli import (EXIT_FOUND, CLIError, _check_harness, _print_json, _state, _store, _submit, _url,
+from fuzzfarm.cli import (EXIT_FOUND, CLIError, _check_harness, check_max_starvation, _print_json, _state, _store, _submit, _url,
                           bucket_rows, check_output_dir, check_output_file, check_timeout, download_bucket, err, errors_to_exit, out, parse_duration, print_buckets,
                           wait_campaigns)
 
@@ -61,6 +61,8 @@ def register(app: typer.Typer) -> None:
            summary_md: Optional[str] = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
            output: str = typer.Option("fuzzfarm-ci", "-o", "--output", help="Where ci.json and new reproducers go."),
            timeout: float = typer.Option(1800, "--timeout", help="Give up after this many seconds."),
+           max_starvation: Optional[str] = typer.Option(None, "--max-starvation", metavar="SECONDS|none",
+                                                        help="The campaign's starvation bound (as submit)."),
            as_json: bool = typer.Option(False, "--json", help="JSON on stdout.")) -> None:
         """Fuzz HARNESS briefly, triage, and fail (exit 1) only on a new reproducible bucket."""
         from fuzzfarm.engine.target import resolve
@@ -72,6 +74,7 @@ def register(app: typer.Typer) -> None:
         for path, opt in ((junit, "--junit"), (sarif, "--sarif"), (summary_md, "--markdown")):
             check_output_file(path, opt)  # an unwritable report path is said now, not after the run
         _check_harness(harness, variant, jobs, strategy)
+        check_max_starvation(max_starvation)
         if baseline and not CAMPAIGN_ID.fullmatch(baseline):
             _baseline(None, baseline)  # a bad baseline file is reported before any farm is started
         show = err if as_json else out
@@ -89,7 +92,7 @@ def register(app: typer.Typer) -> None:
             st = _store(url)
             known = _baseline(st, baseline)
             t0 = time.monotonic()
-            cid = _submit(st, harness, variant, jobs, duration_s, strategy)
+            cid = _submit(st, harness, variant, jobs, duration_s, strategy, max_starvation)
             err.print(f"fuzzfarm ci: campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s",
                       markup=False)
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]

@@ -84,7 +84,7 @@ def register(app) -> None:
 
 
 def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, all_failures: bool,
-               no_reduction: bool, wait: bool, timeout: float, as_json: bool) -> None:
+               no_reduction: bool, wait: bool, timeout: float, as_json: bool, max_starvation: str | None = None) -> None:
     """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue.
     With ``wait``: exit codes as ``explore`` (1 + reproducer file, 0 exhausted clean, 3 not
     exhausted: stopped by an error)."""
@@ -92,7 +92,7 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
 
     import fuzzfarm
     from fuzzfarm import harness as H
-    from fuzzfarm.cli import CLIError, _print_json, _store, err, out
+    from fuzzfarm.cli import CLIError, _print_json, _store, check_max_starvation, err, out
     from fuzzfarm.engine.target import resolve
     from fuzzfarm.farm import configure, explore_jobs
     from fuzzfarm.farm.explore_tasks import submit
@@ -114,6 +114,8 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
     configure(st.url)
     spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,
             "all_failures": all_failures, "harness_hash": info.source_hash(), "version": fuzzfarm.__version__}
+    if max_starvation is not None:  # every subtree runs under the search's bound (docs/timing.md)
+        spec["max_starvation_s"] = check_max_starvation(max_starvation)
     eid = submit(st, spec, data)
     if not wait:
         return _print_json({"exploration": eid}) if as_json else out.print(eid)

@@ -48,6 +48,15 @@ def crash_state_text(r: dict) -> str:
     return " < ".join(r.get("go_crash_state") or r.get("crash_state") or [])
 
 
+def max_starvation_label(bound) -> str:
+    """A campaign's starvation bound as shown: ``0.5 s``, ``none`` (no bound in time), or, when
+    the campaign set none, the workers' setting (docs/timing.md)."""
+    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
+    if bound in (None, ""):
+        return f"workers' setting (default {DEFAULT_MAX_STARVATION_S:g} s)"
+    return "none" if bound == "none" else f"{float(bound):g} s"
+
+
 def starvation_cell(r: dict) -> str:
     return "-" if r.get("starvation_s") in (None, "") else f"{r['starvation_s']:g} s"
 

@@ -401,7 +401,8 @@ def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int,
         from fuzzfarm.gosim.threaded import run_threaded
 
         report = run_threaded(main, **_threads)
-        return Execution(report, BytesStrategy(b""), scenario, schedule_start, end, scenario_short)
+        return Execution(report, BytesStrategy(b""), scenario, schedule_start, end, scenario_short,
+                         run_kw["max_starvation_s"])
     bound = run_kw["max_starvation_s"]
     if _override is not None:
         strat = RecordingStrategy(_override)
@@ -429,21 +430,36 @@ MAX_STARVATION_ENV = "FUZZFARM_MAX_STARVATION_S"
 def max_starvation_s() -> float | None:
     """The starvation bound of harness runs: ``FUZZFARM_MAX_STARVATION_S`` (seconds, or
     ``none`` for no bound in time), else :data:`DEFAULT_MAX_STARVATION_S`. An input replays the
-    same only under the same bound. Exits with a clear message for a bad value."""
+    same only under the same bound. Exits with a clear message for a bad value. A campaign's own
+    bound (``fuzzfarm submit --max-starvation``) reaches its runs as this variable."""
     raw = os.environ.get(MAX_STARVATION_ENV)
     if raw is None or raw == "":
         return DEFAULT_MAX_STARVATION_S
-    if raw.strip().lower() == "none":
+    try:
+        return parse_max_starvation(raw)
+    except ValueError as e:
+        sys.stderr.write(f"fuzzfarm: {MAX_STARVATION_ENV}={e}; unset it for the default {DEFAULT_MAX_STARVATION_S:g} s\n")
+        raise SystemExit(2)
+
+
+def parse_max_starvation(raw) -> float | None:
+    """A starvation bound given as text or a number: seconds >= 0, or ``none`` (no bound in
+    time) as None. ValueError (saying what was given) for anything else."""
+    if isinstance(raw, str) and raw.strip().lower() == "none":
         return None
     try:
         v = float(raw)
-    except ValueError:
+    except (TypeError, ValueError):
         v = -1.0
-    if not v >= 0:
-        sys.stderr.write(f"fuzzfarm: {MAX_STARVATION_ENV}={raw!r} is not a number of seconds >= 0 or 'none'; "
-                         f"unset it for the default {DEFAULT_MAX_STARVATION_S:g} s\n")
-        raise SystemExit(2)
+    if not v >= 0:  # also nan
+        raise ValueError(f"{raw!r} is not a number of seconds >= 0 or 'none'")
     return v
+
+
+def max_starvation_text(bound: float | None) -> str:
+    """The inverse of :func:`parse_max_starvation`: what ``FUZZFARM_MAX_STARVATION_S`` is set
+    to for ``bound`` (``repr`` of the float, so the child parses back the very same number)."""
+    return "none" if bound is None else repr(float(bound))
 
 
 _override = None

@@ -22,6 +22,7 @@ import pathlib
 import pytest
 
 from fuzzfarm import collector
+from fuzzfarm.engine.target import resolve
 
 HERE = pathlib.Path(__file__).resolve().parent
 HARNESS = {harness!r}
@@ -33,7 +34,8 @@ KEPT_BY_FIX = {kept!r}
 
 def _replay(variant):
     art = collector.load_artifact(HERE)  # raises if a file was modified
-    return collector.replay(HARNESS, variant, art.minimized)
+    # under the starvation bound the reproducer was found with (repro.json): the schedule depends on it
+    return collector.replay(resolve(HARNESS, collector.recorded_max_starvation(art.repro)), variant, art.minimized)
 
 
 def test_{ident}_fails_on_{variant_ident}_as_recorded():

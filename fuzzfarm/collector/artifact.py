@@ -102,6 +102,35 @@ def fix_text(bucket: dict) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+_UNKNOWN = object()
+
+
+def _run_bound(outcome: dict, bucket: dict):
+    """The starvation bound the reproducer ran under, as repro.json records it: seconds, or None
+    for no bound in time. The replay's own (runone reports it), else the bucket's (the bound its
+    triage ran under; a replay that timed out reports none); ``_UNKNOWN`` when neither says."""
+    if "max_starvation_s" in outcome:
+        return outcome["max_starvation_s"]
+    b = bucket.get("max_starvation_s")
+    if b in (None, ""):
+        return _UNKNOWN
+    return None if b == "none" else float(b)
+
+
+def _bound_text(bound) -> str:
+    return "unknown" if bound is _UNKNOWN else "none" if bound is None else f"{bound:g} s"
+
+
+def recorded_max_starvation(repro: dict):
+    """The bound to replay a reproducer under (``resolve(name, bound)`` takes it): the recorded
+    seconds, ``"none"`` for a recorded null (no bound in time), or None when repro.json records
+    none (an older reproducer: this machine's FUZZFARM_MAX_STARVATION_S or the default)."""
+    if "max_starvation_s" not in repro:
+        return None
+    v = repro["max_starvation_s"]
+    return "none" if v is None else v
+
+
 def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: dict, harness_hash: str,
                    version: str) -> dict[str, bytes]:
     """The files of a bucket's reproducer, ``MANIFEST.json`` included.
@@ -131,7 +160,6 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "preemptions": outcome.get("preemptions"),
         "go_crash_state": outcome.get("go_crash_state") or [],
         "starvation_s": outcome.get("starvation"),
-        "max_starvation_s": outcome.get("max_starvation_s"),
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
@@ -139,6 +167,9 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "flaky": bool(bucket.get("flaky")),
         "fix": fix_record(bucket),
     }
+    bound = _run_bound(outcome, bucket)
+    if bound is not _UNKNOWN:
+        repro["max_starvation_s"] = bound
     go_state = repro["go_crash_state"] or repro["crash_state"]
     state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
     state = state or "(no project frames)"
@@ -146,7 +177,7 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     failure = (f"crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
-               + (f"starvation:  {starved:g} s (bound {outcome.get('max_starvation_s')})\n" if starved is not None else "")
+               + (f"starvation:  {starved:g} s (bound {_bound_text(bound)})\n" if starved is not None else "")
                + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),

@@ -51,7 +51,7 @@ def fuzz_fixed(harness, variant: str, data: bytes, *, random_runs: int, pct_runs
                 f"--out={dst}", f"--random={random_runs}", f"--pct={pct_runs}", f"--depth={depth}",
                 f"--corpus={cpath}", f"--budget={budget_s}", f"--timeout={timeout_s}",
                 *(f"--tolerate={t}" for t in tolerate), *target.child_args()]
-        env = process.child_env(pythonpath=target.pythonpath)
+        env = target.child_env()
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s + timeout_s + 15)
         res = {}
         if os.path.exists(dst):

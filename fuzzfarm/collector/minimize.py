@@ -82,7 +82,7 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
         argv = [sys.executable, "-m", "fuzzfarm.collector.minimize", target.name, variant, f"--input={src}",
                 f"--expect={expected_signature}", f"--out={tmp}", f"--budget={budget_s}",
                 f"--max-runs={max_runs}", f"--timeout={timeout_s}", *target.child_args()]
-        env = process.child_env(pythonpath=target.pythonpath)
+        env = target.child_env()
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s + timeout_s + 15)
         info = {}
         if os.path.exists(os.path.join(tmp, "result.json")):

@@ -92,7 +92,7 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
                 *[f"--tolerate={k}" for k in kept],
                 *([] if reduce else ["--no-reduction"]),
                 *target.child_args()]
-        env = process.child_env(pythonpath=target.pythonpath)
+        env = target.child_env()
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=max_wall + 60,
                                       memory_limit_mb=2048)
     res = None

@@ -53,7 +53,7 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
                 "--loaded-marker"]
         if trace:
             argv.append("--trace")
-        env = process.child_env(pythonpath=target.pythonpath)
+        env = target.child_env()
         from fuzzfarm.runone import LOADED  # the time limit starts once the harness is imported
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb,
                                       start_marker=LOADED, start_timeout=LOAD_TIMEOUT_S)

@@ -42,12 +42,15 @@ def __getattr__(name: str):
 def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, duration_s: float,
                  corpus: list[bytes], workdir: str, on_crash: Callable[[CrashReport], None],
                  on_stats: Callable[[JobStats], None] | None = None, timeout_s: int = 10,
-                 rss_limit_mb: int = 2048, stats_interval_s: float = 1.0, prior: dict | None = None) -> JobResult:
+                 rss_limit_mb: int = 2048, stats_interval_s: float = 1.0, prior: dict | None = None,
+                 max_starvation=None) -> JobResult:
     """Fuzz ``harness``/``variant`` for ``duration_s`` seconds in ``workdir`` (created if
     missing; private to the job). ``on_crash`` gets each crash as it is found; ``on_stats``
     gets :class:`JobStats` about every ``stats_interval_s`` and once at the end.
 
     ``prior``: for ``walk-mix``, the campaign's counts per arm so far (farm/portfolio.py).
+    ``max_starvation``: the campaign's starvation bound for the fuzzer's runs (seconds or
+    ``"none"``; None: the worker's ``FUZZFARM_MAX_STARVATION_S`` or the default).
 
     Never raises for a bad harness or argument: the result's ``error`` says what is wrong.
     Exceptions raised by the callbacks propagate (after the fuzzer has been killed).
@@ -60,9 +63,12 @@ def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, d
         empty.error = "duration_s, timeout_s and rss_limit_mb must be positive"
         return empty
     try:
-        target = resolve(harness)
+        target = resolve(harness, max_starvation)
     except HarnessError as e:
         empty.error = str(e)
+        return empty
+    except ValueError as e:  # a bad bound in the campaign's record (the CLI refuses one at submit)
+        empty.error = f"max_starvation_s {e}"
         return empty
     empty.error = target.check_variant(variant)
     if empty.error:

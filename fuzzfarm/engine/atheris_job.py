@@ -85,7 +85,7 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
         extra = {"FUZZFARM_VARIANT": variant, "TMPDIR": tmp_dir}
         if known:
             extra[TOLERATE_ENV] = ";".join(known)
-        env = process.child_env(extra, pythonpath=target.pythonpath)
+        env = target.child_env(extra)
         remaining = deadline - time.monotonic()
         argv = [sys.executable, target.path, f"-max_total_time={max(1, int(remaining))}",
                 f"-seed={run_seed(seed, restarts)}", f"-timeout={timeout_s}", f"-rss_limit_mb={rss_limit_mb}",

@@ -73,7 +73,7 @@ def merge_corpus(harness, variant: str, inputs: list[bytes], workdir: str, *,
         write_inputs(src, fallback)
         argv = [sys.executable, target.path, "-merge=1", f"-timeout={timeout_s}",
                 f"-rss_limit_mb={rss_limit_mb}", f"-artifact_prefix={art}/", dst, src]
-        env = process.child_env({"FUZZFARM_VARIANT": variant, "TMPDIR": tmp}, pythonpath=target.pythonpath)
+        env = target.child_env({"FUZZFARM_VARIANT": variant, "TMPDIR": tmp})
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s)
         kept = read_inputs(dst)
         if rc != 0 or not kept:

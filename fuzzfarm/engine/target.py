@@ -20,6 +20,9 @@ class Target:
     module: str
     path: str  # absolute path of the harness file (what atheris runs)
     registered: bool
+    # The campaign's starvation bound as its children get it (FUZZFARM_MAX_STARVATION_S text:
+    # seconds or "none"); None: the campaign set none, the worker's own setting applies.
+    max_starvation: str | None = None
 
     def info(self) -> H.HarnessInfo:
         return H.HarnessInfo(self.name, self.module)
@@ -34,6 +37,20 @@ class Target:
         to look the name up again would import ``importlib.metadata`` and scan every installed
         distribution's entry points, the largest share of its start-up (docs/BENCHMARKS.md#startup)."""
         return [f"--module={self.module}"]
+
+    def with_max_starvation(self, bound) -> "Target":
+        """This target with starvation bound ``bound`` for its children: seconds, ``"none"``
+        (no bound in time), or None (keep the worker's setting). ValueError for a bad value."""
+        if bound is None or bound == "":
+            return self
+        return dataclasses.replace(self, max_starvation=H.max_starvation_text(H.parse_max_starvation(bound)))
+
+    def child_env(self, extra: dict | None = None) -> dict:
+        """``process.child_env`` for a child that runs this harness: its PYTHONPATH entry and
+        the campaign's starvation bound (over the worker's, which the allow-list passes on)."""
+        from fuzzfarm.engine import process
+        bound = {} if self.max_starvation is None else {H.MAX_STARVATION_ENV: self.max_starvation}
+        return process.child_env({**bound, **(extra or {})}, pythonpath=self.pythonpath)
 
     def declared(self, name: str):
         """The literal value of the module-level assignment ``name = ...`` in the harness source,
@@ -118,18 +135,21 @@ def _literal(value: ast.AST):
         return None
 
 
-def resolve(harness) -> Target:
-    """A registered name, or a ``HarnessInfo`` (tests), as a :class:`Target`.
+def resolve(harness, max_starvation=None) -> Target:
+    """A registered name, or a ``HarnessInfo`` (tests), as a :class:`Target`; with
+    ``max_starvation`` (see :meth:`Target.with_max_starvation`) its children run under that bound.
 
     Raises HarnessError for an unknown name or a module that is not installed.
     """
     if isinstance(harness, Target):
-        return harness
+        return harness.with_max_starvation(max_starvation)
     if isinstance(harness, H.HarnessInfo):
         registered = H.registry().get(harness.name) == harness
-        return Target(harness.name, harness.module, os.path.abspath(harness.path), registered)
-    info = H.get(harness)
-    return Target(info.name, info.module, os.path.abspath(info.path), True)
+        target = Target(harness.name, harness.module, os.path.abspath(harness.path), registered)
+    else:
+        info = H.get(harness)
+        target = Target(info.name, info.module, os.path.abspath(info.path), True)
+    return target.with_max_starvation(max_starvation)
 
 
 def from_child_args(name: str, module: str | None) -> Target:

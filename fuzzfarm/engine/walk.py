@@ -218,7 +218,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     os.makedirs(log_dir, exist_ok=True)
     job = JobState(on_crash, on_stats, interval_s=stats_interval_s)
     artifacts = ArtifactDir(art_dir, atomic=True)
-    env = process.child_env({"FUZZFARM_VARIANT": variant}, pythonpath=target.pythonpath)
+    env = target.child_env({"FUZZFARM_VARIANT": variant})
     restarts, error, stopped = -1, None, False
     walked: dict = {"distinct": 0, "arms": {}}  # summed over the (re)starts: each has its own strategy
 

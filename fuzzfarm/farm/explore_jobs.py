@@ -68,7 +68,7 @@ def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
     from fuzzfarm.engine import process
     from fuzzfarm.engine.target import resolve
 
-    target = resolve(spec["harness"])
+    target = resolve(spec["harness"], spec.get("max_starvation_s"))
     with tempfile.TemporaryDirectory(prefix="fuzzfarm-dfs-") as tmp:
         inp, it = os.path.join(tmp, "input"), os.path.join(tmp, "items.json")
         with open(inp, "wb") as f:
@@ -78,7 +78,7 @@ def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
         argv = [sys.executable, "-m", "fuzzfarm.engine.explore", target.name, spec["variant"], inp, it,
                 f"--bound={spec['bound']}", f"--max-runs={max_runs}", f"--reduce={int(bool(spec.get('reduce', True)))}",
                 *(["--all-failures"] if spec.get("all_failures") else []), *target.child_args()]
-        rc, out = process.run_bounded(argv, env=process.child_env(pythonpath=target.pythonpath), cwd=tmp,
+        rc, out = process.run_bounded(argv, env=target.child_env(), cwd=tmp,
                                       timeout=settings.number("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", 600.0, above=True),
                                       memory_limit_mb=2048)
     for ln in reversed((out or "").splitlines()):

@@ -69,9 +69,12 @@ class Cancelled(Exception):
 
 def job_spec(cid: str, n: int, camp: dict) -> dict:
     """The JSON message of job ``n``'s first slice."""
-    return {"campaign": cid, "job": n, "harness": camp["harness"], "variant": camp["variant"],
+    spec = {"campaign": cid, "job": n, "harness": camp["harness"], "variant": camp["variant"],
             "strategy": camp["strategy"], "duration_s": float(camp["duration_s"]),
             "harness_hash": camp["harness_hash"], "slice": 0}
+    if camp.get("max_starvation_s") not in (None, ""):  # the campaign's own bound (docs/timing.md)
+        spec["max_starvation_s"] = camp["max_starvation_s"]
+    return spec
 
 
 def slice_seed(spec: dict) -> int:
@@ -226,7 +229,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
                                      seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
                                      on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
                                      rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S,
-                                     **({"prior": prior} if prior else {}))
+                                     **({"prior": prior} if prior else {}),
+                                     **({"max_starvation": spec["max_starvation_s"]} if "max_starvation_s" in spec else {}))
         stats = _as_dict(result.stats)
         if mix:
             portfolio.record(st, cid, strategy, float(stats.get("elapsed_s", 0) or 0), getattr(result, "walk", None))

@@ -37,6 +37,7 @@ FIX_CORPUS_MAX = settings.number("FUZZFARM_FIX_CORPUS_MAX", 200, integer=True)
 FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
 FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
 LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
+H.max_starvation_s()  # a bad FUZZFARM_MAX_STARVATION_S stops the worker at its start, not in a task
 # Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
 RESOURCE_KINDS = ("timeout", "oom", "leak")
 NOT_REPLAYABLE = RESOURCE_KINDS + ("replay error",)
@@ -50,6 +51,24 @@ def _collector():
 def _replay(harness: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
     """One fresh-process replay, classified (``collector.replay``)."""
     return _collector().replay(harness, variant, data, trace=trace)
+
+
+def starvation_bound(st: S.Store, cid: str) -> str:
+    """The starvation bound the crashes of campaign ``cid`` are triaged under (the text of
+    ``FUZZFARM_MAX_STARVATION_S``): the campaign's own (``submit --max-starvation``), else this
+    collector's setting or the default. The bucket records it, so every later step, on any
+    collector, replays under the bound the input was found with (docs/timing.md)."""
+    own = (st.campaign(cid) or {}).get("max_starvation_s")
+    return H.max_starvation_text(H.max_starvation_s() if own in (None, "") else H.parse_max_starvation(own))
+
+
+def _harness(name: str, bound):
+    """What the collector's functions get for harness ``name``: with the bucket's starvation
+    bound, a Target whose children run under it; a bucket that recorded none, the name."""
+    if bound in (None, ""):
+        return name
+    from fuzzfarm.engine.target import resolve
+    return resolve(name, bound)
 
 
 def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
@@ -66,19 +85,21 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     col = _collector()
     data = crash["data"]
     artifact = crash.get("artifact", "crash")
+    bound = starvation_bound(st, cid)
+    run_as = _harness(harness, bound)  # the harness with the bound, for every replay below
     hang = artifact == "timeout" and outcome is _replay
     if hang:
         # a hang: one replay bounded by the fuzz job's own -timeout (+ grace), not the collector's
         # 30 s limit (docs/RELIABILITY.md, "hanging input")
-        out = col.triage(harness, variant, data, artifact=artifact, fuzz_timeout_s=crash.get("fuzz_timeout_s"))
+        out = col.triage(run_as, variant, data, artifact=artifact, fuzz_timeout_s=crash.get("fuzz_timeout_s"))
     else:
-        out = outcome(harness, variant, data, trace=True)
+        out = outcome(run_as, variant, data, trace=True)
     replays = 1
     while not out.get("failed") and artifact not in RESOURCE_KINDS and replays <= INTAKE_REPLAYS:
-        out = outcome(harness, variant, data, trace=True)  # it failed once: maybe it is flaky
+        out = outcome(run_as, variant, data, trace=True)  # it failed once: maybe it is flaky
         replays += 1
     if not out.get("failed") and artifact in RESOURCE_KINDS and not hang:  # its own bucket
-        out = col.triage(harness, variant, data, artifact=artifact)
+        out = col.triage(run_as, variant, data, artifact=artifact)
     if not out.get("failed"):
         log.warning("intake %s: %s input did not fail in %d replays; kept, recorded as unreproducible",
                     sha[:12], artifact, replays)
@@ -97,7 +118,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
               "replayable": out["kind"] not in NOT_REPLAYABLE, "intake_replays": replays,
-              "intake_flaky": replays > 1}
+              "intake_flaky": replays > 1, "max_starvation_s": bound}
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
@@ -146,7 +167,8 @@ def minimize(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str],
                          preemptions_after=b.get("preemptions_before", 0), minimize_note="not replayable")
     else:
         t0 = time.monotonic()
-        res = _collector().minimize(b["harness"], b["variant"], original, expected_signature=b["signature"],
+        res = _collector().minimize(_harness(b["harness"], b.get("max_starvation_s")), b["variant"], original,
+                                    expected_signature=b["signature"],
                                     budget_s=MINIMIZE_BUDGET_S)
         data = res.data
         if res.signature != b["signature"]:  # docs/TRAPS.md#g3: never accept a reproducer of another bug
@@ -174,7 +196,8 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
     else:
         fv = fix_variant(b["harness"], b["variant"])  # the fix check's pieces run beside the replays
         triage_ahead.start(_ahead_key(bid, data, fv), _fix_jobs(st, b, data, fv))
-        res = _collector().verify(b["harness"], b["variant"], data, n=VERIFY_RUNS, expected_signature=b["signature"])
+        res = _collector().verify(_harness(b["harness"], b.get("max_starvation_s")), b["variant"], data, n=VERIFY_RUNS,
+                                  expected_signature=b["signature"])
         sigs = list(res.signatures)
         ok = sum(1 for s in sigs if s == b["signature"])
         # flaky: it did not fail every time it was run (here, or at intake where a replay passed)
@@ -222,6 +245,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     if b is None:
         return False
     col = _collector()
+    run_as = _harness(b["harness"], b.get("max_starvation_s"))
     minimized, original = _data(b, "minimized_b64"), _data(b, "original_b64")
     fv = fix_variant(b["harness"], b["variant"]) if b.get("replayable", True) else None
     # The proof, the fix evidence and the final replay: started by the verify step in this
@@ -237,7 +261,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     if fv:
         t0 = time.monotonic()
         ev = triage_ahead.result(futs, "evidence", lambda: col.fix_verify(
-            b["harness"], fv, minimized, expected_signature=b["signature"], original=original,
+            run_as, fv, minimized, expected_signature=b["signature"], original=original,
             buggy_ok=buggy_ok, buggy_n=buggy_n, corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX],
             random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S))
         other = ev.pop("other", None)
@@ -257,10 +281,10 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
     if fv:
-        prove(st, bid, b["harness"], fv, minimized, futs)
+        prove(st, bid, run_as, fv, minimized, futs)
     if outcome is not _replay:  # a caller's own replay (tests): not the one started ahead
         futs.pop("outcome", None)
-    out = triage_ahead.result(futs, "outcome", lambda: outcome(b["harness"], b["variant"], minimized, trace=True))
+    out = triage_ahead.result(futs, "outcome", lambda: outcome(run_as, b["variant"], minimized, trace=True))
     files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
@@ -298,11 +322,11 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
     """The pieces of ``b``'s fix check that depend only on its minimized reproducer, as
     callables (farm/triage_ahead.py): the traced replay for the artifact and, with a fixed
     variant, the proof and the fix evidence as for a reproducer that failed every verify replay."""
-    harness, variant = b["harness"], b["variant"]
+    harness, variant = _harness(b["harness"], b.get("max_starvation_s")), b["variant"]
     jobs = {"outcome": lambda: _replay(harness, variant, minimized, trace=True)}
     if fv:
         col = _collector()
-        original, corpus = _data(b, "original_b64"), st.corpus(harness)[:FIX_CORPUS_MAX]
+        original, corpus = _data(b, "original_b64"), st.corpus(b["harness"])[:FIX_CORPUS_MAX]
         jobs["proof"] = lambda: _proof(harness, fv, minimized)
         jobs["evidence"] = lambda: col.fix_verify(
             harness, fv, minimized, expected_signature=b["signature"], original=original, buggy_ok=VERIFY_RUNS,

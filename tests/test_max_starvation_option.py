@@ -1,0 +1,78 @@
+"""``--max-starvation SECONDS|none``: a bad value is one line and exit 2 before anything runs;
+the bound a child process gets follows campaign option > worker env > default; a reproducer
+says which bound to replay under. (The farm side: tests/faults/test_campaign_starvation.py.)"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from fuzzfarm import harness as H
+from fuzzfarm.collector import recorded_max_starvation
+from fuzzfarm.engine.target import resolve
+
+
+def cli_here(capsys, monkeypatch, *args):
+    from fuzzfarm import cli as C
+    monkeypatch.setenv("FUZZFARM_REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens: usage errors come first
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        C.main(list(args))
+    got = capsys.readouterr()
+    return subprocess.CompletedProcess(args, e.value.code, got.out, got.err)
+
+
+@pytest.mark.parametrize("args", [
+    ("submit", "checker", "--max-starvation", "soon"),
+    ("submit", "checker", "--max-starvation", "-1"),
+    ("submit", "checker", "--max-starvation", "nan"),
+    ("submit", "checker", "--max-starvation", ""),
+    ("submit", "checker", "--strategy", "dfs", "--max-starvation", "-0.5"),
+    ("ci", "checker", "--max-starvation", "1s"),
+])
+def test_a_bad_bound_is_one_line_and_exit_2(capsys, monkeypatch, args):
+    p = cli_here(capsys, monkeypatch, *args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--max-starvation" in lines[0] and "seconds" in lines[0] and "none" in lines[0], lines
+    assert "Traceback" not in p.stderr and "127.0.0.1" not in p.stderr  # refused before Redis is asked
+
+
+def test_the_campaigns_bound_beats_the_workers_and_the_worker_beats_the_default(monkeypatch):
+    monkeypatch.setenv(H.MAX_STARVATION_ENV, "0.5")  # the worker's own setting
+    t = resolve("checker")
+    assert t.child_env()[H.MAX_STARVATION_ENV] == "0.5"  # no campaign bound: the worker's goes on
+    assert resolve("checker", "none").child_env()[H.MAX_STARVATION_ENV] == "none"
+    assert resolve("checker", 2).child_env({"FUZZFARM_VARIANT": "buggy"})[H.MAX_STARVATION_ENV] == "2.0"
+    assert resolve(t, 0.25).max_starvation == "0.25" and resolve(t, None) is t
+    monkeypatch.delenv(H.MAX_STARVATION_ENV)
+    assert H.MAX_STARVATION_ENV not in t.child_env() and H.max_starvation_s() == H.DEFAULT_MAX_STARVATION_S
+    with pytest.raises(ValueError):
+        resolve("checker", "-3")
+
+
+def test_the_triage_bound_is_the_campaigns_else_the_collectors(store, monkeypatch):
+    from fuzzfarm.farm.triage import starvation_bound
+
+    def campaign(**own):
+        return store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "random", "jobs": 1,
+                                      "duration_s": 1.0, "harness_hash": "h" * 64, "version": "0", **own})
+
+    none, three, unset = campaign(max_starvation_s="none"), campaign(max_starvation_s=3.0), campaign()
+    monkeypatch.delenv(H.MAX_STARVATION_ENV, raising=False)
+    assert [starvation_bound(store, c) for c in (none, three, unset)] == ["none", "3.0", "0.1"]
+    monkeypatch.setenv(H.MAX_STARVATION_ENV, "none")  # this collector's own setting
+    assert [starvation_bound(store, c) for c in (three, unset, "no-such-campaign")] == ["3.0", "none", "none"]
+
+
+def test_a_reproducer_names_the_bound_to_replay_under():
+    assert recorded_max_starvation({"max_starvation_s": None}) == "none"  # recorded: no bound in time
+    assert recorded_max_starvation({"max_starvation_s": 0.1}) == 0.1
+    assert recorded_max_starvation({}) is None  # an older reproducer: this machine's setting
+
+
+def test_the_parser_round_trips_every_bound():
+    for b in (0.0, 0.1, 1 / 3, 20.0, None):
+        assert H.parse_max_starvation(H.max_starvation_text(b)) == b
+    assert H.parse_max_starvation(" None ") is None
