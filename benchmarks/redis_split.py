@@ -5,12 +5,13 @@ the pidbox and event channels, the unacked-restore sweep, binding bookkeeping).
 ``INFO commandstats`` counts commands by name only, so a window of the campaign is also watched
 with ``redis-cli MONITOR`` and every command is put in one class:
 
-* by key: a command naming a ``fuzzfarm:`` key (for EVAL/EVALSHA: any of its keys) is
-  fuzzfarm's, any other keyed command (or PUBLISH channel) Celery's;
+* by connection: fuzzfarm's store and kombu never share one, so a connection that named a
+  ``fuzzfarm:`` key in the window (for EVAL/EVALSHA: any of its keys) is fuzzfarm's, with all
+  its commands (also the rescue sweep's reads of kombu's queues and ``unacked`` hash, which are
+  fuzzfarm's code); a connection that named only other keys (or PUBLISH channels) is Celery's;
 * a command run inside a script (MONITOR's ``lua`` lines) goes with the script that ran it;
-* keyless commands (PING, HELLO, MULTI, EXEC, TIME, SCRIPT, CLIENT ...) go with their
-  connection: the class of the keyed commands that connection sent in the window; a connection
-  that sent none is ``unattributed`` (reported, never guessed).
+* a connection that sent only keyless commands (PING, HELLO ...: a connection opened and
+  health-checked, then idle or closed) is ``unattributed`` (reported, never guessed).
 
 MONITOR's own cost falls on redis-server's CPU, not on the command counts.
 """
@@ -79,7 +80,7 @@ def _keys(cmd: str, args: list[str]) -> list[str]:
 
 def classify(lines: list[str]) -> dict:
     """{class: calls} and {class: {command: calls}} of a MONITOR capture."""
-    parsed = []  # (connection, command, class or None)
+    parsed = []  # (connection, command, keys or None)
     for ln in lines:
         m = _LINE.match(ln)
         if not m:
@@ -94,24 +95,21 @@ def classify(lines: list[str]) -> dict:
         cmd = args[0].upper()
         if cmd in _OWN:
             continue
-        cls = None
-        if conn != "lua" and cmd not in _KEYLESS:
-            keys = _keys(cmd, args)
-            cls = OURS if any(k.startswith("fuzzfarm:") for k in keys) else CELERY
-        parsed.append((conn, cmd, cls))
-    by_conn: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for conn, _cmd, cls in parsed:
-        if cls is not None and conn != "lua":
-            by_conn[conn][cls] += 1
+        keys = _keys(cmd, args) if conn != "lua" and cmd not in _KEYLESS else None
+        parsed.append((conn, cmd, keys))
+    owner: dict[str, str] = {}
+    for conn, _cmd, keys in parsed:
+        if keys is None:
+            continue
+        if any(k.startswith("fuzzfarm:") for k in keys):
+            owner[conn] = OURS
+        else:
+            owner.setdefault(conn, CELERY)
     calls: collections.Counter = collections.Counter()
     commands: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     script_cls = UNKNOWN
-    for conn, cmd, cls in parsed:
-        if conn == "lua":
-            cls = script_cls
-        elif cls is None:
-            seen = by_conn.get(conn)
-            cls = seen.most_common(1)[0][0] if seen else UNKNOWN
+    for conn, cmd, _k in parsed:
+        cls = script_cls if conn == "lua" else owner.get(conn, UNKNOWN)
         if cmd in ("EVALSHA", "EVAL") and conn != "lua":
             script_cls = cls
         calls[cls] += 1

@@ -87,7 +87,8 @@ def by_owner(windows: dict, capacity: dict | None) -> dict | None:
         wall = max(1e-9, w["wall_s"])
         rate[c] = {"ours": calls.get("fuzzfarm", 0) / wall,
                    "celery": (calls.get("celery/kombu", 0) + calls.get("unattributed", 0)) / wall,
-                   "unattributed": calls.get("unattributed", 0) / wall}
+                   "unattributed": calls.get("unattributed", 0) / wall,
+                   "wall_s": w["wall_s"], "commands": w["by_owner"]["commands"]}
     job = rate[2]["ours"] - rate[1]["ours"]
     if job <= 0:  # noise: fall back to the 2-job window's average
         job = rate[2]["ours"] / 2
