@@ -9,6 +9,13 @@ processes; run standalone, this runs them) and, when run by the suite, ``end_to_
 ``INFO commandstats`` are taken right before the submit and right after the campaign settles;
 the benchmark's own polling commands are counted client-side and subtracted.
 
+Whose commands: the steady windows are also watched with MONITOR and split by owner
+(``benchmarks/redis_split.py``): fuzzfarm's own per running job (stats ticks, lease, checks) and
+per node (the janitor's and rescue's sweeps, spread over the farm's 2 nodes), Celery's and
+kombu's per node (BRPOP, heartbeat events, the watchdog's ping, the unacked sweep, health
+checks); from these, a fuzz worker process's whole traffic with 1 and with 2 pool processes per
+node (goal <= 10 commands/s) and the processes one Redis serves at half its measured throughput.
+
 Workers per Redis, two estimates from the same run, the smaller one is quoted:
 * CPU: redis-server's CPU seconds (from /proc) per wall second per fuzz worker process; one
   Redis kept at half a core serves 0.5 / that many workers;
