@@ -72,7 +72,7 @@ class Monitor:
 def _keys(cmd: str, args: list[str]) -> list[str]:
     if cmd in ("EVALSHA", "EVAL"):
         try:
-            return args[2:2 + int(args[1])]
+            return args[3:3 + int(args[2])]  # EVALSHA sha numkeys key ...
         except (IndexError, ValueError):
             return []
     return args[1:2]
