@@ -12,9 +12,9 @@ What: a daemon thread in the worker's main process pings its own node through th
 on the same pub/sub channel the worker listens on, handled by the worker's own event loop, so
 hearing it proves both that the loop runs and that the subscription is alive. It is a remote
 control command of ours (``fuzzfarm_watchdog``) sent without a reply: the handler runs in this
-same process and marks the ping heard, so one ping costs a PUBLISH on a fresh connection (about
-3 Redis commands) instead of Celery's ``ping`` round trip through a reply queue (about 40:
-declaring, polling and deleting the reply queue and its bindings; docs/OPERATIONS.md). After
+same process and marks the ping heard, so a heard ping costs one PUBLISH instead of Celery's
+``ping`` round trip through a reply queue (about 40 Redis commands: declaring, polling and
+deleting the reply queue and its bindings; docs/OPERATIONS.md). After
 ``FUZZFARM_WATCHDOG_MISSES`` (default 3) unanswered pings in a row while Redis itself answers,
 it logs one line and asks the worker for a cold shutdown (SIGQUIT, the fleet-restart path:
 running tasks are handed back to the queue at once and are not counted as deaths); the worker
@@ -99,14 +99,22 @@ class Watchdog:
             _waiting[nonce] = heard
         try:
             try:
-                # A connection of its own, not the app's pool: this runs beside the worker's loop.
-                with self.app.connection_for_write() as conn:
-                    conn.ensure_connection(max_retries=1)
-                    self.app.control.broadcast("fuzzfarm_watchdog", arguments={"nonce": nonce},
-                                               destination=[self.hostname], reply=False, connection=conn)
+                # published through the app's producer pool (kombu's pidbox does so whatever
+                # connection it is given), which retries until Redis takes it
+                self.app.control.broadcast("fuzzfarm_watchdog", arguments={"nonce": nonce},
+                                           destination=[self.hostname], reply=False)
             except Exception:  # noqa: BLE001 - any broker error means "cannot tell", not "deaf"
                 return None
-            return heard.wait(self.reply_timeout_s)
+            if heard.wait(self.reply_timeout_s):
+                return True
+            # Not heard: deaf, or Redis went away meanwhile (which says nothing about us). Only
+            # now a fresh connection of its own asks Redis (a healthy node's ping costs no probe).
+            try:
+                with self.app.connection_for_write() as conn:
+                    conn.ensure_connection(max_retries=1)
+            except Exception:  # noqa: BLE001
+                return None
+            return heard.is_set()
         finally:
             with _waiting_lock:
                 _waiting.pop(nonce, None)
