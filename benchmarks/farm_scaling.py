@@ -157,12 +157,16 @@ def steady_window(fr, st, cid: str, c: int, seconds: float) -> dict | None:
     time.sleep(1.0)
     if end - time.monotonic() < 2.0:
         return None
+    from benchmarks import redis_split
+    mon = redis_split.Monitor(fr.farm.redis.port).start()  # whose commands (redis_traffic's split)
     fr.client.counts.clear()
     a, ta = K.commandstats(fr.client), time.monotonic()
     time.sleep(max(0.0, end - time.monotonic()))
     own = fr.client.counts.copy()
     b, tb = K.commandstats(fr.client), time.monotonic()
-    return {"commands": K.stats_delta(a, b, own), "wall_s": round(tb - ta, 2), "workers": c}
+    lines = mon.stop()
+    return {"commands": K.stats_delta(a, b, own), "wall_s": round(tb - ta, 2), "workers": c,
+            "by_owner": redis_split.classify(lines) if lines is not None else None}
 
 
 def redis_capacity(port: int, n: int = 20000) -> dict:

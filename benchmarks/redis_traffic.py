@@ -9,6 +9,13 @@ processes; run standalone, this runs them) and, when run by the suite, ``end_to_
 ``INFO commandstats`` are taken right before the submit and right after the campaign settles;
 the benchmark's own polling commands are counted client-side and subtracted.
 
+Whose commands: the steady windows are also watched with MONITOR and split by owner
+(``benchmarks/redis_split.py``): fuzzfarm's own per running job (stats ticks, lease, checks) and
+per node (the janitor's and rescue's sweeps, spread over the farm's 2 nodes), Celery's and
+kombu's per node (BRPOP, heartbeat events, the watchdog's ping, the unacked sweep, health
+checks); from these, a fuzz worker process's whole traffic with 1 and with 2 pool processes per
+node (goal <= 10 commands/s) and the processes one Redis serves at half its measured throughput.
+
 Workers per Redis, two estimates from the same run, the smaller one is quoted:
 * CPU: redis-server's CPU seconds (from /proc) per wall second per fuzz worker process; one
   Redis kept at half a core serves 0.5 / that many workers;
@@ -64,7 +71,46 @@ def analyse(scaling: dict, e2e: dict | None = None) -> dict:
         if h.get("redis"):
             out.append(_campaign(f"{h['harness']}/{h['variant']} {h['strategy']} end to end, {h['jobs']} fuzz worker "
                                  f"process(es)", h["redis"], capacity))
-    return {"campaigns": out, "capacity": capacity, "fleet": fleet(steady, capacity)}
+    owners = {f["c"]: f["redis"]["steady"] for f in scaling.get("farms", [])
+              if (f["redis"].get("steady") or {}).get("by_owner")}
+    return {"campaigns": out, "capacity": capacity, "fleet": fleet(steady, capacity),
+            "by_owner": by_owner(owners, capacity)}
+
+
+NODES = 2  # the benchmark's farm: one fuzz worker node (c pool processes) and one collector node
+
+
+def by_owner(windows: dict, capacity: dict | None) -> dict | None:
+    """The steady windows' commands split by owner (``benchmarks.redis_split``): fuzzfarm's own
+    per running job (the slope from 1 to 2 jobs) and per node (the rest, over the 2 nodes),
+    Celery's per node (both windows run 2 nodes; unattributed connections counted as Celery's);
+    then a fuzz worker process's whole traffic in a fleet of nodes of 1 and of 2 pool processes,
+    and the workers one Redis at half its measured throughput serves."""
+    if 1 not in windows or 2 not in windows:
+        return None
+    rate = {}
+    for c, w in windows.items():
+        calls = w["by_owner"]["calls"]
+        wall = max(1e-9, w["wall_s"])
+        rate[c] = {"ours": calls.get("fuzzfarm", 0) / wall,
+                   "celery": (calls.get("celery/kombu", 0) + calls.get("unattributed", 0)) / wall,
+                   "unattributed": calls.get("unattributed", 0) / wall,
+                   "wall_s": w["wall_s"], "commands": w["by_owner"]["commands"]}
+    job = rate[2]["ours"] - rate[1]["ours"]
+    if job <= 0:  # noise: fall back to the 2-job window's average
+        job = rate[2]["ours"] / 2
+    node_ours = max(0.0, rate[1]["ours"] - job) / NODES
+    node_celery = (rate[1]["celery"] + rate[2]["celery"]) / 2 / NODES
+    out = {"job_ours_per_s": job, "node_ours_per_s": node_ours, "node_celery_per_s": node_celery,
+           "unattributed_per_s": (rate[1]["unattributed"] + rate[2]["unattributed"]) / 2, "windows": rate,
+           "per_worker_process": {}}
+    for c in (1, 2):
+        per = job + (node_ours + node_celery) / c
+        row = {"commands_per_s": per}
+        if capacity and capacity.get("available") and per > 0:
+            row["workers_per_redis"] = 0.5 * capacity["mean_rps"] / per
+        out["per_worker_process"][c] = row
+    return out
 
 
 def fleet(steady: dict, capacity: dict | None) -> dict | None:
@@ -106,6 +152,21 @@ def rows(data: dict) -> list[list[str]]:
         if "workers_per_redis" in fl:
             line += f"; one Redis at half its measured throughput serves {C.fmt_num(fl['workers_per_redis'])} workers"
         out.append(["fleet model (steady windows, 1 and 2 workers)", "Redis commands/s", line])
+    ow = data.get("by_owner")
+    if ow:
+        where = "steady windows, split by MONITOR (benchmarks/redis_split.py)"
+        out.append([where, "fuzzfarm's own commands/s per running job (stats ticks, lease, checks)",
+                    C.fmt_num(ow["job_ours_per_s"])])
+        out.append([where, "commands/s per worker node, fuzzfarm's (janitor sweeps) + Celery's (BRPOP, "
+                    "heartbeat, watchdog, unacked sweep, health checks)",
+                    f"{C.fmt_num(ow['node_ours_per_s'])} + {C.fmt_num(ow['node_celery_per_s'])} "
+                    f"(of which {C.fmt_num(ow['unattributed_per_s'] / NODES)} from connections that sent no key)"])
+        for c, row in ow["per_worker_process"].items():
+            line = f"{C.fmt_num(row['commands_per_s'])} (goal <= 10)"
+            if "workers_per_redis" in row:
+                line += f"; one Redis at half its measured throughput serves {C.fmt_num(row['workers_per_redis'])}"
+            out.append([where, f"whole commands/s per fuzz worker process, {c} process(es) per node "
+                        "(its job + its share of its node)", line])
     if cap and cap.get("available"):
         out.append(["redis-server on this machine", "redis-benchmark throughput",
                     ", ".join(f"{k} {C.fmt_num(v)}/s" for k, v in cap["rps"].items())])

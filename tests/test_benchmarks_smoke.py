@@ -130,6 +130,8 @@ def test_other_sections_measured(suite):
     assert all(f["execs"] > 0 and f["status"] == "done" for f in sc["farms"])
     rt = _section(suite, "redis_traffic")["data"]["campaigns"]
     assert len(rt) >= 2 and all(c["commands_per_s_per_worker"] > 0 for c in rt)
+    owners = _section(suite, "redis_traffic")["data"]["by_owner"]
+    assert owners and owners["job_ours_per_s"] > 0 and owners["node_celery_per_s"] > 0
     pf = _section(suite, "portfolio")["data"]
     mixed = {c["case"] for c in pf["cases"] if c["strategies"]["mix"]["found"] > 0}
     assert SEED_BUGS <= mixed, pf["cases"]

@@ -84,13 +84,23 @@ SOCKET_TIMEOUT_S = 30.0
 # command. It must be short: the worker's event loop runs such commands (heartbeats, event
 # publishes), and while one waits, kombu's own health checks cannot run (measured: a 30 s timeout
 # kept an idle worker deaf for 29 s after a 5 s black hole, docs/RELIABILITY.md). Every Redis
-# reply the farm waits for on those connections is immediate (BRPOP is sent with a 1 s server-side
-# timeout), so 5 s is never a live server's latency. The health checks (a PING before a command
+# reply the farm waits for on those connections is immediate (BRPOP is sent with a BRPOP_TIMEOUT_S
+# server-side timeout, below), so 5 s is never a live server's latency. The health checks (a PING before a command
 # on a connection idle that long, and kombu's checks of the BRPOP and pub/sub connections, which
 # drop one whose reply is overdue) run every BROKER_HEALTH_CHECK_S.
 BROKER_SOCKET_TIMEOUT_S = _env_float("FUZZFARM_BROKER_SOCKET_TIMEOUT_S", 5.0)
 # whole seconds, rounded up (0.5 must not become 0: that turns the checks off)
 BROKER_HEALTH_CHECK_S = math.ceil(_env_float("FUZZFARM_BROKER_HEALTH_CHECK_S", 5))
+# An idle consumer's BRPOP waits this long on the server before it is sent again (kombu's
+# default is 1 s: one BRPOP per idle node per second, the largest part of an idle node's Redis
+# traffic). A message wakes it at once whatever the timeout, so this costs no latency; it stays
+# below BROKER_SOCKET_TIMEOUT_S, so a BRPOP reply is still never a live server's 5 s silence, and
+# kombu drops a BRPOP connection whose reply is overdue after BRPOP_TIMEOUT_S + BROKER_HEALTH_CHECK_S.
+BRPOP_TIMEOUT_S = 3
+# kombu's sweep for messages whose visibility timeout ran out (each sweep: a mutex SET, a ZRANGE
+# and a release script, per node). A tenth of the visibility timeout, at most 10 s and at least 1 s:
+# a dead worker's message comes back at most that much after its timeout (docs/TRAPS.md#g12).
+UNACKED_RESTORE_INTERVAL_S = min(10.0, max(1.0, VISIBILITY_TIMEOUT_S / 10))
 # Workers ride out a Redis restart: their store calls retry a connection error this many times
 # (jittered backoff up to 2 s, about a minute in all) and their publishes follow this policy.
 # The CLI does not: it says at once that Redis is unreachable.
@@ -113,7 +123,10 @@ def celery_config(url: str) -> dict:
     ssl_opts = redis_url.ssl_options(url)
     transport = {
         "visibility_timeout": VISIBILITY_TIMEOUT_S,
-        "unacked_restore_interval": 5,
+        "unacked_restore_interval": UNACKED_RESTORE_INTERVAL_S,
+        # kombu's Redis transport uses polling_interval as the BRPOP server-side timeout (and, in a
+        # synchronous drain_events, as the pause after an empty poll, capped at the call's timeout)
+        "polling_interval": BRPOP_TIMEOUT_S,
         "unacked_restore_throttle": 1,
         "socket_connect_timeout": SOCKET_CONNECT_TIMEOUT_S,
         "socket_timeout": BROKER_SOCKET_TIMEOUT_S,

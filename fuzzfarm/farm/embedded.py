@@ -214,10 +214,17 @@ def worker_command(queues: list[str], *, concurrency: int = 1, name: str | None 
                    loglevel: str = "INFO", extra: list[str] | None = None) -> list[str]:
     """The plain Celery command line for a farm worker (what ``fuzzfarm worker`` runs). ``-E``:
     task events on, so Flower and ``celery events`` see the tasks (a handful of small messages
-    per fuzz slice or triage step)."""
+    per fuzz slice or triage step). ``--heartbeat-interval``: a worker-heartbeat event every
+    HEARTBEAT_INTERVAL_S instead of Celery's 2 s (Flower and ``celery events`` read the interval
+    from the event itself, so they still see the node online; fuzzfarm's own liveness checks are
+    the watchdog and the slice leases, not these events)."""
     return [sys.executable, "-m", "celery", "-A", "fuzzfarm.farm", "worker", "-Q", ",".join(queues),
             "-c", str(concurrency), "-l", loglevel, "--without-mingle", "--without-gossip", "-E",
-            "-n", node_name(queues, name), *(extra or [])]
+            "--heartbeat-interval", str(HEARTBEAT_INTERVAL_S), "-n", node_name(queues, name), *(extra or [])]
+
+
+# Seconds between a node's worker-heartbeat events (a PUBLISH each; Celery's default is 2).
+HEARTBEAT_INTERVAL_S = 10
 
 
 class Farm:

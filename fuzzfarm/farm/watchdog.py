@@ -9,8 +9,12 @@ because the consumer never raises.
 
 What: a daemon thread in the worker's main process pings its own node through the broker every
 ``FUZZFARM_WATCHDOG_INTERVAL_S`` seconds (default 5; 0 turns it off). The ping is a broadcast
-on the same pub/sub channel the worker listens on, answered by the worker's own event loop, so
-a reply proves both that the loop runs and that the subscription is alive. After
+on the same pub/sub channel the worker listens on, handled by the worker's own event loop, so
+hearing it proves both that the loop runs and that the subscription is alive. It is a remote
+control command of ours (``fuzzfarm_watchdog``) sent without a reply: the handler runs in this
+same process and marks the ping heard, so a heard ping costs one PUBLISH instead of Celery's
+``ping`` round trip through a reply queue (about 40 Redis commands: declaring, polling and
+deleting the reply queue and its bindings; docs/OPERATIONS.md). After
 ``FUZZFARM_WATCHDOG_MISSES`` (default 3) unanswered pings in a row while Redis itself answers,
 it logs one line and asks the worker for a cold shutdown (SIGQUIT, the fleet-restart path:
 running tasks are handed back to the queue at once and are not counted as deaths); the worker
@@ -30,8 +34,10 @@ import os
 import signal
 import threading
 import time
+import uuid
 
 from celery import signals
+from celery.worker.control import control_command
 
 log = logging.getLogger("fuzzfarm.watchdog")
 
@@ -44,6 +50,22 @@ def settings() -> tuple[float, int]:
     from fuzzfarm import settings as env
     return (env.number("FUZZFARM_WATCHDOG_INTERVAL_S", 5.0),
             env.number("FUZZFARM_WATCHDOG_MISSES", 3, integer=True, above=True))
+
+
+# Pings sent and not yet heard, by nonce (one worker process runs one watchdog; the lock because
+# the handler runs on the worker's event loop and the waiter on the watchdog's thread).
+_waiting: dict[str, threading.Event] = {}
+_waiting_lock = threading.Lock()
+
+
+@control_command(args=[("nonce", str)], signature="<nonce>")
+def fuzzfarm_watchdog(state, nonce: str = "", **_kw) -> dict:
+    """The watchdog's ping, run by the worker's event loop when the broadcast arrives."""
+    with _waiting_lock:
+        heard = _waiting.get(nonce)
+    if heard is not None:
+        heard.set()
+    return {"ok": "heard"}
 
 
 class Watchdog:
@@ -68,17 +90,34 @@ class Watchdog:
         self._stop.set()
 
     def answered(self) -> bool | None:
-        """True: our node replied; False: Redis took the ping, nobody of ours replied;
-        None: the ping could not be sent (Redis unreachable), which says nothing about us."""
+        """True: our node's loop heard the ping; False: Redis took the ping, our loop did not
+        hear it within the reply timeout; None: the ping could not be sent (Redis unreachable),
+        which says nothing about us."""
+        nonce = uuid.uuid4().hex
+        heard = threading.Event()
+        with _waiting_lock:
+            _waiting[nonce] = heard
         try:
-            # A connection of its own, not the app's pool: this runs beside the worker's loop.
-            with self.app.connection_for_write() as conn:
-                conn.ensure_connection(max_retries=1)
-                replies = self.app.control.ping(destination=[self.hostname], timeout=self.reply_timeout_s,
-                                                connection=conn)
-        except Exception:  # noqa: BLE001 - any broker error means "cannot tell", not "deaf"
-            return None
-        return any(self.hostname in r for r in replies or ())
+            try:
+                # published through the app's producer pool (kombu's pidbox does so whatever
+                # connection it is given), which retries until Redis takes it
+                self.app.control.broadcast("fuzzfarm_watchdog", arguments={"nonce": nonce},
+                                           destination=[self.hostname], reply=False)
+            except Exception:  # noqa: BLE001 - any broker error means "cannot tell", not "deaf"
+                return None
+            if heard.wait(self.reply_timeout_s):
+                return True
+            # Not heard: deaf, or Redis went away meanwhile (which says nothing about us). Only
+            # now a fresh connection of its own asks Redis (a healthy node's ping costs no probe).
+            try:
+                with self.app.connection_for_write() as conn:
+                    conn.ensure_connection(max_retries=1)
+            except Exception:  # noqa: BLE001
+                return None
+            return heard.is_set()
+        finally:
+            with _waiting_lock:
+                _waiting.pop(nonce, None)
 
     def _run(self) -> None:
         missed, first_miss = 0, None

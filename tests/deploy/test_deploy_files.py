@@ -137,6 +137,10 @@ def check_celery_command(argv: list[str], where: str) -> list[str]:
         assert c.isdigit() and int(c) >= 1, f"{where}: --concurrency {c!r} is not a positive integer"
     for name in ("without_mingle", "without_gossip"):
         assert name in wopts, f"{where}: add --{name.replace('_', '-')} (docs/TRAPS.md#g17)"
+    from fuzzfarm.farm.embedded import HEARTBEAT_INTERVAL_S
+    assert wopts.get("heartbeat_interval") == [str(HEARTBEAT_INTERVAL_S)], (
+        f"{where}: add --heartbeat-interval {HEARTBEAT_INTERVAL_S} (what `fuzzfarm worker` runs; "
+        "docs/OPERATIONS.md \"Redis traffic\")")
     return queues
 
 

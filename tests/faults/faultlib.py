@@ -246,7 +246,8 @@ def left_after_gc(st) -> list[str]:
     bad = []
     for k in st.r.scan_iter(match=S.P + "*", count=1000):
         rest = k[len(S.P):]
-        if rest.startswith(KEPT_AFTER_GC) or st.r.ttl(k) >= 0:
+        # TTL -2: the key expired between SCAN and TTL (a sweep lock, fuzzfarm:lease:*-sweep)
+        if rest.startswith(KEPT_AFTER_GC) or st.r.ttl(k) >= 0 or not st.r.exists(k):
             continue
         if rest.startswith("crash:") and not st.r.hget(k, "bucket"):
             continue
