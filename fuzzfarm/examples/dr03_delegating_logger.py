@@ -14,11 +14,19 @@ Port: ``DelegatingLogger.logger`` is a ``gosim.Shared`` field (upstream's embedd
 ``Fulfill`` with a null logger); a controller goroutine logs through ``V(1).info`` now and
 then. Fixed (PR #1361): a ``sync.RWMutex``; every logging method takes the read lock,
 ``fulfill`` the write lock.
+
+Go lines: controller-runtime@9e78e653228851684b6b9cdabe5aae8559fe3722 (v0.8.1, the parent of the fix's
+merge ad730f811ec6f6ceeb95c66270815f9af0b7af9e) pkg/log/deleg.go and pkg/log/log.go. At that commit
+``loggerPromise.Fulfill`` already writes under the logger's lock (:75, from PR #1339) while the
+reader takes none, so the race stands; the port's buggy writer leaves that one-sided lock out.
+``v`` cites the fix's ``DelegatingLogger.V`` (deleg.go:151 at the merge): before the fix ``V`` was
+the embedded ``logr.Logger``'s method, promoted, with no function of its own in deleg.go.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "DR-03"
 TITLE = "controller-runtime DelegatingLogger: V() reads the embedded logger while Fulfill replaces it"
@@ -33,10 +41,12 @@ FALLBACK_AFTER = 30.0  # log.go: fulfil with a null logger if SetLogger was not 
 
 
 class _Sink:
+    @not_ported("test double: a logr sink that records lines")
     def __init__(self, name: str):
         self.name = name
         self.lines: list = []
 
+    @not_ported("test double: a logr sink that records lines")
     def info(self, msg: str) -> None:
         self.lines.append(msg)
 
@@ -46,12 +56,14 @@ class DelegatingLogger:
 
     logger = gosim.Shared()  # Go: the embedded logr.Logger (after PR #1361: logger logr.Logger)
 
+    @go_func("log.NewDelegatingLogger", "deleg.go:139")
     def __init__(self, fixed: bool):
         self.fixed = fixed
         self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else None
         self.logger = _Sink("promise")  # a logger that only records until fulfilled
         self.fulfilled = False
 
+    @go_func("DelegatingLogger.V", "deleg.go:151")
     def v(self, level: int) -> _Sink:
         """Go: ``DelegatingLogger.V`` (promoted from the embedded logger before the fix)."""
         if self.fixed:
@@ -62,6 +74,7 @@ class DelegatingLogger:
                 self.lock.runlock()
         return self.logger
 
+    @go_func("loggerPromise.Fulfill", "deleg.go:65")
     def fulfill(self, actual: _Sink) -> None:
         """Go: ``(*DelegatingLogger).Fulfill`` -> ``(*loggerPromise).Fulfill`` (deleg.go:76 in v0.8.1)."""
         if self.fixed:
@@ -71,19 +84,23 @@ class DelegatingLogger:
                     self.fulfilled = True
             return
         if not self.fulfilled:
-            self.logger = actual
-            self.fulfilled = True
+            self.logger = actual  # :76 p.logger.Logger = logger
+            self.fulfilled = True  # :77 p.logger.promise = nil
 
 
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
+    @not_ported("scenario driver: a process whose controller logs before SetLogger is called")
     def main():
         log = DelegatingLogger(fixed)
         wg = gosim.WaitGroup("log")
 
+        @go_func("log.init.0.func1", "log.go:62")
         def eventually_fulfill():  # log.go init.0.func1
-            gosim.sleep(FALLBACK_AFTER)
-            log.fulfill(_Sink("null"))
+            gosim.sleep(FALLBACK_AFTER)  # :63
+            log.fulfill(_Sink("null"))  # :67
 
+        @not_ported("test double: a controller logging through the package logger")
         def controller():  # e.g. an event handler logging as it adds watches
             for _ in range(3):
                 log.v(1).info("adding handler")
