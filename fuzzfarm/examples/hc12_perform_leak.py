@@ -7,11 +7,17 @@ launcher on the group's WaitGroup): a goroutine leak -- when the error is receiv
 least one other worker's result.
 
 Fixed: ``perform`` always drains all n results and aggregates the errors.
+
+Go lines: helm@e007c900ce5f2233c8583565d5ba1b0433b1a213 pkg/kube/client.go (the parent of the fix).
+Upstream's ``batchPerform`` waits for a group only when the kind changes and returns after its
+loop; the port's launcher also waits for the last group at the end (no upstream line), so in
+the buggy variant the launcher is among the leaked goroutines, where upstream leaks only workers.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-12"
 TITLE = "Helm perform returns on the first error and leaks its workers"
@@ -25,37 +31,42 @@ RUN_KW = {"check_leaks": True}
 RESOURCES = (("Pod", "web-0", None), ("Pod", "web-1", "connection refused"), ("Pod", "web-2", None))
 
 
+@not_ported("builds the scenario's main for one variant")
 def _perform(drain_all: bool):
+    @go_func("kube.perform", "client.go:534")
     def main():
-        errs = gosim.Chan(name="errs")  # unbuffered
+        errs = gosim.Chan(name="errs")  # :539 unbuffered
 
+        @not_ported("test double: the ResourceActorFunc, an API call that may fail")
         def action(kind, name, err):
             gosim.gosched()  # talk to the API server
             return err
 
+        @go_func("kube.batchPerform", "client.go:571")
         def batch():  # B: one goroutine per resource; waits for a group when the kind changes
             group, kind_of_group = None, None
-            for kind, name, err in RESOURCES:
-                if kind != kind_of_group:
+            for kind, name, err in RESOURCES:  # :574
+                if kind != kind_of_group:  # :576
                     if group is not None:
-                        group.wait()
+                        group.wait()  # :577
                     group, kind_of_group = gosim.WaitGroup(f"group[{kind}]"), kind
-                group.add(1)
+                group.add(1)  # :580
 
+                @go_func("kube.batchPerform.func1", "client.go:581")
                 def worker(kind=kind, name=name, err=err, group=group):
-                    errs.send(action(kind, name, err))
-                    group.done()
+                    errs.send(action(kind, name, err))  # :582
+                    group.done()  # :583
 
-                gosim.go(worker, name=f"worker[{name}]")
+                gosim.go(worker, name=f"worker[{name}]")  # :581
             group.wait()
 
-        gosim.go(batch, name="batchPerform")
+        gosim.go(batch, name="batchPerform")  # :540
         collected = []
-        for _ in RESOURCES:
-            err = errs.recv()
+        for _ in RESOURCES:  # :542
+            err = errs.recv()  # :543
             if err is not None:
                 if not drain_all:
-                    return err  # the early return that leaks the other workers
+                    return err  # :545 the early return that leaks the other workers
                 collected.append(err)
         return collected
 
