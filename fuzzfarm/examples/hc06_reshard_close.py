@@ -9,11 +9,18 @@ shortly before Stop and L is already past its select, both close the same channe
 
 Fixed: ``Stop`` closes quit and waits for the QueueManager goroutines (U and L) to exit before
 stopping the shards, so stop and reshard never overlap.
+
+Go lines: prometheus@1a9cdbd024fea05a1888c3164058087476cfdc3b storage/remote/queue_manager.go (the
+parent of the fix, ef19ede14adbb601d9736369b517b20b446ffab7). ``main`` is the scenario: ``Start``
+(:309), a config reload, then ``Stop``'s body (:320; buggy :324-327, fixed :324-329 at the fix).
+The reshard request is ``calculateDesiredShards``' select (:502), which upstream skips when the
+reshard loop is busy (``default``); the port's U waits for the loop or for quit instead.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-06"
 TITLE = "Prometheus QueueManager.Stop races with reshard: close of closed channel"
@@ -32,24 +39,29 @@ STOP_AT = 10.5
 
 
 class _Shards:
+    @go_func("QueueManager.newShards", "queue_manager.go:528")
     def __init__(self):
         self.mtx = gosim.RWMutex("shards.mtx")
         self.soft_shutdown = None
 
+    @go_func("shards.start", "queue_manager.go:556")
     def start(self, n):
-        with self.mtx:
-            self.soft_shutdown = gosim.Chan(name=f"softShutdown({n})")
+        with self.mtx:  # :557
+            self.soft_shutdown = gosim.Chan(name=f"softShutdown({n})")  # :569
 
+    @go_func("shards.stop", "queue_manager.go:579")
     def stop(self):
-        self.mtx.rlock()  # a read lock: two stoppers are not excluded
+        self.mtx.rlock()  # :584 a read lock: two stoppers are not excluded
         try:
             gosim.gosched()
-            self.soft_shutdown.close()
+            self.soft_shutdown.close()  # :585
         finally:
-            self.mtx.runlock()
+            self.mtx.runlock()  # :586
 
 
+@not_ported("builds the scenario's main for one variant")
 def _queue_manager(wait_before_stopping_shards: bool):
+    @not_ported("scenario driver: QueueManager.Start, a config reload, then Stop's body inline")
     def main():
         shards = _Shards()
         quit_ = gosim.Chan(name="quit")
@@ -57,32 +69,34 @@ def _queue_manager(wait_before_stopping_shards: bool):
         wg = gosim.WaitGroup("qm.wg")
         shards.start(1)
 
+        @go_func("QueueManager.updateShardsLoop", "queue_manager.go:423")
         def update_shards_loop():  # U
-            ticker = gosim.new_ticker(SHARD_UPDATE_PERIOD)
+            ticker = gosim.new_ticker(SHARD_UPDATE_PERIOD)  # :426
             try:
                 n = 1
                 while True:
-                    idx, _, _ = gosim.select(gosim.recv_case(ticker.c), gosim.recv_case(quit_))
+                    idx, _, _ = gosim.select(gosim.recv_case(ticker.c), gosim.recv_case(quit_))  # :429
                     if idx == 1:
-                        return
-                    n += 1  # desired shards changed
-                    idx, _, _ = gosim.select(gosim.send_case(reshard, n), gosim.recv_case(quit_))
+                        return  # :433
+                    n += 1  # :431 calculateDesiredShards: desired shards changed
+                    idx, _, _ = gosim.select(gosim.send_case(reshard, n), gosim.recv_case(quit_))  # :502
                     if idx == 1:
                         return
             finally:
-                ticker.stop()
-                wg.done()
+                ticker.stop()  # :427
+                wg.done()  # :424
 
+        @go_func("QueueManager.reshardLoop", "queue_manager.go:511")
         def reshard_loop():  # L
             try:
                 while True:
-                    idx, n, _ = gosim.select(gosim.recv_case(quit_), gosim.recv_case(reshard))
+                    idx, n, _ = gosim.select(gosim.recv_case(quit_), gosim.recv_case(reshard))  # :515
                     if idx == 0:
-                        return
-                    shards.stop()
-                    shards.start(n)
+                        return  # :523
+                    shards.stop()  # :520
+                    shards.start(n)  # :521
             finally:
-                wg.done()
+                wg.done()  # :512
 
         wg.add(2)
         gosim.go(update_shards_loop, name="updateShardsLoop")
