@@ -9,11 +9,17 @@ election is observed before the shutdown that follows the reload.
 
 Fixed: each runner setup creates a fresh channel, closed exactly once when elected; waiters
 select on it or on ctx done. Never panics, never leaks, for any number of reloads.
+
+Go lines: gateway@4d560a27e771bf540bc1d5e9b078bb9061983612 (the parent of the fix) internal/cmd/server.go,
+internal/provider/kubernetes/kubernetes.go, internal/infrastructure/runner/runner.go; the WaitGroup's
+``Add(1)`` is ``config.New``'s (internal/envoygateway/config/config.go:55). Upstream's elected
+goroutine waits on ``mgr.Elected()`` alone; the port's also returns when ctx is done.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-10"
 TITLE = "Envoy Gateway Elected WaitGroup Done twice after a config reload"
@@ -30,19 +36,23 @@ FIRST_ELECTION = 0.5
 RELOAD_AT = 1.0
 
 
+@not_ported("builds the scenario's main for one variant")
 def _gateway(latch: bool):
+    @not_ported("scenario driver: config.New, then the loader's hook runs setupRunners twice (a reload)")
     def main():
         ctx, shutdown = gosim.with_cancel(gosim.background())
         cfg = {"elected_wg": gosim.WaitGroup("cfg.Elected")}
         cfg["elected_wg"].add(1)  # once, when the config object is built
         wg = gosim.WaitGroup("runners")
 
+        @go_func("cmd.setupRunners", "server.go:130")
         def setup(election_delay):
             """Runner setup: a provider whose manager gets elected, and the infra runner."""
             elected = gosim.Chan(name="elected")  # the manager's "elected" notification
             if latch:
                 setup_latch = cfg["latch"] = gosim.Chan(name="electedLatch")  # fresh for every setup
 
+            @not_ported("test double: controller-runtime's manager, whose Elected() closes on election")
             def manager():
                 try:
                     if election_delay:
@@ -53,23 +63,25 @@ def _gateway(latch: bool):
                 finally:
                     wg.done()
 
+            @go_func("kubernetes.New.func1", "kubernetes.go:113")
             def on_elected():  # E_i
                 try:
-                    idx, _, _ = gosim.select(gosim.recv_case(elected), gosim.recv_case(ctx.done()))
+                    idx, _, _ = gosim.select(gosim.recv_case(elected), gosim.recv_case(ctx.done()))  # :114
                     if idx == 0:
                         if latch:
                             setup_latch.close()
                         else:
-                            cfg["elected_wg"].done()
+                            cfg["elected_wg"].done()  # :115
                 finally:
                     wg.done()
 
+            @go_func("Runner.Start.func2", "runner.go:74")
             def infra_runner():  # I
                 try:
                     if latch:
                         gosim.select(gosim.recv_case(setup_latch), gosim.recv_case(ctx.done()))
                     else:
-                        cfg["elected_wg"].wait()
+                        cfg["elected_wg"].wait()  # :75
                 finally:
                     wg.done()
 
