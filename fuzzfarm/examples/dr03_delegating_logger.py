@@ -17,8 +17,11 @@ then. Fixed (PR #1361): a ``sync.RWMutex``; every logging method takes the read 
 
 Go lines: controller-runtime@9e78e653228851684b6b9cdabe5aae8559fe3722 (v0.8.1, the parent of the fix's
 merge ad730f811ec6f6ceeb95c66270815f9af0b7af9e) pkg/log/deleg.go and pkg/log/log.go. At that commit
-``loggerPromise.Fulfill`` already writes under the logger's lock (:75, from PR #1339) while the
-reader takes none, so the race stands; the port's buggy writer leaves that one-sided lock out.
+``loggerPromise.Fulfill`` already writes under the logger's mutex (:75, from PR #1339), and so does
+the port's buggy writer; the reader (``V``, promoted) takes no lock, so a lock on one side only
+orders nothing and the race stands. The fix turns the mutex into an RWMutex and read-locks it in
+every logging method. Left out: ``log.go``'s ``loggerWasSetLock`` around the fallback's
+``Fulfill`` (nobody else calls ``SetLogger`` in the scenario) and the child promises.
 ``v`` cites the fix's ``DelegatingLogger.V`` (deleg.go:151 at the merge): before the fix ``V`` was
 the embedded ``logr.Logger``'s method, promoted, with no function of its own in deleg.go.
 """
@@ -59,7 +62,9 @@ class DelegatingLogger:
     @go_func("log.NewDelegatingLogger", "deleg.go:139")
     def __init__(self, fixed: bool):
         self.fixed = fixed
-        self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else None
+        # v0.8.1: lock sync.Mutex (deleg.go:91), taken by Fulfill and WithName/WithValues but not by the
+        # promoted V/Info/Error/Enabled; the fix makes it an RWMutex that every method takes.
+        self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else gosim.Mutex("DelegatingLogger.lock")
         self.logger = _Sink("promise")  # a logger that only records until fulfilled
         self.fulfilled = False
 
@@ -77,15 +82,10 @@ class DelegatingLogger:
     @go_func("loggerPromise.Fulfill", "deleg.go:65")
     def fulfill(self, actual: _Sink) -> None:
         """Go: ``(*DelegatingLogger).Fulfill`` -> ``(*loggerPromise).Fulfill`` (deleg.go:76 in v0.8.1)."""
-        if self.fixed:
-            with self.lock:
-                if not self.fulfilled:
-                    self.logger = actual
-                    self.fulfilled = True
-            return
-        if not self.fulfilled:
-            self.logger = actual  # :76 p.logger.Logger = logger
-            self.fulfilled = True  # :77 p.logger.promise = nil
+        if not self.fulfilled:  # DelegatingLogger.Fulfill: if l.promise != nil (deleg.go:132)
+            with self.lock:  # :75 the write side locks, before and after the fix
+                self.logger = actual  # :76 p.logger.Logger = logger
+                self.fulfilled = True  # :77 p.logger.promise = nil
 
 
 @not_ported("builds the scenario's main for one variant")

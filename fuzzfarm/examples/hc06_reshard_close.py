@@ -13,8 +13,12 @@ stopping the shards, so stop and reshard never overlap.
 Go lines: prometheus@1a9cdbd024fea05a1888c3164058087476cfdc3b storage/remote/queue_manager.go (the
 parent of the fix, ef19ede14adbb601d9736369b517b20b446ffab7). ``main`` is the scenario: ``Start``
 (:309), a config reload, then ``Stop``'s body (:320; buggy :324-327, fixed :324-329 at the fix).
-The reshard request is ``calculateDesiredShards``' select (:502), which upstream skips when the
-reshard loop is busy (``default``); the port's U waits for the loop or for quit instead.
+The reshard request is ``calculateDesiredShards``' select (:502) with a ``default``: when the reshard
+loop is not waiting in its select, the request is skipped, as upstream does. So a reshard starts
+only if L is parked in its select at the tick; U never waits for L. The shards' flush (``stop``'s
+wait for ``done`` or ``flushDeadline``, the ``runShard`` goroutines) and the rate arithmetic are
+left out: every tick asks for one more shard. ``shards.stop`` has no scheduling point of its own
+between the read lock and the close (upstream has no operation there).
 """
 
 from __future__ import annotations
@@ -53,7 +57,6 @@ class _Shards:
     def stop(self):
         self.mtx.rlock()  # :584 a read lock: two stoppers are not excluded
         try:
-            gosim.gosched()
             self.soft_shutdown.close()  # :585
         finally:
             self.mtx.runlock()  # :586
@@ -67,21 +70,26 @@ def _queue_manager(wait_before_stopping_shards: bool):
         quit_ = gosim.Chan(name="quit")
         reshard = gosim.Chan(name="reshardChan")
         wg = gosim.WaitGroup("qm.wg")
-        shards.start(1)
+        qm = {"num_shards": 1}  # t.numShards
+        shards.start(qm["num_shards"])
+
+        @go_func("QueueManager.calculateDesiredShards", "queue_manager.go:438")
+        def calculate_desired_shards():  # run by U
+            num_shards = qm["num_shards"] + 1  # :490 the desired count changed (the rates are left out)
+            # Resharding takes a while: when the reshard loop is not waiting, skip (no wait on quit).
+            idx, _, _ = gosim.select(gosim.send_case(reshard, num_shards), default=True)  # :502
+            if idx == 0:
+                qm["num_shards"] = num_shards  # :505
 
         @go_func("QueueManager.updateShardsLoop", "queue_manager.go:423")
         def update_shards_loop():  # U
             ticker = gosim.new_ticker(SHARD_UPDATE_PERIOD)  # :426
             try:
-                n = 1
                 while True:
                     idx, _, _ = gosim.select(gosim.recv_case(ticker.c), gosim.recv_case(quit_))  # :429
                     if idx == 1:
                         return  # :433
-                    n += 1  # :431 calculateDesiredShards: desired shards changed
-                    idx, _, _ = gosim.select(gosim.send_case(reshard, n), gosim.recv_case(quit_))  # :502
-                    if idx == 1:
-                        return
+                    calculate_desired_shards()  # :431
             finally:
                 ticker.stop()  # :427
                 wg.done()  # :424

@@ -2,16 +2,15 @@
 
 helm/helm PR #11898 "Fix goroutine leak in perform" (commit 11150cdc). ``perform`` starts the
 batch launcher, then receives n results from an *unbuffered* errors channel and returns on
-the first non-nil error; the workers that finish later block forever on their send (and the
-launcher on the group's WaitGroup): a goroutine leak -- when the error is received before at
-least one other worker's result.
+the first non-nil error; the workers that finish later block forever on their send: a
+goroutine leak -- when the error is received before at least one other worker's result.
 
 Fixed: ``perform`` always drains all n results and aggregates the errors.
 
 Go lines: helm@e007c900ce5f2233c8583565d5ba1b0433b1a213 pkg/kube/client.go (the parent of the fix).
-Upstream's ``batchPerform`` waits for a group only when the kind changes and returns after its
-loop; the port's launcher also waits for the last group at the end (no upstream line), so in
-the buggy variant the launcher is among the leaked goroutines, where upstream leaks only workers.
+``batchPerform`` keeps one WaitGroup, waits on it only when the kind changes (the first
+resource's wait returns at once) and returns after its loop, so the launcher never leaks: only
+workers do. The scenario's resources are all one kind.
 """
 
 from __future__ import annotations
@@ -38,27 +37,27 @@ def _perform(drain_all: bool):
         errs = gosim.Chan(name="errs")  # :539 unbuffered
 
         @not_ported("test double: the ResourceActorFunc, an API call that may fail")
-        def action(kind, name, err):
+        def action(name, err):
             gosim.gosched()  # talk to the API server
             return err
 
         @go_func("kube.batchPerform", "client.go:571")
-        def batch():  # B: one goroutine per resource; waits for a group when the kind changes
-            group, kind_of_group = None, None
-            for kind, name, err in RESOURCES:  # :574
-                if kind != kind_of_group:  # :576
-                    if group is not None:
-                        group.wait()  # :577
-                    group, kind_of_group = gosim.WaitGroup(f"group[{kind}]"), kind
-                group.add(1)  # :580
+        def batch():  # B: one goroutine per resource; waits for the group when the kind changes
+            kind = ""  # :572
+            wg = gosim.WaitGroup("batchPerform.wg")  # :573 one group, reused for each kind
+            for current_kind, name, err in RESOURCES:  # :574 (:575 currentKind)
+                if kind != current_kind:  # :576
+                    wg.wait()  # :577
+                    kind = current_kind  # :578
+                wg.add(1)  # :580
 
                 @go_func("kube.batchPerform.func1", "client.go:581")
-                def worker(kind=kind, name=name, err=err, group=group):
-                    errs.send(action(kind, name, err))  # :582
-                    group.done()  # :583
+                def worker(name=name, err=err):
+                    errs.send(action(name, err))  # :582
+                    wg.done()  # :583
 
                 gosim.go(worker, name=f"worker[{name}]")  # :581
-            group.wait()
+            # no wait after the loop: batchPerform returns once every worker is started
 
         gosim.go(batch, name="batchPerform")  # :540
         collected = []
