@@ -15,12 +15,18 @@ The fixed form must never fail under any schedule. ``CASES`` lists the modules i
 order (the ``examples`` harness picks one from the first input byte). A module with
 ``HARD = True`` is a hard case (docs/CASES.md#hard-cases: depth 3, measured against stress by
 ``benchmarks/hard_cases.py``); its tests live in ``tests/gosim/test_hard_cases.py``.
+
+Every function of a case module declares the upstream Go function and ``file.go:line`` it stands
+for (``gosim.go_func``), or says it is scaffolding (``gosim.not_ported``); each module's docstring
+names the commit its Go lines are from (``tests/ports/test_examples_go_names.py``).
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+
+from fuzzfarm.gosim import not_ported
 
 CASE_NAMES = (
     "hc01_leader_cancel",
@@ -41,6 +47,7 @@ CASE_NAMES = (
 )
 
 
+@not_ported("the examples package's loader, not part of any case")
 def load(name: str) -> ModuleType:
     """The example module ``name`` (a ``CASE_NAMES`` entry, or its ``hcNN`` prefix, or its
     ``ID``). Raises KeyError naming the known cases."""
@@ -51,11 +58,13 @@ def load(name: str) -> ModuleType:
     raise KeyError(f"unknown example {name!r}; known: {', '.join(c.split('_', 1)[0] for c in CASE_NAMES)}")
 
 
+@not_ported("the examples package's loader, not part of any case")
 def all_cases() -> list[ModuleType]:
     """Every example module, in ``CASE_NAMES`` order."""
     return [load(n) for n in CASE_NAMES]
 
 
+@not_ported("the examples package's loader, not part of any case")
 def main_of(case: ModuleType, variant: str):
     """``case.buggy`` or ``case.fixed``. Raises ValueError for another variant."""
     if variant not in ("buggy", "fixed"):

@@ -11,11 +11,15 @@ Port: ``DeferredLoadingClientConfig.client_config`` is a ``gosim.Shared`` field 
 plain ``clientConfig``); two controllers start and each calls ``client_config()`` (Go:
 ``ClientConfig``), which calls ``create_client_config``. Fixed (the PR): take ``loadingLock``
 first, then check the field.
+
+Go lines: client-go@3ab27431ef50d8ae77afe66593d04d5616cbd448 tools/clientcmd/merged_client_builder.go (the
+parent of the fix's merge 18c1ef0354fe489b5d9a58088676f854be243aa2); ``# :N`` comments cite buggy lines.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "DR-02"
 TITLE = "client-go clientcmd: unlocked read of clientConfig in createClientConfig (double-checked locking)"
@@ -32,12 +36,14 @@ class DeferredLoadingClientConfig:
 
     client_config = gosim.Shared()  # Go: clientConfig ClientConfig
 
+    @go_func("clientcmd.NewNonInteractiveDeferredLoadingClientConfig", "merged_client_builder.go:53")
     def __init__(self, fixed: bool):
         self.fixed = fixed
         self.loading_lock = gosim.Mutex("loadingLock")
         self.client_config = None
         self.loads = 0
 
+    @go_func("DeferredLoadingClientConfig.createClientConfig", "merged_client_builder.go:62")
     def create_client_config(self):
         """Go: ``(*DeferredLoadingClientConfig).createClientConfig``."""
         if self.fixed:  # after PR #92139: lock, then check
@@ -45,30 +51,36 @@ class DeferredLoadingClientConfig:
                 if self.client_config is not None:
                     return self.client_config
                 return self._load()
-        if self.client_config is None:  # the unlocked read
-            with self.loading_lock:
-                if self.client_config is None:
+        if self.client_config is None:  # :63 the unlocked read
+            with self.loading_lock:  # :64
+                if self.client_config is None:  # :67
                     self._load()
-        return self.client_config  # unlocked again
+        return self.client_config  # :84 unlocked again
 
+    @go_func("DeferredLoadingClientConfig.createClientConfig", "merged_client_builder.go:62")
     def _load(self):
-        gosim.gosched()  # loader.Load(): read and merge the kubeconfig files
+        """The loading half of ``createClientConfig`` (inline upstream), shared by both variants."""
+        gosim.gosched()  # :68 loader.Load(): read and merge the kubeconfig files
         self.loads += 1
-        self.client_config = {"server": "https://10.0.0.1:6443", "load": self.loads}  # the locked write
+        self.client_config = {"server": "https://10.0.0.1:6443", "load": self.loads}  # :80 the locked write
         return self.client_config
 
+    @go_func("DeferredLoadingClientConfig.ClientConfig", "merged_client_builder.go:97")
     def client_config_rest(self):
         """Go: ``(*DeferredLoadingClientConfig).ClientConfig`` (the part before in-cluster checks)."""
-        cfg = self.create_client_config()
+        cfg = self.create_client_config()  # :98
         return dict(cfg)
 
 
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
+    @not_ported("scenario driver: two controllers start from one kubeconfig loader")
     def main():
         loader = DeferredLoadingClientConfig(fixed)
         wg = gosim.WaitGroup("controllers")
         got = []
 
+        @not_ported("test double: a controller building its clientset")
         def controller(name):  # each controller builds its clientset: kubernetes.NewForConfig(...)
             got.append((name, loader.client_config_rest()["server"]))
 

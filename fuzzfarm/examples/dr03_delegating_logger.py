@@ -14,11 +14,22 @@ Port: ``DelegatingLogger.logger`` is a ``gosim.Shared`` field (upstream's embedd
 ``Fulfill`` with a null logger); a controller goroutine logs through ``V(1).info`` now and
 then. Fixed (PR #1361): a ``sync.RWMutex``; every logging method takes the read lock,
 ``fulfill`` the write lock.
+
+Go lines: controller-runtime@9e78e653228851684b6b9cdabe5aae8559fe3722 (v0.8.1, the parent of the fix's
+merge ad730f811ec6f6ceeb95c66270815f9af0b7af9e) pkg/log/deleg.go and pkg/log/log.go. At that commit
+``loggerPromise.Fulfill`` already writes under the logger's mutex (:75, from PR #1339), and so does
+the port's buggy writer; the reader (``V``, promoted) takes no lock, so a lock on one side only
+orders nothing and the race stands. The fix turns the mutex into an RWMutex and read-locks it in
+every logging method. Left out: ``log.go``'s ``loggerWasSetLock`` around the fallback's
+``Fulfill`` (nobody else calls ``SetLogger`` in the scenario) and the child promises.
+``v`` cites the fix's ``DelegatingLogger.V`` (deleg.go:151 at the merge): before the fix ``V`` was
+the embedded ``logr.Logger``'s method, promoted, with no function of its own in deleg.go.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "DR-03"
 TITLE = "controller-runtime DelegatingLogger: V() reads the embedded logger while Fulfill replaces it"
@@ -33,10 +44,12 @@ FALLBACK_AFTER = 30.0  # log.go: fulfil with a null logger if SetLogger was not 
 
 
 class _Sink:
+    @not_ported("test double: a logr sink that records lines")
     def __init__(self, name: str):
         self.name = name
         self.lines: list = []
 
+    @not_ported("test double: a logr sink that records lines")
     def info(self, msg: str) -> None:
         self.lines.append(msg)
 
@@ -46,12 +59,16 @@ class DelegatingLogger:
 
     logger = gosim.Shared()  # Go: the embedded logr.Logger (after PR #1361: logger logr.Logger)
 
+    @go_func("log.NewDelegatingLogger", "deleg.go:139")
     def __init__(self, fixed: bool):
         self.fixed = fixed
-        self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else None
+        # v0.8.1: lock sync.Mutex (deleg.go:91), taken by Fulfill and WithName/WithValues but not by the
+        # promoted V/Info/Error/Enabled; the fix makes it an RWMutex that every method takes.
+        self.lock = gosim.RWMutex("DelegatingLogger.lock") if fixed else gosim.Mutex("DelegatingLogger.lock")
         self.logger = _Sink("promise")  # a logger that only records until fulfilled
         self.fulfilled = False
 
+    @go_func("DelegatingLogger.V", "deleg.go:151")
     def v(self, level: int) -> _Sink:
         """Go: ``DelegatingLogger.V`` (promoted from the embedded logger before the fix)."""
         if self.fixed:
@@ -62,28 +79,28 @@ class DelegatingLogger:
                 self.lock.runlock()
         return self.logger
 
+    @go_func("loggerPromise.Fulfill", "deleg.go:65")
     def fulfill(self, actual: _Sink) -> None:
         """Go: ``(*DelegatingLogger).Fulfill`` -> ``(*loggerPromise).Fulfill`` (deleg.go:76 in v0.8.1)."""
-        if self.fixed:
-            with self.lock:
-                if not self.fulfilled:
-                    self.logger = actual
-                    self.fulfilled = True
-            return
-        if not self.fulfilled:
-            self.logger = actual
-            self.fulfilled = True
+        if not self.fulfilled:  # DelegatingLogger.Fulfill: if l.promise != nil (deleg.go:132)
+            with self.lock:  # :75 the write side locks, before and after the fix
+                self.logger = actual  # :76 p.logger.Logger = logger
+                self.fulfilled = True  # :77 p.logger.promise = nil
 
 
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
+    @not_ported("scenario driver: a process whose controller logs before SetLogger is called")
     def main():
         log = DelegatingLogger(fixed)
         wg = gosim.WaitGroup("log")
 
+        @go_func("log.init.0.func1", "log.go:62")
         def eventually_fulfill():  # log.go init.0.func1
-            gosim.sleep(FALLBACK_AFTER)
-            log.fulfill(_Sink("null"))
+            gosim.sleep(FALLBACK_AFTER)  # :63
+            log.fulfill(_Sink("null"))  # :67
 
+        @not_ported("test double: a controller logging through the package logger")
         def controller():  # e.g. an event handler logging as it adds watches
             for _ in range(3):
                 log.v(1).info("adding handler")

@@ -7,11 +7,16 @@ into the nested map shared by all of them: ``fatal error: concurrent map writes`
 racing with a write gives ``concurrent map read and map write``).
 
 Fixed: a mutex local to ``Get`` is held for the whole callback body.
+
+Go lines: helm@c0c2270fa2bf84f4851e5ebbf046ad0df67738cd pkg/kube/client.go (the parent of the fix);
+``perform``/``batchPerform`` (:615, :632) are folded into ``main``. The fix adds the mutex at :221
+and takes it at :232-233 of its own file.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-04"
 TITLE = "Helm Client.Get: per-resource callbacks write a shared map"
@@ -25,32 +30,35 @@ RUN_KW = {"check_leaks": True}
 RESOURCES = (("v1/Pod", "web-0"), ("v1/Pod", "web-1"), ("v1/Pod", "web-2"))
 
 
+@not_ported("builds the scenario's main for one variant")
 def _get(serialize: bool):
+    @go_func("Client.Get", "client.go:217")
     def main():
-        objs = gosim.Map(name="objs")  # version/kind -> (name -> object)
+        objs = gosim.Map(name="objs")  # :220 version/kind -> (name -> object)
         missing = []
         mu = gosim.Mutex("Get.mu")
         wg = gosim.WaitGroup("batch")
 
+        @go_func("Client.Get.func1", "client.go:229")
         def callback(kind, name):
-            gosim.gosched()  # fetch the object from the API server
+            gosim.gosched()  # :231 info.Get(): fetch the object from the API server
             if serialize:
                 mu.lock()
             try:
-                inner, ok = objs.lookup(kind)
+                inner, ok = objs.lookup(kind)  # :245
                 if not ok:
                     inner = gosim.Map(name=f"objs[{kind}]")
-                    objs[kind] = inner
-                inner[name] = {"kind": kind, "name": name}
+                    objs[kind] = inner  # :246
+                inner[name] = {"kind": kind, "name": name}  # :249
             finally:
                 if serialize:
                     mu.unlock()
             wg.done()
 
         # perform(): consecutive resources of the same kind run concurrently
-        wg.add(len(RESOURCES))
+        wg.add(len(RESOURCES))  # :641
         for kind, name in RESOURCES:
-            gosim.go(callback, kind, name, name=f"callback[{name}]")
+            gosim.go(callback, kind, name, name=f"callback[{name}]")  # :642 batchPerform's go func
         wg.wait()
         assert not missing
 

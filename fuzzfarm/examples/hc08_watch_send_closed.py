@@ -7,11 +7,16 @@ the creation report, and the putter's events make the per-watcher receive gorout
 event latencies on the same, now closed, channel: ``panic: send on closed channel``.
 
 Fixed: a dedicated events channel, closed only after every receiver has exited (a WaitGroup).
+
+Go lines: etcd@56841bbc5f7e183ebd2f7529d5d5edcffb9945a3 tools/benchmark/cmd/watch.go (the first parent
+of the fix's merge d5b917daa); ``# :N`` comments cite buggy lines (the fix rewrote the file). The
+putter stands for the put goroutine and the server's event delivery to the watchers in one.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-08"
 TITLE = "etcd benchmark watch: results channel closed while receivers still send"
@@ -26,37 +31,43 @@ STREAMS = 2
 KEYS = 1
 
 
+@not_ported("builds the scenario's main for one variant")
 def _benchmark(separate_channels: bool):
+    @go_func("cmd.watchFunc", "watch.go:86")
     def main():
-        results = gosim.Chan(16, name="report.results")
+        results = gosim.Chan(16, name="report.results")  # :121
         events = gosim.Chan(16, name="eventReport.results") if separate_channels else results
         created = gosim.WaitGroup("watchesCreated")
         receivers = gosim.WaitGroup("receivers")
         watchers = []
 
+        @not_ported("stands for pkg/report's results consumer (report.Run), outside watch.go")
         def consume(ch):
             for _ in ch:
                 pass
 
+        @go_func("cmd.recvWatchChan", "watch.go:197")
         def receive(w):  # Rj: one per watcher
             try:
-                for _ev in w:
-                    events.send("event latency")
+                for _ev in w:  # :198
+                    events.send("event latency")  # :201
             finally:
                 receivers.done()
 
+        @go_func("cmd.doWatch", "watch.go:183")
         def create(k):  # Wk
-            w = gosim.Chan(4, name=f"watcher{k}")
+            w = gosim.Chan(4, name=f"watcher{k}")  # :186 stream.Watch
             watchers.append(w)
-            results.send("creation latency")
+            results.send("creation latency")  # :187
             receivers.add(1)
-            gosim.go(receive, w, name=f"receive{k}")
-            created.done()
+            gosim.go(receive, w, name=f"receive{k}")  # :189
+            created.done()  # :191
 
+        @go_func("cmd.watchFunc.func3", "watch.go:167")
         def putter():
             for i in range(KEYS):
                 for w in list(watchers):
-                    w.send(f"put key{i}")
+                    w.send(f"put key{i}")  # :169
             for w in list(watchers):
                 w.close()
 
@@ -65,10 +76,10 @@ def _benchmark(separate_channels: bool):
             gosim.go(consume, events, name="eventReport")
         created.add(STREAMS)
         for k in range(STREAMS):
-            gosim.go(create, k, name=f"watch{k}")
-        created.wait()
-        gosim.go(putter, name="putter")  # events may already flow ...
-        results.close()  # ... when the creation report is finished
+            gosim.go(create, k, name=f"watch{k}")  # :123
+        created.wait()  # :136
+        gosim.go(putter, name="putter")  # :167 events may already flow ...
+        results.close()  # :138 ... when the creation report is finished
         if separate_channels:
             receivers.wait()
             events.close()

@@ -9,11 +9,16 @@ resumes: ``panic: sync: WaitGroup is reused before previous Wait has returned``.
 
 Fixed: go-attach takes the read side of an RWMutex, drops the task if ``stopping`` is closed,
 else adds; shutdown takes the write side to close ``stopping`` and only then waits.
+
+Go lines: etcd@546873f27e4b834b0cdbcdae3851e30aaa27b9e4 etcdserver/server.go (the first parent of the
+fix's merge 614adb023); the fixed ``goAttach`` cites the merge's file (:1615). Shutdown is the
+deferred closure of ``EtcdServer.run`` (:646), the fifth closure in ``run``.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-09"
 TITLE = "etcd go-attach WaitGroup.Add races with Wait during stop"
@@ -26,12 +31,14 @@ RUN_KW = {"check_leaks": True}
 
 
 class _Server:
+    @not_ported("EtcdServer's fields wg, wgMu, stopping; upstream's NewServer builds far more")
     def __init__(self, guarded: bool):
         self.guarded = guarded
         self.wg = gosim.WaitGroup("EtcdServer.wg")
         self.wg_mu = gosim.RWMutex("EtcdServer.wgMu")
         self.stopping = gosim.Chan(name="stopping")
 
+    @go_func("EtcdServer.goAttach", "server.go:1611")
     def go_attach(self, f):
         if self.guarded:
             self.wg_mu.rlock()
@@ -42,30 +49,35 @@ class _Server:
             finally:
                 self.wg_mu.runlock()
         else:
-            self.wg.add(1)
+            self.wg.add(1)  # :1612
 
+        @go_func("EtcdServer.goAttach.func1", "server.go:1613")
         def task():
             try:
-                f()
+                f()  # :1615
             finally:
-                self.wg.done()
+                self.wg.done()  # :1614
 
-        gosim.go(task, name="attached task")
+        gosim.go(task, name="attached task")  # :1613
 
+    @go_func("EtcdServer.run.func5", "server.go:646")
     def stop(self):
         if self.guarded:
             with self.wg_mu:
                 self.stopping.close()
         else:
-            self.stopping.close()
-        self.wg.wait()
+            self.stopping.close()  # :647
+        self.wg.wait()  # :652
 
 
+@not_ported("builds the scenario's main for one variant")
 def _scenario(guarded: bool):
+    @not_ported("scenario driver: a tracked task runs while the server stops")
     def main():
         s = _Server(guarded)
         s.go_attach(lambda: gosim.sleep(1))  # a tracked task still running at shutdown
 
+        @not_ported("test double: a background goroutine (the apply path) that attaches on its own schedule")
         def apply_loop():  # a background goroutine that attaches on its own schedule
             gosim.sleep(1)
             s.go_attach(gosim.gosched)

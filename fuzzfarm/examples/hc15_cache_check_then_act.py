@@ -9,11 +9,17 @@ invariant "at most one child per parent" fails at quiescence (an AssertionError 
 
 Fixed: controller expectations: W records that it expects one creation before creating; the
 Add handler lowers the expectation; while it is outstanding W skips the decision.
+
+Go lines: hive@31f6f6f2c1d2299b8a40e89d24307d81dd1ec9e7
+pkg/controller/clusterdeployment/clusterdeployment_controller.go (the first parent of the fix's merge
+339584af6). The worker loop and the informer are controller-runtime's and client-go's; the port
+models them without citing their source.
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-15"
 TITLE = "controller check-then-act on a lagging cache: duplicate children"
@@ -27,7 +33,9 @@ RUN_KW = {"check_leaks": True}
 QUIESCE_AT = 5.0
 
 
+@not_ported("builds the scenario's main for one variant")
 def _controller(expectations: bool):
+    @not_ported("scenario driver: the controller's two goroutines, one ClusterDeployment queued, quiescence")
     def main():
         api_children = []  # the API server's set of children
         cache = {}  # parent -> children seen by the informer (thread-safe in Go: behind mu)
@@ -38,23 +46,25 @@ def _controller(expectations: bool):
         stop = gosim.Chan(name="stop")
         wg = gosim.WaitGroup("controller")
 
+        @go_func("ReconcileClusterDeployment.startNewProvision", "clusterdeployment_controller.go:461")
         def reconcile(parent):
             with mu:
                 if expectations and expected.get(parent, 0) > 0:
                     return  # the Add handler requeues the parent once it has seen the child
-                have = list(cache.get(parent, ()))
+                have = list(cache.get(parent, ()))  # :466 existingProvisions: a List from the cache
             if have:
-                return
+                return  # :473 adoptProvision
             if expectations:
                 with mu:
                     expected[parent] = expected.get(parent, 0) + 1
             child = f"{parent}-provision-{len(api_children)}"  # generated name
-            gosim.gosched()  # POST to the API server
-            api_children.append(child)
+            gosim.gosched()  # :569 r.Create: POST to the API server
+            api_children.append(child)  # :569
             gosim.select(gosim.send_case(watch, (parent, child)), gosim.recv_case(stop))
             gosim.gosched()  # status update of the parent ...
             gosim.select(gosim.send_case(queue, parent), gosim.recv_case(stop))  # ... requeues it
 
+        @not_ported("controller-runtime's reconcile worker loop, modelled, its source not cited")
         def worker():  # W
             try:
                 while True:
@@ -65,6 +75,7 @@ def _controller(expectations: bool):
             finally:
                 wg.done()
 
+        @not_ported("client-go's informer delivering watch events into the cache, modelled, its source not cited")
         def informer():  # I
             try:
                 while True:

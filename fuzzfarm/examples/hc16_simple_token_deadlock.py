@@ -20,12 +20,15 @@ behind K's pending write lock (writer preference): ``deadlock``.
 
 Fixed (#7492): no channels. The keeper's map has its own mutex ``tokensMu``, taken first by
 every path (the tick handler, ``assign``, ``info``), then ``simpleTokensMu``: one lock order.
+
+Go lines: etcd@51939650057d602bb5ab090633138fffe36854dc auth/simple_token.go (buggy) and
+etcd@1b1fabef8ffec606909f01c3983300fff539f214 (fixed).
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim import go_func
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-16"
 TITLE = "etcd simpleTokenTTLKeeper tick vs token-lock holders: deadlock"
@@ -113,6 +116,7 @@ class _KeeperChan:
 class _TokenSimpleChan:
     """``tokenSimple`` before the fix: ``simpleTokensMu`` is an RWMutex held across the sends."""
 
+    @go_func("newTokenProviderSimple", "simple_token.go:225")
     def __init__(self):
         self.simple_tokens_mu = gosim.RWMutex("simpleTokensMu")
         self.simple_tokens = gosim.Map(name="simpleTokens")
@@ -122,6 +126,7 @@ class _TokenSimpleChan:
     def enable(self):
         self.simple_token_keeper = _KeeperChan(self._deleter())  # :167
 
+    @go_func("newDeleterFunc", "simple_token.go:155")
     def _deleter(self):
         @go_func("newDeleterFunc.func1", "simple_token.go:156")
         def delete_token(tk):
@@ -212,6 +217,7 @@ class _TokenSimpleMu(_TokenSimpleChan):
     deleter (``newDeleterFunc``) is the same code after the fix, two lines further down (:157);
     the inherited one cites the lines before it."""
 
+    @go_func("newTokenProviderSimple", "simple_token.go:226")
     def __init__(self):
         super().__init__()
         self.simple_tokens_mu = gosim.Mutex("simpleTokensMu")
@@ -244,7 +250,9 @@ class _TokenSimpleMu(_TokenSimpleChan):
 
 
 # ---------------------------------------------------------------------------- the scenario
+@not_ported("builds the scenario's main for one variant")
 def _scenario(token_simple_cls):
+    @not_ported("scenario driver: an idle token, then a benchmark client's two connections")
     def main():
         ts = token_simple_cls()
         ts.enable()
@@ -254,6 +262,7 @@ def _scenario(token_simple_cls):
         ts.assign_simple_token_to_user("bench", "bench.2")
         wg = gosim.WaitGroup("clients")
 
+        @not_ported("test double: one client connection sending a request per period")
         def client(period):  # one connection: a request per period, each checked by AuthInfoFromCtx
             for _ in range(REQUESTS):
                 gosim.sleep(period)

@@ -23,12 +23,15 @@ Then B waits for C, C waits for A's informer lock, A waits for B's ``np``: ``dea
 
 Fixed (#334): B releases ``np`` before it closes ``np.stop`` and waits, then takes it again
 for the rest of the cleanup; a pod handler that gets ``np`` then sees ``np.deleted`` and returns.
+
+Go lines: ovn-kubernetes@5d836b6b08c42a87118515e6eb2f08184c8c57a9 (buggy) and
+ovn-kubernetes@2b50338c9798cee601edbda871730de32f47887d (fixed ``deleteNetworkPolicy``).
 """
 
 from __future__ import annotations
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim import go_func
+from fuzzfarm.gosim import go_func, not_ported
 
 ID = "HC-17"
 TITLE = "ovn-kubernetes NetworkPolicy delete / pod event / watch goroutine: three-way deadlock"
@@ -45,6 +48,7 @@ INGRESS_RULES = 1
 EGRESS_RULES = 1
 
 
+@not_ported("one ovn-nbctl call: network I/O, where Go runs other goroutines")
 def _ovn_nbctl():
     """One ``ovn-nbctl`` call (an exec and a round trip to the OVN northbound database): network
     I/O, where Go's scheduler runs other goroutines (docs/RUNTIME.md, I/O)."""
@@ -54,6 +58,7 @@ def _ovn_nbctl():
 class _Informer:
     """``factory.informer``: a lock and the handlers registered on one shared informer."""
 
+    @go_func("newInformer", "factory.go:54")
     def __init__(self):
         self.lock = gosim.Mutex("podInformer")
         self.handlers = gosim.Map(name="informer.handlers")
@@ -96,15 +101,18 @@ class _Informer:
 class _NamespacePolicy:
     """``namespacePolicy`` (policy.go:17): an embedded Mutex, the stop channel and its WaitGroup."""
 
+    @go_func("Controller.AddNetworkPolicy", "policy.go:1031")
     def __init__(self):
+        """The part of ``AddNetworkPolicy`` that builds ``np`` (:1047-1054)."""
         self.lock = gosim.Mutex("np")
         self.stop = gosim.Chan(1, name="np.stop")  # :1052
         self.stop_wg = gosim.WaitGroup("np.stopWg")  # :1053
-        self.local_pods = gosim.Map({"ns_pod1": True}, name="np.localPods")
+        self.local_pods = gosim.Map({"ns_pod1": True}, name="np.localPods")  # :1054
         self.deleted = False
 
 
 class _Controller:
+    @go_func("NewOvnController", "ovn.go:66")
     def __init__(self, informer):
         self.watch_factory = informer
 
@@ -172,7 +180,9 @@ class _Controller:
             np.lock.unlock()  # :1227 defer
 
 
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
+    @not_ported("scenario driver: a namespace teardown deletes a pod and its policy together")
     def main():
         informer = _Informer()
         oc = _Controller(informer)
