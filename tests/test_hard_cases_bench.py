@@ -17,7 +17,7 @@ def _child(spec, case="hc17"):
 
 
 def test_hard_cases_are_the_hard_examples_and_mix_is_picked_up_when_offered():
-    assert HC.hard_cases() == ["hc16", "hc17"] and HC.hard_cases(["HC-17"]) == ["hc17"]
+    assert HC.hard_cases() == ["hc16", "hc17", "hc18", "hc19"] and HC.hard_cases(["HC-17"]) == ["hc17"]
     assert HC.strategies()[-3:] == ["bytes", "random", "pct"]
 
 
