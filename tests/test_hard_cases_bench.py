@@ -30,3 +30,9 @@ def test_stress_child_reports_runs_and_manifestations():
     (r,) = _child({"mode": "stress", "settings": [[1e-5, 1.0, 1e-4]], "wall_s": 1.0, "seed": 1})
     assert r["runs"] > 0 and 0 <= r["manifestations"] <= r["runs"]
     assert r["other_failures"] == {}  # HC-17 on threads can only deadlock (e.g. no runtime attribute missing)
+
+
+def test_harness_list_is_split_and_an_unknown_case_is_a_clear_error():
+    p = subprocess.run([sys.executable, "-m", "benchmarks.hard_cases", "--quick", "--harness", "hc17,hc99"],
+                       cwd=HC.C.ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "not a hard case: hc99" in p.stderr and p.stdout == ""
