@@ -4,7 +4,8 @@ docker/spdystream issue #49, fixed by PR #50 "Fix write/close deadlock" (commit 
 SPDY transport under ``kubectl exec``/``port-forward`` and the kubelet's streaming server; the
 fix reached Kubernetes with its vendored copy (kubernetes/kubernetes PR #6632; the GoBench entry
 kubernetes#6632). Ported from ``connection.go`` at the parent of d91d6d1 (buggy) and at it
-(fixed); ``# :N`` comments are lines of that file in the matching version.
+(fixed); ``# :N`` comments are lines of that file in the matching version (code the fix did not
+touch cites the parent's lines; the fixed monitor's lines are marked "fixed").
 
 M, the framer's ``monitor`` goroutine, owns the idle timer: every frame read or written sends
 a token on ``resetChan`` (capacity 2) and M re-arms the timer for each. A writer sends its token
