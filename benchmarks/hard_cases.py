@@ -233,7 +233,14 @@ def rows(data: dict, prof: C.Profile) -> list[list[str]]:
 def run(prof: C.Profile, only=None, log=None) -> dict:
     t0 = time.monotonic()
     if isinstance(only, str):
-        only = only.split(",")
+        only = [only]
+    if only:  # --harness is repeatable; "hc18,hc19" is taken as two, and an unknown case is an error
+        only = [w for entry in only for w in entry.split(",") if w]
+        unknown = [w for w in only if not hard_cases([w])]
+        if unknown:
+            print(f"hard_cases: not a hard case: {', '.join(unknown)}; hard cases: {', '.join(hard_cases())}",
+                  file=sys.stderr)
+            raise SystemExit(2)
     data = measure(prof, only, log)
     b = BUDGETS[prof.name]
     settings = {"seeds per strategy": list(b["seeds"]), "budget per seed (s)": b["max_s"],

@@ -17,7 +17,7 @@ def _child(spec, case="hc17"):
 
 
 def test_hard_cases_are_the_hard_examples_and_mix_is_picked_up_when_offered():
-    assert HC.hard_cases() == ["hc16", "hc17"] and HC.hard_cases(["HC-17"]) == ["hc17"]
+    assert HC.hard_cases() == ["hc16", "hc17", "hc18", "hc19"] and HC.hard_cases(["HC-17"]) == ["hc17"]
     assert HC.strategies()[-3:] == ["bytes", "random", "pct"]
 
 
@@ -30,3 +30,9 @@ def test_stress_child_reports_runs_and_manifestations():
     (r,) = _child({"mode": "stress", "settings": [[1e-5, 1.0, 1e-4]], "wall_s": 1.0, "seed": 1})
     assert r["runs"] > 0 and 0 <= r["manifestations"] <= r["runs"]
     assert r["other_failures"] == {}  # HC-17 on threads can only deadlock (e.g. no runtime attribute missing)
+
+
+def test_harness_list_is_split_and_an_unknown_case_is_a_clear_error():
+    p = subprocess.run([sys.executable, "-m", "benchmarks.hard_cases", "--quick", "--harness", "hc17,hc99"],
+                       cwd=HC.C.ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "not a hard case: hc99" in p.stderr and p.stdout == ""

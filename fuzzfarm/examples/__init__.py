@@ -44,6 +44,8 @@ CASE_NAMES = (
     "dr03_delegating_logger",
     "hc16_simple_token_deadlock",
     "hc17_policy_stop_wait",
+    "hc18_spdy_write_close",
+    "hc19_workqueue_drain_shutdown",
 )
 
 

@@ -185,7 +185,9 @@ class ThreadedRuntime:
         raise failure
 
     def _record(self, exc: BaseException, g: _TGoroutine, frames=None) -> None:
-        if self.failure is not None:
+        # after the run ended (a hang's teardown), threads unwind through their defers: a
+        # deferred Unlock after an aborted Cond.Wait is teardown, not a failure of the run
+        if self.failure is not None or self.dead:
             return
         if not isinstance(exc, F.GoFailure):
             exc = F.GoroutinePanic(f"{type(exc).__name__}: {exc}", cause=exc)

@@ -63,7 +63,7 @@ def runs_to_failure(case, strategy, limit: int):
 
 
 def test_every_case_has_the_metadata_and_both_forms():
-    assert len(ALL_CASES) == 15 and len({c.ID for c in ALL_CASES}) == 15 and len(CASES) == 13
+    assert len(ALL_CASES) == 17 and len({c.ID for c in ALL_CASES}) == 17 and len(CASES) == 13
     for c in ALL_CASES:
         assert callable(c.buggy) and callable(c.fixed)
         assert c.KIND == c.KINDS[0] and all(k in {f.kind for f in gosim.ALL_FAILURES} for k in c.KINDS)
