@@ -36,3 +36,11 @@ def test_harness_list_is_split_and_an_unknown_case_is_a_clear_error():
     p = subprocess.run([sys.executable, "-m", "benchmarks.hard_cases", "--quick", "--harness", "hc17,hc99"],
                        cwd=HC.C.ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "not a hard case: hc99" in p.stderr and p.stdout == ""
+
+
+def test_a_measuring_stress_trial_ends_at_its_first_manifestation():
+    """The trials only ask "a hit within trial_s?": with stop_at_first the child stops at the
+    first manifestation (and says after how many runs), instead of spending the rest of the trial."""
+    (r,) = _child({"mode": "stress", "settings": [[1e-5, 1.0, 1e-4]], "wall_s": 20.0, "seed": 1,
+                   "stop_at_first": True})
+    assert r["manifestations"] == 1 and r["first_runs"] == r["runs"]
