@@ -159,6 +159,9 @@ class GoFailure(Exception):
 
     kind = "failure"
     fatal = True  # Go "fatal error" (unrecoverable) as opposed to a panic
+    # Go's own message for this failure (after ``fatal error: `` / ``panic: ``), or None where Go
+    # prints nothing of the kind (a leak is goleak's report, a step limit is ours): docs/RUNTIME.md#failures
+    go_message: str | None = None
 
     def __init__(self, detail: str, *, cause: BaseException | None = None, obj: str | None = None):
         super().__init__(detail)
@@ -213,9 +216,20 @@ class GoFailure(Exception):
         who = f"goroutine {self.goroutine} [{self.goroutine_name}]" if self.goroutine else "runtime"
         return f"{self.kind}: {self.detail} in {who} at {where} (decision {self.decision}, t={self.now:g}s)"
 
+    @property
+    def go_says(self) -> str | None:
+        """The line Go's runtime would print first (``fatal error: concurrent map writes``,
+        ``panic: close of closed channel``), or None where Go has no such line."""
+        if self.go_message is None:
+            return None
+        return f"{'fatal error' if self.fatal else 'panic'}: {self.go_message}"
+
     def render(self) -> str:
-        """A Go-like crash dump: header line (and what it happened on), then every goroutine's stack."""
+        """A Go-like crash dump: Go's own first line (when Go has one), our header line (and what
+        it happened on), then every goroutine's stack."""
         head = str(self) + (f"\non: {self.subject}" if self.subject else "")
+        if self.go_says:
+            head = f"{self.go_says}\n{head}"
         return "\n\n".join([head] + [d.render() for d in self.dumps])
 
     def to_json(self) -> dict:
@@ -244,23 +258,33 @@ class GoroutinePanic(GoFailure):
     kind = "goroutine panic"
     fatal = False
 
+    @property
+    def go_message(self) -> str:  # type: ignore[override]
+        """Go's text where Go would panic the same way (a nil func call: ``runtime error:
+        invalid memory address or nil pointer dereference``), else the panic's own value."""
+        from .gopanic import go_text  # gopanic imports this module
+        return (go_text(self.cause) if self.cause is not None else None) or self.detail
+
 
 class ConcurrentMapWrites(GoFailure):
     """``fatal error: concurrent map writes`` (Go runtime map, hashWriting entry/exit check)."""
 
     kind = "concurrent map writes"
+    go_message = "concurrent map writes"
 
 
 class ConcurrentMapReadWrite(GoFailure):
     """``fatal error: concurrent map read and map write``."""
 
     kind = "concurrent map read and map write"
+    go_message = "concurrent map read and map write"
 
 
 class ConcurrentMapIterationWrite(GoFailure):
     """``fatal error: concurrent map iteration and map write``."""
 
     kind = "concurrent map iteration and map write"
+    go_message = "concurrent map iteration and map write"
 
 
 class Deadlock(GoFailure):
@@ -272,6 +296,7 @@ class Deadlock(GoFailure):
     """
 
     kind = "deadlock"
+    go_message = "all goroutines are asleep - deadlock!"
     cycle: list[str] | None = None
     cycle_text: str | None = None  # ``G2 f (x.py:3) waits for mu held by G3; ...``
 
@@ -313,6 +338,7 @@ class NegativeWaitGroupCounter(GoFailure):
     """``panic: sync: negative WaitGroup counter``."""
 
     kind = "negative WaitGroup counter"
+    go_message = "sync: negative WaitGroup counter"
     fatal = False
 
 
@@ -320,6 +346,7 @@ class WaitGroupReuse(GoFailure):
     """``panic: sync: WaitGroup is reused before previous Wait has returned``."""
 
     kind = "WaitGroup reused before previous Wait returned"
+    go_message = "sync: WaitGroup is reused before previous Wait has returned"
     fatal = False
 
 
@@ -327,6 +354,7 @@ class CloseOfClosedChannel(GoFailure):
     """``panic: close of closed channel``."""
 
     kind = "close of closed channel"
+    go_message = "close of closed channel"
     fatal = False
 
 
@@ -334,6 +362,7 @@ class CloseOfNilChannel(GoFailure):
     """``panic: close of nil channel``."""
 
     kind = "close of nil channel"
+    go_message = "close of nil channel"
     fatal = False
 
 
@@ -341,6 +370,7 @@ class SendOnClosedChannel(GoFailure):
     """``panic: send on closed channel``."""
 
     kind = "send on closed channel"
+    go_message = "send on closed channel"
     fatal = False
 
 
@@ -348,6 +378,7 @@ class UnlockOfUnlockedMutex(GoFailure):
     """``fatal error: sync: unlock of unlocked mutex`` (also RWMutex unlock/runlock)."""
 
     kind = "unlock of unlocked mutex"
+    go_message = "sync: unlock of unlocked mutex"
 
 
 class StepLimitExceeded(GoFailure):

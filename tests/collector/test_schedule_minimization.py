@@ -8,7 +8,7 @@ import pytest
 
 from fuzzfarm import harness as H
 from fuzzfarm.collector import minimize
-from fuzzfarm.collector.signature import classify
+from fuzzfarm.signature import classify
 from fuzzfarm.runone import outcome
 from fuzzfarm.strategies import RandomStrategy
 from fuzzfarm.strategies.guided import BoundedStrategy, GuidedStrategy
