@@ -453,7 +453,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "fix_proof", "fix_proof_line",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
-                 "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site",
+                 "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
                  "go_crash_state", "starvation_s", "max_starvation_s")
 
 

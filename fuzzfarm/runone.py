@@ -67,6 +67,7 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         message=f.detail if f else None,
         object=f.obj if f else None,  # the object whose operation failed (root-cause grouping)
         racing_site=f.racing_site if f else None,  # the other goroutine's function in that race
+        go_racing_site=f.go_racing_site if f else None,  # the same, in Go's name when declared
         crash_state=f.crash_state if f else [],
         dump=f.render() if f else None,
         decisions=rep.decisions,

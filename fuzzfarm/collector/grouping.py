@@ -37,20 +37,34 @@ def root_cause(bucket: dict) -> tuple[str, str]:
     kind = bucket.get("kind") or "failure"
     state = list(bucket.get("crash_state") or [])
     top = state[0] if state else "(no project frames)"
+    shown_top = _go_names(bucket).get(top, top)  # names read in Go's terms where declared; keys stay Python's
     if bucket.get("fix_keeps"):
-        key, name = f"hazard|{hazard_name(kind, state)}", f"hazard: {kind} at {top}"
+        key, name = f"hazard|{hazard_name(kind, state)}", f"hazard: {kind} at {shown_top}"
     elif kind in MAP_KINDS:
         writer, obj = bucket.get("racing_site") or "", bucket.get("object") or ""
         if writer:
-            key, name = f"map-writer|{writer}", f"concurrent map access racing with the write in {writer}"
+            key = f"map-writer|{writer}"
+            name = f"concurrent map access racing with the write in {_go_names(bucket).get(writer, writer)}"
         elif obj:
             key, name = f"map|{obj}", f"concurrent map access to map {obj}"
         else:
-            key, name = f"map-at|{top}", f"concurrent map access at {top}"
+            key, name = f"map-at|{top}", f"concurrent map access at {shown_top}"
     else:
         ctype = bucket.get("crash_type") or kind
-        key, name = f"op|{ctype}|{top}", f"{ctype} in {top}"
+        key, name = f"op|{ctype}|{top}", f"{ctype} in {shown_top}"
     return f"{harness}|{variant}|{key}", f"{harness}/{variant}: {name}"
+
+
+def _go_names(bucket: dict) -> dict[str, str]:
+    """Python function -> Go function for the frames this bucket names (the racing writer and
+    the failing goroutine's top frame), where the port declares them (``gosim.go_func``)."""
+    out = {}
+    if bucket.get("racing_site") and bucket.get("go_racing_site"):
+        out[bucket["racing_site"]] = bucket["go_racing_site"]
+    py, go = list(bucket.get("crash_state") or []), list(bucket.get("go_crash_state") or [])
+    for p, g in zip(py, go):
+        out.setdefault(p, g.split(" (", 1)[0])
+    return out
 
 
 def group_id(key: str) -> str:
@@ -94,6 +108,9 @@ def _map_components(buckets: list[dict]) -> dict[int, tuple[str, str]]:
     comp: dict[str, list[str]] = {}
     for n in list(parent):
         comp.setdefault(find(n), []).append(n)
+    go_by_root: dict[str, dict[str, str]] = {}
+    for j, node in members.items():
+        go_by_root.setdefault(find(node), {}).update(_go_names(buckets[j]))
     out = {}
     for i, node in members.items():
         root = find(node)
@@ -101,6 +118,8 @@ def _map_components(buckets: list[dict]) -> dict[int, tuple[str, str]]:
         maps = [n.split("|map-obj|", 1)[1] for n in nodes if "|map-obj|" in n]
         writers = [n.split("|map-writer|", 1)[1] for n in nodes if "|map-writer|" in n]
         b = buckets[i]
+        shown = go_by_root.get(root, {})  # the writers in Go's names where declared (the keys stay Python's)
+        writers = [shown.get(w, w) for w in writers]
 
         def few(xs):
             return ", ".join(xs[:3]) + (", ..." if len(xs) > 3 else "")

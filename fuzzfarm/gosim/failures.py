@@ -191,11 +191,21 @@ class GoFailure(Exception):
     def racing_site(self) -> str | None:
         """Innermost project function of the ``racing`` goroutine (the other side of the race),
         from the crash dump; None when unknown."""
+        frame = self._racing_frame()
+        return frame.func if frame is not None else None
+
+    @property
+    def go_racing_site(self) -> str | None:
+        """:attr:`racing_site` as a user reads it: the Go function when declared."""
+        frame = self._racing_frame()
+        return (frame.go_func or frame.func) if frame is not None else None
+
+    def _racing_frame(self) -> StackFrame | None:
         if self.racing is None:
             return None
         for d in self.dumps:
             if d.gid == self.racing and d.stack:
-                return d.stack[0].func
+                return d.stack[0]
         return None
 
     @property

@@ -130,3 +130,19 @@ def test_group_split_and_merge_through_the_cli(store):
     p = cli("group", "merge", "nope", rows["s1"]["group"])
     assert p.returncode == 2 and "no group or bucket 'nope'" in p.stderr
     assert json.loads(cli("crashes", "--json").stdout)  # still readable
+
+
+def test_group_names_read_in_go_terms_and_keys_stay_on_python_names():
+    """A group's name uses the Go functions the ports declare (the racing writer, the top frame);
+    its id is still computed from the Python names, so declaring a port moves no group."""
+    go = [
+        {**DEMO[4], "go_racing_site": "cache.defaultOpts",
+         "go_crash_state": ["cache.defaultOpts (cache.go:488)", "cache.New (cache.go:300)", "cluster.New (cluster.go:1)"]},
+        {**DEMO[0], "go_crash_state": ["objectChecker.Stop (wait_for_controlled_pods.go:713)", "x (x.go:1)", "y"]},
+    ]
+    plain = group_buckets([DEMO[4], DEMO[0]])
+    named = group_buckets(go)
+    assert [g["id"] for g in named] == [g["id"] for g in plain]
+    names = sorted(g["name"] for g in named)
+    assert names[0] == "checker/buggy: goroutine panic (TypeError) in objectChecker.Stop"
+    assert "racing with writes in cache.defaultOpts" in names[1] and "default_opts" not in names[1]
