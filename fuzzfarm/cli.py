@@ -595,7 +595,9 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         raise CLIError(f"{path}/repro.json: max_starvation_s {e}; download the bucket again") from None
     res = collector.replay(target, v, data, trace=True)
     sig, recorded = res.get("signature"), repro.get("signature")
-    verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
+    from fuzzfarm.collector.verdict import go_failure  # the same Go failure under another Python name is the bug
+    same = sig == recorded or (go_failure(repro) is not None and go_failure(res) == go_failure(repro))
+    verdict = "not failing" if not res["failed"] else ("fails as recorded" if same else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]
     kind = (repro.get("crash_type") or "").split(" (")[0]
     if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind, repro.get("crash_state") or []):
