@@ -613,7 +613,12 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         out.print(res["trace"], markup=False)  # the interleaving, ending with the crash dump
     elif res["failed"]:
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
-    out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input)", markup=False)
+    if "max_starvation_s" in res:  # the bound the run had (the recorded one, or the harness's own)
+        bound = "none" if res["max_starvation_s"] is None else f"{res['max_starvation_s']:g} s"
+    else:  # the run gave no outcome of its own (a timeout): the bound it was started under
+        bound = T.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
+    out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
+              f"starvation bound {bound})", markup=False)
     raise typer.Exit(code)
 
 

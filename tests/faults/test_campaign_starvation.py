@@ -96,7 +96,15 @@ def test_the_standalone_replay_command_carries_the_recorded_bound(site, tmp_path
     assert f"--max-starvation={bound}" in repro["replay_standalone"], repro
     p = _standalone(tmp_path)
     assert p.returncode == (1 if fails else 0), (repro["replay_standalone"], p.stdout[-500:], p.stderr)
-    assert json.loads(p.stdout.splitlines()[-1])["max_starvation_s"] == (None if bound == "none" else 0.1)
+    res = json.loads(p.stdout.splitlines()[-1])
+    shown = "none" if bound == "none" else "0.1 s"
+    assert res["max_starvation_s"] == (None if bound == "none" else 0.1), res
+    assert f"(bound {shown}), the longest a runnable goroutine waited" in res["trace"], res["trace"][:300]
+    # fuzzfarm replay says which bound it replayed under: the recorded one, whatever this machine says
+    p = _cli("redis://127.0.0.1:1/0", tmp_path, "replay", str(tmp_path), "-q",
+             env={"FUZZFARM_MAX_STARVATION_S": "0.1" if bound == "none" else "none"})
+    assert p.returncode == (1 if fails else 0), (p.stdout, p.stderr)
+    assert f"minimized input, starvation bound {shown})" in p.stdout, p.stdout
 
 
 def test_runone_rejects_a_bad_bound_in_one_line(site, tmp_path):
@@ -146,6 +154,7 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
     p = _cli(fault_farm.url, tmp_path, "replay", str(tmp_path / "repro"), "-q",
              env={"FUZZFARM_MAX_STARVATION_S": "0.1"})
     assert p.returncode == 1 and "fails as recorded" in p.stdout, (p.stdout, p.stderr)
+    assert "starvation bound none)" in p.stdout, p.stdout
     monkeypatch.setenv("PYTHONPATH", faultlib.SITE)  # for this process's replay children
     monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     assert not _replay(None, data=(tmp_path / "repro" / "input.min").read_bytes())["failed"]  # it needs the bound
