@@ -595,7 +595,9 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         raise CLIError(f"{path}/repro.json: max_starvation_s {e}; download the bucket again") from None
     res = collector.replay(target, v, data, trace=True)
     sig, recorded = res.get("signature"), repro.get("signature")
-    verdict = "not failing" if not res["failed"] else ("fails as recorded" if sig == recorded else "fails differently")
+    from fuzzfarm.collector.verdict import go_failure  # the same Go failure under another Python name is the bug
+    same = sig == recorded or (go_failure(repro) is not None and go_failure(res) == go_failure(repro))
+    verdict = "not failing" if not res["failed"] else ("fails as recorded" if same else "fails differently")
     code = {"not failing": 0, "fails as recorded": 1, "fails differently": 3}[verdict]
     kind = (repro.get("crash_type") or "").split(" (")[0]
     if verdict == "not failing" and v != rec_variant and resolve(harness).kept_by_fix(kind, repro.get("crash_state") or []):
@@ -611,7 +613,12 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
         out.print(res["trace"], markup=False)  # the interleaving, ending with the crash dump
     elif res["failed"]:
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
-    out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input)", markup=False)
+    if "max_starvation_s" in res:  # the bound the run had (the recorded one, or the harness's own)
+        bound = "none" if res["max_starvation_s"] is None else f"{res['max_starvation_s']:g} s"
+    else:  # the run gave no outcome of its own (a timeout): the bound it was started under
+        bound = T.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
+    out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
+              f"starvation bound {bound})", markup=False)
     raise typer.Exit(code)
 
 

@@ -79,7 +79,8 @@ def register(app) -> None:
             f = res.failure
             out.print(f"  {f['kind']}: {f['message']}  at {' <- '.join(f['crash_state'])}", markup=False)
             err.print(f"reproducer written to {path}; replay it with "
-                      f"`python -m fuzzfarm.runone {harness} {v} {path} --trace`", markup=False)
+                      f"`python -m fuzzfarm.runone {harness} {v} {path} --trace "
+                      f"--max-starvation={H.max_starvation_text(H.max_starvation_s())}`", markup=False)
         raise typer.Exit(code)
 
 

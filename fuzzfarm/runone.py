@@ -1,9 +1,11 @@
 """Run one input through a harness in this process and describe the outcome as JSON.
 
-    python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD]
+    python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--max-starvation=SECONDS|none] [--module=MOD]
 
 prints one JSON object (see :func:`outcome`); ``--module`` names an unregistered harness
-module (fuzzfarm's own tests). The collector runs it in fresh processes to verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 1 when
+module (fuzzfarm's own tests); ``--max-starvation`` is the starvation bound to run under (as
+``FUZZFARM_MAX_STARVATION_S``, over it; an input replays the same only under the bound it was
+found with, which a reproducer's ``repro.json`` records and its ``replay_standalone`` passes). The collector runs it in fresh processes to verify reproducers; ``fuzzfarm replay`` uses :func:`outcome` directly. Exit code 1 when
 the input fails, 0 when it does not, 2 when the harness cannot be loaded; the collector reads
 the JSON, not the status.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import traceback
 
@@ -91,13 +94,41 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
     return out
 
 
+BOUND_OPTION = "--max-starvation"
+USAGE = ("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--max-starvation=SECONDS|none] "
+         "[--module=MOD] [--loaded-marker]\n")
+
+
+def _take_bound(argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--max-starvation=X`` / ``--max-starvation X``, and X (None: not given)."""
+    rest, bound, i = [], None, 0
+    while i < len(argv):
+        a = argv[i]
+        if a.startswith(BOUND_OPTION + "="):
+            bound = a.split("=", 1)[1]
+        elif a == BOUND_OPTION:
+            bound = argv[i + 1] if i + 1 < len(argv) else ""
+            i += 1
+        else:
+            rest.append(a)
+        i += 1
+    return rest, bound
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    argv, bound = _take_bound(argv)
     args = [a for a in argv if not a.startswith("--")]
     module = next((a.split("=", 1)[1] for a in argv if a.startswith("--module=")), None)
     if len(args) != 3:
-        sys.stderr.write("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--module=MOD] [--loaded-marker]\n")
+        sys.stderr.write(USAGE)
         return 2
+    if bound is not None:
+        try:  # every run of this process reads it (harness.max_starvation_s)
+            os.environ[H.MAX_STARVATION_ENV] = H.max_starvation_text(H.parse_max_starvation(bound))
+        except ValueError as e:
+            sys.stderr.write(f"fuzzfarm: {BOUND_OPTION} {e}; e.g. {BOUND_OPTION}=0.1 or {BOUND_OPTION}=none\n")
+            return 2
     name, variant, path = args
     try:
         with open(path, "rb") as fh:

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 
+from fuzzfarm.harness import max_starvation_text
 from fuzzfarm.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
@@ -170,6 +171,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     bound = _run_bound(outcome, bucket)
     if bound is not _UNKNOWN:
         repro["max_starvation_s"] = bound
+        # as written it replays under that bound, not the local FUZZFARM_MAX_STARVATION_S or default
+        repro["replay_standalone"] += f" --max-starvation={max_starvation_text(bound)}"
     go_state = repro["go_crash_state"] or repro["crash_state"]
     state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
     state = state or "(no project frames)"

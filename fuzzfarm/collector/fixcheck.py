@@ -9,12 +9,14 @@ from .replay import replay
 
 
 def fix_check(harness, fixed_variant: str, data: bytes, *, expected_signature: str | None = None,
-              buggy_variant: str | None = None, timeout_s: float = 30.0) -> dict:
+              buggy_variant: str | None = None, timeout_s: float = 30.0, expected_go: tuple | None = None) -> dict:
     """Run ``data`` once, in a fresh process, on ``fixed_variant``.
 
     ``verdict`` (:mod:`.verdict`): ``fixed`` when the run does not fail, ``NO`` when it fails
     with the bug's signature (``expected_signature``, or else the signature ``data`` gives on
-    ``buggy_variant``, default: the harness's first variant), ``fails differently`` for any
+    ``buggy_variant``, default: the harness's first variant) or with its crash type at its Go
+    crash state (``expected_go``, :func:`.verdict.go_failure`; from that buggy replay when
+    ``expected_signature`` is not given), ``fails differently`` for any
     other failure, a timeout or a hang included; ``fixed`` is True only for the first. What the
     fixed variant did is recorded: ``failed``, ``kind``, ``crash_type``, ``crash_state``,
     ``message``, ``signature``; ``summary`` is the verdict as shown
@@ -23,9 +25,10 @@ def fix_check(harness, fixed_variant: str, data: bytes, *, expected_signature: s
     target = resolve(harness)
     if expected_signature is None:
         buggy = buggy_variant or (target.declared_variants() or ("buggy",))[0]
-        expected_signature = replay(target, buggy, data, timeout_s=timeout_s)["signature"]
+        bug = replay(target, buggy, data, timeout_s=timeout_s)
+        expected_signature, expected_go = bug["signature"], expected_go or V.go_failure(bug)
     out = replay(target, fixed_variant, data, timeout_s=timeout_s)
-    verdict = V.run_verdict(expected_signature, out)
+    verdict = V.run_verdict(expected_signature, out, expected_go)
     return {
         "variant": fixed_variant,
         "failed": bool(out["failed"]),
@@ -33,6 +36,7 @@ def fix_check(harness, fixed_variant: str, data: bytes, *, expected_signature: s
         "crash_type": out["crash_type"],
         "message": out["message"],
         "crash_state": list(out.get("crash_state") or []),
+        "go_crash_state": list(out.get("go_crash_state") or []),
         "signature": out["signature"],
         "expected_signature": expected_signature,
         "verdict": verdict,

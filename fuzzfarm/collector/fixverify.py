@@ -37,16 +37,18 @@ def _check(name: str, runs: int, failed: int, verdict: str, outcome: dict | None
 def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signature: str,
                original: bytes | None = None, buggy_ok: int = 1, buggy_n: int = 1, corpus=(),
                random_runs: int = 100, pct_runs: int = 100, flaky_replays: int = 20, budget_s: float = 60.0,
-               timeout_s: float = 10.0, parallel: int = 2) -> dict:
+               timeout_s: float = 10.0, parallel: int = 2, expected_go: tuple | None = None) -> dict:
     """The fix evidence of a bucket whose reproducer ``minimized`` failed ``buggy_ok`` of
-    ``buggy_n`` verification replays on the buggy variant with ``expected_signature``."""
+    ``buggy_n`` verification replays on the buggy variant with ``expected_signature``.
+    ``expected_go``: the bug in Go's terms (:func:`.verdict.go_failure` of the bucket); a failure
+    on ``fixed`` with it is the bug (``NO``), whatever Python function it ran in."""
     target = resolve(harness)
     kept = target.fixed_may_fail()
     checks, deciding, other = [], None, None
 
     def note(out, data):
         nonlocal deciding, other
-        v = V.run_verdict(expected_signature, out)
+        v = V.run_verdict(expected_signature, out, expected_go)
         if v == V.DIFFERENT and hazard_name(out.get("kind"), out.get("crash_state")) in kept:
             return V.FIXED  # a known hazard of the fixed variant: its own named bucket, no news
         if v != V.FIXED and deciding is None:
@@ -58,7 +60,8 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
     for name, data in (("reproducer", minimized), ("original input", original)):
         if data is None or (name == "original input" and data == minimized):
             continue
-        r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s)
+        r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s,
+                      expected_go=expected_go)
         checks.append(_check(name, 1, int(r["failed"]), note(r, data), r))
 
     flaky = buggy_n > 0 and buggy_ok < buggy_n

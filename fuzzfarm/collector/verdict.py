@@ -4,7 +4,8 @@ Three states for a deterministic reproducer (the runtime replays the same input 
 
 * ``fixed``: the fixed variant passes the reproducer *and* every other check of the evidence
   (the original input, the fuzzed neighbourhood, the corpus);
-* ``NO``: the fixed variant fails with the bug's own signature;
+* ``NO``: the fixed variant fails with the bug's own signature, or with its crash type at its
+  Go crash state (:func:`run_verdict`);
 * ``fails differently: KIND at STATE``: it fails otherwise, a timeout or a hang included.
 
 A flaky reproducer (one that fails in k of N replays on the buggy variant, 0 < k < N) cannot be
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 from math import comb
 
+from fuzzfarm.signature import crash_type, normalize_state
+
 FIXED, NO, DIFFERENT, UNKNOWN_FLAKY, KEPT = "fixed", "NO", "fails differently", "unknown (flaky)", "kept (hazard)"
 ALPHA = 0.05  # the significance a flaky bug's "fixed" needs (one-sided Fisher exact test)
 
@@ -38,11 +41,32 @@ def outcome_summary(out: dict | None) -> dict:
     return s
 
 
-def run_verdict(expected_signature: str, out: dict) -> str:
-    """``fixed`` / ``NO`` / ``fails differently`` for one run of the fixed variant."""
+def go_failure(rec: dict | None) -> tuple | None:
+    """What a failure is in Go's terms: (crash type, the Go functions of its crash state), of a
+    classified outcome, a bucket or a repro.json (``crash_type`` or ``kind``/``exc_class``, and
+    ``go_crash_state``); None when it records no Go crash state. The ``file.go:line`` of each
+    frame is dropped, as the signature drops Python lines: a fix that edits the same function
+    moves its lines."""
+    state = (rec or {}).get("go_crash_state")
+    if not state:
+        return None
+    ctype = rec.get("crash_type") or crash_type(rec)
+    return ctype, tuple(normalize_state(list(state)))
+
+
+def run_verdict(expected_signature: str, out: dict, expected_go: tuple | None = None) -> str:
+    """``fixed`` / ``NO`` / ``fails differently`` for one run of the fixed variant.
+
+    ``NO`` when it fails with the bug's signature, or, given ``expected_go`` (the bug's
+    :func:`go_failure`), with the same crash type at the same Go crash state: buggy and fixed
+    code paths that port one Go function carry the same ``go_func`` under two Python names, and
+    the bug's Go failure on ``fixed`` is the bug, not another one. Signatures (buckets) stay on
+    Python names."""
     if not out.get("failed"):
         return FIXED
-    return NO if out.get("signature") == expected_signature else DIFFERENT
+    if out.get("signature") == expected_signature:
+        return NO
+    return NO if expected_go is not None and go_failure(out) == expected_go else DIFFERENT
 
 
 def where(out: dict) -> str:

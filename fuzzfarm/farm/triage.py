@@ -48,6 +48,13 @@ def _collector():
     return collector
 
 
+def _go_failure(b: dict):
+    """The bucket's bug in Go's terms (``collector.verdict.go_failure``): the fix check calls a
+    failure on ``fixed`` with it the bug, whatever Python function it ran in."""
+    from fuzzfarm.collector.verdict import go_failure
+    return go_failure(b)
+
+
 def _replay(harness: str, variant: str, data: bytes, *, trace: bool = False) -> dict:
     """One fresh-process replay, classified (``collector.replay``)."""
     return _collector().replay(harness, variant, data, trace=trace)
@@ -262,7 +269,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     if fv:
         t0 = time.monotonic()
         ev = triage_ahead.result(futs, "evidence", lambda: col.fix_verify(
-            run_as, fv, minimized, expected_signature=b["signature"], original=original,
+            run_as, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
             buggy_ok=buggy_ok, buggy_n=buggy_n, corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX],
             random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S))
         other = ev.pop("other", None)
@@ -330,7 +337,8 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
         original, corpus = _data(b, "original_b64"), st.corpus(b["harness"])[:FIX_CORPUS_MAX]
         jobs["proof"] = lambda: _proof(harness, fv, minimized)
         jobs["evidence"] = lambda: col.fix_verify(
-            harness, fv, minimized, expected_signature=b["signature"], original=original, buggy_ok=VERIFY_RUNS,
+            harness, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
+            buggy_ok=VERIFY_RUNS,
             buggy_n=VERIFY_RUNS, corpus=corpus, random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS,
             flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S)
     return jobs

@@ -37,8 +37,9 @@ class RunReport:
     that could have continued; ``switches``: all context switches; ``now``: final virtual
     time (s); ``goroutines``: how many ran; ``trace``: events when tracing was on;
     ``starvation``: the longest virtual time (s) a runnable goroutine waited while the clock
-    advanced (``starved``: its ``(gid, name)``); ``early_fires``: timers the schedule fired
-    early; ``drained_at``: the step where early firing was switched off (see ``docs/timing.md``).
+    advanced (``starved``: its ``(gid, name)``), under the bound ``max_starvation_s`` (None:
+    none in time); ``early_fires``: timers the schedule fired early; ``drained_at``: the step
+    where early firing was switched off (see ``docs/timing.md``).
     """
 
     failure: GoFailure | None
@@ -54,6 +55,7 @@ class RunReport:
     starved: tuple[int, str] | None = None
     early_fires: int = 0
     drained_at: int | None = None
+    max_starvation_s: float | None = None  # the bound the run had (None: none in time)
 
     @property
     def failed(self) -> bool:
@@ -89,10 +91,11 @@ class RunReport:
         return text
 
     def starvation_line(self) -> str:
-        """One line stating the run's starvation figure (see ``docs/timing.md``)."""
+        """One line stating the run's starvation figure and its bound (see ``docs/timing.md``)."""
         who = f" (G{self.starved[0]} {self.starved[1]})" if self.starved else ""
-        text = (f"starvation: {self.starvation:g} s{who}, the longest a runnable goroutine waited while the "
-                f"clock advanced; {self.early_fires} timer(s) fired early")
+        bound = "none" if self.max_starvation_s is None else f"{self.max_starvation_s:g} s"
+        text = (f"starvation: {self.starvation:g} s{who} (bound {bound}), the longest a runnable goroutine waited "
+                f"while the clock advanced; {self.early_fires} timer(s) fired early")
         if self.drained_at is not None:
             text += f"; early firing switched off at step {self.drained_at} (step budget spent)"
         return text
@@ -149,4 +152,5 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         starved=rt.starved,
         early_fires=rt.early_fires,
         drained_at=rt.drained_at,
+        max_starvation_s=rt.max_starvation_s,
     )

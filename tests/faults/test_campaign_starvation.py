@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -70,6 +71,51 @@ def test_triage_runs_every_child_under_the_campaigns_bound(store, site, monkeypa
     assert _replay("none", data=art["input.min"])["failed"] and not _replay(None, data=art["input.min"])["failed"]
 
 
+def _standalone(directory) -> subprocess.CompletedProcess:
+    """repro.json's ``replay_standalone`` run as written, in the reproducer's directory (its
+    ``python`` is this interpreter), with no FUZZFARM_MAX_STARVATION_S here: the default 0.1 s."""
+    argv = shlex.split(json.loads((directory / "repro.json").read_text())["replay_standalone"])
+    assert argv[:3] == ["python", "-m", "fuzzfarm.runone"], argv
+    env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_MAX_STARVATION_S"}
+    return subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, timeout=120,
+                          cwd=str(directory), env={**env, "PYTHONPATH": faultlib.SITE})
+
+
+@pytest.mark.parametrize("bound, fails", [("none", True), ("0.1", False)])
+def test_the_standalone_replay_command_carries_the_recorded_bound(site, tmp_path, bound, fails):
+    from fuzzfarm import collector
+    out = _replay("none", data=STARVED)
+    assert out["failed"], out
+    # the bucket as a campaign under "none" (or the default) records it; the artifact's replay ran under it
+    out = _replay(bound, data=STARVED) if bound != "none" else out
+    files = collector.build_artifact(bucket={"id": "b1", "signature": out["signature"] or "s", "harness": "ff-starved",
+                                             "variant": "buggy", "max_starvation_s": bound},
+                                     original=STARVED, minimized=STARVED, outcome=out, harness_hash="h", version="0")
+    collector.write_artifact(files, tmp_path)
+    repro = json.loads((tmp_path / "repro.json").read_text())
+    assert f"--max-starvation={bound}" in repro["replay_standalone"], repro
+    p = _standalone(tmp_path)
+    assert p.returncode == (1 if fails else 0), (repro["replay_standalone"], p.stdout[-500:], p.stderr)
+    res = json.loads(p.stdout.splitlines()[-1])
+    shown = "none" if bound == "none" else "0.1 s"
+    assert res["max_starvation_s"] == (None if bound == "none" else 0.1), res
+    assert f"(bound {shown}), the longest a runnable goroutine waited" in res["trace"], res["trace"][:300]
+    # fuzzfarm replay says which bound it replayed under: the recorded one, whatever this machine says
+    p = _cli("redis://127.0.0.1:1/0", tmp_path, "replay", str(tmp_path), "-q",
+             env={"FUZZFARM_MAX_STARVATION_S": "0.1" if bound == "none" else "none"})
+    assert p.returncode == (1 if fails else 0), (p.stdout, p.stderr)
+    assert f"minimized input, starvation bound {shown})" in p.stdout, p.stdout
+
+
+def test_runone_rejects_a_bad_bound_in_one_line(site, tmp_path):
+    (tmp_path / "input.min").write_bytes(STARVED)
+    p = subprocess.run([sys.executable, "-m", "fuzzfarm.runone", "ff-starved", "buggy", "input.min",
+                        "--max-starvation=soon"], capture_output=True, text=True, timeout=60, cwd=str(tmp_path),
+                       env={**os.environ, "PYTHONPATH": faultlib.SITE})
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and "--max-starvation 'soon' is not a number" in p.stderr, p.stderr
+
+
 def _cli(url: str, cwd, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     e = {k: v for k, v in os.environ.items() if k != "FUZZFARM_MAX_STARVATION_S"}
     e.update({"FUZZFARM_REDIS_URL": url, "PYTHONPATH": faultlib.SITE, "COLUMNS": "250", **(env or {})})
@@ -108,9 +154,11 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
     p = _cli(fault_farm.url, tmp_path, "replay", str(tmp_path / "repro"), "-q",
              env={"FUZZFARM_MAX_STARVATION_S": "0.1"})
     assert p.returncode == 1 and "fails as recorded" in p.stdout, (p.stdout, p.stderr)
+    assert "starvation bound none)" in p.stdout, p.stdout
     monkeypatch.setenv("PYTHONPATH", faultlib.SITE)  # for this process's replay children
     monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     assert not _replay(None, data=(tmp_path / "repro" / "input.min").read_bytes())["failed"]  # it needs the bound
+    assert _standalone(tmp_path / "repro").returncode == 1  # repro.json's replay_standalone, as written
     # the regression test `download` wrote replays under it too (called here, not via pytest: faster)
     (test_file,) = (tmp_path / "repro").glob("test_*.py")
     spec = importlib.util.spec_from_file_location("starved_regression", test_file)

@@ -110,12 +110,60 @@ def test_flaky_fix_verdict_needs_a_distinguishable_rate(site):
     assert V.fisher_p(0, 10, 0, 1000) == 1.0
 
 
+# ------------------------------------------ one Go function, two Python names (ff-gonames)
+# buggy: concurrent map writes in Close (Python Cache._close_buggy, Go (*Cache).Close); the same
+# schedule gives it on fixed-wrong in Cache._close_wrong (the same Go (*Cache).Close) and on
+# fixed-other in the new helper (*Cache).purge (found by a seeded search: random.Random(1)).
+REPRO_GO = bytes.fromhex("56767891ecc76ce784a9fe386d281707")
+
+
+@pytest.fixture(scope="module")
+def go_bug(site):
+    out = replay("ff-gonames", "buggy", REPRO_GO)
+    assert out["kind"] == "concurrent map writes" and out["crash_state"][0] == "Cache._close_buggy", out
+    assert out["go_crash_state"][0] == "(*Cache).Close (cache.go:52)", out
+    return out
+
+
+def test_a_wrong_fix_with_the_same_go_bug_under_another_python_name_is_no(go_bug):
+    wrong = replay("ff-gonames", "fixed-wrong", REPRO_GO)
+    assert wrong["crash_state"][0] == "Cache._close_wrong" and wrong["signature"] != go_bug["signature"], wrong
+    r = fix_check("ff-gonames", "fixed-wrong", REPRO_GO)  # the bug taken from the buggy replay
+    assert r["verdict"] == V.NO and r["summary"] == V.NO and not r["fixed"], r
+    r = fix_check("ff-gonames", "fixed-wrong", REPRO_GO, expected_signature=go_bug["signature"],
+                  expected_go=V.go_failure(go_bug))
+    assert r["verdict"] == V.NO and not r["fixed"], r
+    ev = fix_verify("ff-gonames", "fixed-wrong", REPRO_GO, expected_signature=go_bug["signature"],
+                    expected_go=V.go_failure(go_bug), random_runs=0, pct_runs=0)
+    assert ev["verdict"] == V.NO and ev["summary"] == V.NO and "other" not in ev, ev
+
+
+def test_a_fix_failing_at_another_go_crash_state_still_fails_differently(go_bug):
+    r = fix_check("ff-gonames", "fixed-other", REPRO_GO)
+    assert r["verdict"] == V.DIFFERENT and not r["fixed"], r
+    assert r["summary"] == "fails differently: concurrent map writes at Cache._purge", r
+    assert r["go_crash_state"] == ["(*Cache).purge (cache.go:72)"], r
+    # the same Go functions with another crash type are another failure too
+    assert V.go_failure({**go_bug, "crash_type": "concurrent map read and map write"}) != V.go_failure(go_bug)
+    assert V.run_verdict(go_bug["signature"], {**go_bug, "signature": "x", "crash_type": "deadlock"},
+                         V.go_failure(go_bug)) == V.DIFFERENT
+
+
+def test_the_triage_fix_check_judges_by_the_buckets_go_crash_state(store, site, monkeypatch):
+    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "1")
+    bid, queued = _bucket(store, "ff-gonames", REPRO_GO, monkeypatch, "fixed-wrong", runs=0)
+    b = store.bucket(bid)
+    assert b["go_crash_state"][0] == "(*Cache).Close (cache.go:52)", b
+    assert b["fix_verdict"] == V.NO and b["fixed"] is False and not b.get("masked_bucket"), b
+    assert queued == [bid], queued  # no "other" failure filed: it is this bug
+
+
 # ---------------------------------------------------------------- through the triage steps
-def _bucket(st, harness, data, monkeypatch, fixed_variant):
+def _bucket(st, harness, data, monkeypatch, fixed_variant, runs=5):
     from fuzzfarm.farm import triage
     monkeypatch.setattr(triage, "fix_variant", lambda h, v: fixed_variant)
-    monkeypatch.setattr(triage, "FIX_RANDOM_RUNS", 5)
-    monkeypatch.setattr(triage, "FIX_PCT_RUNS", 5)
+    monkeypatch.setattr(triage, "FIX_RANDOM_RUNS", runs)
+    monkeypatch.setattr(triage, "FIX_PCT_RUNS", runs)
     monkeypatch.setattr(triage, "MINIMIZE_BUDGET_S", 5)
     monkeypatch.setattr(triage, "VERIFY_RUNS", 2)
     cid = st.create_campaign({"harness": harness, "variant": "buggy", "strategy": "bytes", "jobs": 1,
@@ -164,3 +212,21 @@ def test_the_artifact_carries_the_fix_evidence_and_the_fixed_variant_reproducer(
     assert repro["fix"]["verdict"] == V.NO and repro["fix"]["schedules_tried"] == 7
     assert "reproducer_b64" not in json.dumps(repro) and repro["flaky"] and repro["verify"] == [3, 10]
     assert b"fix check:   NO (variant fixed, 7 schedules tried)" in files["failure.txt"]
+
+
+def test_replay_on_a_wrong_fix_with_the_same_go_bug_fails_as_recorded(go_bug, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from fuzzfarm.collector import build_artifact, write_artifact
+    files = build_artifact(bucket={"id": "b1", "harness": "ff-gonames", "variant": "buggy",
+                                   "signature": go_bug["signature"]}, original=REPRO_GO, minimized=REPRO_GO,
+                           outcome=go_bug, harness_hash="h", version="0")
+    write_artifact(files, tmp_path)
+    env = {**os.environ, "PYTHONPATH": faultlib.SITE}
+    for variant, verdict in (("fixed-wrong", "fails as recorded"), ("fixed-other", "fails differently")):
+        p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "replay", str(tmp_path), "--variant", variant,
+                            "--json"], capture_output=True, text=True, timeout=120, env=env)
+        assert json.loads(p.stdout)["verdict"] == verdict, (variant, p.stdout[-300:], p.stderr)
