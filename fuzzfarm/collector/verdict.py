@@ -28,7 +28,7 @@ from fuzzfarm.signature import crash_type, normalize_state
 FIXED, NO, DIFFERENT, UNKNOWN_FLAKY, KEPT = "fixed", "NO", "fails differently", "unknown (flaky)", "kept (hazard)"
 ALPHA = 0.05  # the significance a flaky bug's "fixed" needs (one-sided Fisher exact test)
 
-OUTCOME_FIELDS = ("failed", "kind", "crash_type", "crash_state", "message", "signature")
+OUTCOME_FIELDS = ("failed", "kind", "crash_type", "crash_state", "go_crash_state", "message", "signature")
 
 
 def outcome_summary(out: dict | None) -> dict:
@@ -37,6 +37,7 @@ def outcome_summary(out: dict | None) -> dict:
     s = {k: out.get(k) for k in OUTCOME_FIELDS}
     s["failed"] = bool(s["failed"])
     s["crash_state"] = list(s["crash_state"] or [])
+    s["go_crash_state"] = list(s["go_crash_state"] or [])
     s["message"] = (s["message"] or "")[:2000]
     return s
 
@@ -70,9 +71,9 @@ def run_verdict(expected_signature: str, out: dict, expected_go: tuple | None = 
 
 
 def where(out: dict) -> str:
-    """``KIND at f1 <- f2 <- f3`` of a failed outcome."""
+    """``KIND at f1 <- f2 <- f3`` of a failed outcome, in Go's names where the port declares them."""
     kind = out.get("crash_type") or out.get("kind") or "failure"
-    state = " <- ".join(out.get("crash_state") or []) or "(no project frames)"
+    state = " <- ".join(out.get("go_crash_state") or out.get("crash_state") or []) or "(no project frames)"
     return f"{kind} at {state}"
 
 
