@@ -447,12 +447,16 @@ def parse_max_starvation(raw) -> float | None:
     time) as None. ValueError (saying what was given) for anything else."""
     if isinstance(raw, str) and raw.strip().lower() == "none":
         return None
-    try:
-        v = float(raw)
-    except (TypeError, ValueError):
-        v = -1.0
-    if not v >= 0:  # also nan
-        raise ValueError(f"{raw!r} is not a number of seconds >= 0 or 'none'")
+    v = -1.0
+    # a bool is not a number of seconds (float(True) is 1.0); "1_0" is Python syntax, not a
+    # number a user writes; inf is not finite JSON (repro.json) - "none" says "no bound"
+    if not isinstance(raw, bool) and not (isinstance(raw, str) and "_" in raw):
+        try:
+            v = float(raw)
+        except (TypeError, ValueError):
+            pass
+    if not 0 <= v < float("inf"):  # also nan
+        raise ValueError(f"{raw!r} is not a finite number of seconds >= 0 or 'none' (no bound)")
     return v
 
 

@@ -30,6 +30,9 @@ def cli_here(capsys, monkeypatch, *args):
     ("submit", "checker", "--max-starvation", ""),
     ("submit", "checker", "--strategy", "dfs", "--max-starvation", "-0.5"),
     ("ci", "checker", "--max-starvation", "1s"),
+    ("submit", "checker", "--max-starvation", "inf"),  # not finite JSON in repro.json: 'none' says it
+    ("submit", "checker", "--max-starvation", "1e309"),
+    ("ci", "checker", "--max-starvation", "1_000"),
 ])
 def test_a_bad_bound_is_one_line_and_exit_2(capsys, monkeypatch, args):
     p = cli_here(capsys, monkeypatch, *args)
@@ -76,3 +79,11 @@ def test_the_parser_round_trips_every_bound():
     for b in (0.0, 0.1, 1 / 3, 20.0, None):
         assert H.parse_max_starvation(H.max_starvation_text(b)) == b
     assert H.parse_max_starvation(" None ") is None
+
+
+@pytest.mark.parametrize("raw", [True, False, "", "1_0", "inf", "-inf", float("inf"), None, [], "0x10"])
+def test_the_parser_refuses_what_is_no_finite_number_of_seconds(raw):
+    """A bool in a hand-edited repro.json is not a bound (float(True) would be 1 s), nor is an
+    infinite one (written out it is not JSON; 'none' is the unbounded bound)."""
+    with pytest.raises(ValueError, match="none"):
+        H.parse_max_starvation(raw)

@@ -176,6 +176,7 @@ class _Connection:
 
 
 # ---------------------------------------------------------------------------- the scenario
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
     @not_ported("scenario driver: a port-forward session whose remote end hangs up mid-write")
     def main():

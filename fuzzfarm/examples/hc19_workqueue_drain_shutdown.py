@@ -167,6 +167,7 @@ class _Type:
 
 
 # ---------------------------------------------------------------------------- the scenario
+@not_ported("builds the scenario's main for one variant")
 def _scenario(fixed: bool):
     @not_ported("scenario driver: queue_test.go TestForceQueueShutdownUsingShutDown")
     def main():

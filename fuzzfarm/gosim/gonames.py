@@ -32,7 +32,8 @@ import linecache
 import re
 from typing import Callable
 
-_GO_LINE = re.compile(r"#\s*:(\d+)")
+_GO_LINE = re.compile(r"#\s*:([0-9]{1,7})\b")  # ASCII digits, a plausible line (not "²", not 10**20)
+_DECIMAL = re.compile(r"[0-9]{1,7}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,15 +51,21 @@ _BY_CODE: dict = {}
 def go_func(name: str, site: str) -> Callable:
     """Declare that the decorated function ports Go function ``name``, declared at ``site``
     (``file.go:line``). Raises ValueError for a site without a line."""
-    file, sep, line = site.rpartition(":")
-    if not sep or not file.endswith(".go") or not line.isdigit():
-        raise ValueError(f"go_func site must be file.go:line, not {site!r}")
+    # checked here, at import: a bad declaration would otherwise surface as a failure of every
+    # run (a name that is not text breaks the crash dump) or as a wrong Go site in a report
+    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
+        raise ValueError(f"go_func name must be a Go function name such as 'objectChecker.Stop', not {name!r}")
+    file, sep, line = site.rpartition(":") if isinstance(site, str) else ("", "", "")
+    if not sep or not file.endswith(".go") or ":" in file or not _DECIMAL.fullmatch(line) or int(line) < 1:
+        raise ValueError(f"go_func site must be file.go:line (a line >= 1), not {site!r}")
     info = GoFunc(name, file, int(line))
 
     def deco(fn):
         code = getattr(fn, "__code__", None)
         if code is None:
             raise TypeError(f"go_func needs a plain function, got {fn!r}")
+        if getattr(fn, "__go__", None) is not None or getattr(fn, "__not_ported__", None) is not None:
+            raise ValueError(f"{fn.__qualname__} is declared twice (go_func / not_ported): keep one declaration")
         _BY_CODE[code] = info
         fn.__go__ = info
         return fn
@@ -75,6 +82,8 @@ def not_ported(reason: str) -> Callable:
     def deco(fn):
         if getattr(fn, "__code__", None) is None:
             raise TypeError(f"not_ported needs a plain function, got {fn!r}")
+        if getattr(fn, "__go__", None) is not None or getattr(fn, "__not_ported__", None) is not None:
+            raise ValueError(f"{fn.__qualname__} is declared twice (go_func / not_ported): keep one declaration")
         fn.__not_ported__ = reason
         return fn
 

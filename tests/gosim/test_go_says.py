@@ -64,3 +64,24 @@ def test_a_programs_own_panic_keeps_its_value():
 
     fail = gosim.run(main, strategy=BytesStrategy(b"")).failure
     assert fail.go_says == "panic: ValueError: boom"
+
+
+@pytest.mark.parametrize("name, site", [
+    (5, "tracker.go:26"), ("", "tracker.go:26"), ("a\nb", "tracker.go:26"), (None, "x.go:1"),
+    ("T.Stop", None), ("T.Stop", 5), ("T.Stop", "x.go:²"), ("T.Stop", "x.go:0"), ("T.Stop", "a:b.go:3"),
+    ("T.Stop", "x.go:٣"), ("T.Stop", "x.py:3"), ("T.Stop", "x.go:"),
+])
+def test_a_bad_go_declaration_is_refused_where_it_is_written(name, site):
+    """At import, with a ValueError naming the form: not later, as a failure of every run."""
+    with pytest.raises(ValueError, match="go_func"):
+        gosim.go_func(name, site)
+
+
+def test_one_function_gets_one_declaration():
+    def f():
+        pass
+    gosim.go_func("T.Stop", "t.go:3")(f)
+    with pytest.raises(ValueError, match="declared twice"):
+        gosim.go_func("T.Close", "t.go:9")(f)
+    with pytest.raises(ValueError, match="declared twice"):
+        gosim.not_ported("scaffold")(f)
