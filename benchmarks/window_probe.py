@@ -60,11 +60,12 @@ def _hit(report) -> bool:
     return report.failure is not None and "AssertionError" in str(report.failure)
 
 
-def walks(eps: float, runs: int) -> list[dict]:
+def walks(eps: float, runs: int, names=("random", "pct", "mix")) -> list[dict]:
+    """One row per walk strategy: hits over seeds ``0..runs-1`` under the farm's bound."""
     from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
     from fuzzfarm.strategies import make
     out = []
-    for name in ("random", "pct", "mix"):
+    for name in names:
         hits, t0 = 0, time.perf_counter()
         for seed in range(runs):
             hits += _hit(gosim.run(scenario(eps), strategy=make(name, seed=seed),
@@ -75,7 +76,8 @@ def walks(eps: float, runs: int) -> list[dict]:
     return out
 
 
-def stress(eps: float, wall_s: float, seed: int = 1) -> list[dict]:
+def stress(eps: float, wall_s: float, seed: int = 1, settings=None) -> list[dict]:
+    """One row per (jitter_s, yield_p, time_scale) setting (default: stress's CANDIDATES)."""
     from benchmarks.stress import CANDIDATES, _wall_timeout
     from fuzzfarm.gosim.threaded import run_threaded
     old = sys.getswitchinterval()
@@ -83,7 +85,7 @@ def stress(eps: float, wall_s: float, seed: int = 1) -> list[dict]:
     try:
         out = []
         rng = random.Random(f"window_probe:{seed}")
-        for jitter, yield_p, scale in CANDIDATES:
+        for jitter, yield_p, scale in settings or CANDIDATES:
             runs = hits = 0
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < wall_s:
