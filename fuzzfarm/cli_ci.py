@@ -53,7 +53,8 @@ def register(app: typer.Typer) -> None:
            variant: str = typer.Option("buggy", "--variant", help="Variant to fuzz."),
            duration: str = typer.Option("60", "--duration", "-d", help="Fuzzing time per job: seconds or 30s/10m."),
            jobs: int = typer.Option(2, "--jobs", "-j", help="Parallel fuzz jobs."),
-           strategy: str = typer.Option("bytes", "--strategy", help="bytes | random | pct"),
+           strategy: str = typer.Option("bytes", "--strategy",
+                                         help="bytes | random | pct | pct:DEPTH | walk-mix | mix"),
            baseline: Optional[str] = typer.Option(None, "--baseline",
                                                   help="Known buckets: ci.json / JUnit / SARIF of an earlier run, or a campaign id."),
            junit: Optional[str] = typer.Option(None, "--junit", help="Write JUnit XML here."),
@@ -73,6 +74,9 @@ def register(app: typer.Typer) -> None:
         check_output_dir(output)
         for path, opt in ((junit, "--junit"), (sarif, "--sarif"), (summary_md, "--markdown")):
             check_output_file(path, opt)  # an unwritable report path is said now, not after the run
+        if strategy == "dfs":  # _check_usage's list names dfs: submit takes it, ci does not
+            raise CLIError("fuzzfarm ci does not run --strategy dfs; an exhaustive search is "
+                           "`fuzzfarm submit --strategy dfs` or `fuzzfarm explore`; use mix, bytes, random or pct here")
         _check_harness(harness, variant, jobs, strategy)
         check_max_starvation(max_starvation)
         if baseline and not CAMPAIGN_ID.fullmatch(baseline):

@@ -50,6 +50,8 @@ def register(app: typer.Typer) -> None:
         every other command then uses; `fuzzfarm down` stops it."""
         if concurrency < 1 or collect_concurrency < 1:
             raise CLIError("--concurrency and --collect-concurrency must be at least 1")
+        from fuzzfarm import harness as H
+        H.max_starvation_s()  # a bad FUZZFARM_MAX_STARVATION_S: one line here, not a worker dying in the log
         st, fresh = ensure_up(fuzz_concurrency=concurrency, collect_concurrency=collect_concurrency)
         url = redis_url.mask(st["url"])
         if as_json:

@@ -54,6 +54,7 @@ def cli_here(capsys, monkeypatch, *args):
     (("demo", "--timeout", "-1"), "--timeout must be"),
     (("gc", "--older-than", "soon"), "--older-than"),
     (("--redis", "redis://:s3cr3t/PW@127.0.0.1:1/0", "status"), "127.0.0.1"),
+    (("ci", "checker", "--strategy", "dfs"), "does not run --strategy dfs"),  # used to list dfs as a choice
 ])
 def test_bad_arguments_are_one_line_and_exit_2(capsys, monkeypatch, args, needle):
     # in this process; test_the_console_script_says_bad_arguments_in_one_line_too runs the real command
@@ -108,3 +109,13 @@ def test_campaign_table_fits_80_columns():
     text = _render(T.campaign_rows_table(rows, wide=False), 80)
     assert max(len(line) for line in text.splitlines()) <= 80, text
     assert "12,346" in text and "1234" in text and "c12011748a1ea31" in text
+
+
+def test_up_says_a_bad_starvation_setting_itself(capsys, monkeypatch, tmp_path):
+    """Not "the local farm did not start; see supervisor.log" with the reason in a worker's log."""
+    monkeypatch.setenv("FUZZFARM_MAX_STARVATION_S", "abc")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    p = cli_here(capsys, monkeypatch, "up")
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and "FUZZFARM_MAX_STARVATION_S" in lines[0], p.stderr
+    assert not list(tmp_path.rglob("supervisor.log"))  # nothing was started
