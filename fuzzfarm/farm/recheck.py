@@ -63,6 +63,7 @@ def joined(st: S.Store, b: dict, cid: str, fields: dict, data: bytes,
     if ctx == bucket_context(b):
         return None
     rid = record_id(bid, ctx)
+    st.r.zadd(S.P + f"campaign:{cid}:rechecks", {rid: time.time()}, nx=True)  # its triage settles the campaign
     if st.r.set(S.P + f"recheck:{bid}:{ctx}", rid, nx=True):
         st.update_bucket(rid, **{**fields, "id": rid, "harness": b["harness"], "variant": b["variant"],
                                  "signature": b["signature"], "original_b64": S.b64(data), "count": 0,
@@ -96,9 +97,13 @@ def label(ctx: str, now_ctx: str) -> str:
     return ", ".join(parts)
 
 
-def _labelled(b: dict, text: str) -> dict:
-    """``b`` with its verdict words carrying ``text`` (the context they hold for)."""
+def _labelled(b: dict, text: str, *, stale: bool = False) -> dict:
+    """``b`` with its verdict words carrying ``text`` (the context they hold for). ``stale``:
+    not decided for the context viewed, so ``fixed`` (what JSON readers and CI take) is unknown
+    (None) while the words still say what was decided where."""
     out = dict(b)
+    if stale:
+        out["fixed"], out["fixed_as_decided"] = None, b.get("fixed")
     word = b.get("fix_summary") or b.get("fix_verdict") or (
         "" if b.get("fixed") in (None, "") else "fixed" if b.get("fixed") else "NO")
     if b.get("fix_keeps"):
@@ -140,7 +145,7 @@ def shown(st: S.Store, b: dict, cid: str | None = None) -> dict:
         rec = st.bucket(record_id(bid, ctx))
         if rec and rec.get("state") == S.B_DONE:
             return _overlay(b, rec)
-        return _labelled(b, label(own, ctx))
+        return _labelled(b, label(own, ctx), stale=True)
     done = [r for r in (st.bucket(record_id(bid, c)) for c in sorted(ctxs - {own})) if r and r.get("state") == S.B_DONE]
     latest = max(done, key=lambda r: float(r.get("done_at") or 0), default=None)
     if latest is None or float(latest.get("done_at") or 0) < float(b.get("done_at") or 0):

@@ -84,9 +84,12 @@ def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site):
     # until it ran, B's view says what the verdict holds for, never a bare "fixed"
     row, cell = _row(store, b)
     assert cell.startswith("fixed") and "(under bound 0.1 s)" in cell, cell
-    assert row["fix_verdict"] == "fixed (under bound 0.1 s)", row
+    assert row["fix_verdict"] == "fixed (under bound 0.1 s)" and row["fixed"] is None, row  # JSON: not known for B
 
+    store.update_job(b, 0, state=S.JOB_DONE)
+    assert not store.campaign_summary(b)["settled"]  # B's verdict is still being decided
     rec = _triage(store, rid)
+    assert store.campaign_summary(b)["settled"]
     assert rec["state"] == S.B_DONE and rec["fix_verdict"] != "fixed" and rec["fixed"] is False, rec
     # B's view: the verdict under "none"; A's still "fixed" under 0.1 s; the bucket itself untouched
     row, cell = _row(store, b)
