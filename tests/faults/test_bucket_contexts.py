@@ -63,7 +63,7 @@ def _row(st, cid=None):
     return row, fixed_cell(row)
 
 
-def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site):
+def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, tmp_path):
     from fuzzfarm.web import data
     a, b = _campaign(store), _campaign(store, "none")
     queued: list[str] = []
@@ -111,6 +111,9 @@ def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site):
     assert repro["max_starvation_s"] is None and repro["fix"]["verdict"] != "fixed", repro
     assert "decided under: starvation bound none" in art["failure.txt"].decode()
     assert "decided under: starvation bound 0.1" in store.artifact(bid)["failure.txt"].decode()
+    from fuzzfarm.cli import download_bucket
+    download_bucket(store, rid, str(tmp_path / "b"))  # the record's reproducer, as `fuzzfarm download RECORD`
+    assert json.loads((tmp_path / "b" / "repro.json").read_text())["fix"]["context"] == "none|" + "h" * 12
 
 
 def test_a_newer_harness_version_is_labelled_until_rechecked(store, site):
