@@ -130,3 +130,9 @@ def test_a_newer_harness_version_is_labelled_until_rechecked(store, site):
     # a second intake racing the first finds the SET NX key taken: nothing more is queued
     assert recheck.joined(store, store.bucket(bid), b, {"max_starvation_s": "0.1", "harness_hash": "b" * 64},
                           X3, queued.append) == rid and len(queued) == 2
+    # re-run under the harness installed now: B's view is that verdict, bare, with the record's Go crash state
+    rec = _triage(store, rid)
+    row, cell = _row(store, b)
+    assert row["fixed"] is True and cell.startswith("fixed") and "harness" not in cell, cell
+    assert row["verdict_context"] == "0.1|" + "b" * 12 and row["go_crash_state"] == rec["go_crash_state"]
+    assert _row(store, a)[1] == "fixed"
