@@ -454,7 +454,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
-                 "go_crash_state", "starvation_s", "max_starvation_s")
+                 "go_crash_state", "starvation_s", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -465,7 +465,8 @@ def bucket_rows(st, campaign: str | None = None) -> list[dict]:
     for bid in ids:
         b = st.bucket(bid)
         if b:
-            rows.append({k: b.get(k) for k in BUCKET_PUBLIC})
+            from fuzzfarm.farm.recheck import shown  # the verdict of the campaign's bound and harness
+            rows.append({k: v for k, v in shown(st, b, campaign).items() if k in BUCKET_PUBLIC})
     return rows
 
 

@@ -292,11 +292,15 @@ class Store:
         pipe.scard(P + f"campaign:{cid}:crashes")
         pipe.scard(P + f"campaign:{cid}:intaken")
         pipe.zrange(P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
-        n_crashes, n_intaken, joined = pipe.execute()
+        pipe.zrange(P + f"campaign:{cid}:rechecks", 0, -1)  # its bound's triage of known buckets (farm/recheck.py)
+        n_crashes, n_intaken, joined, rechecks = pipe.execute()
         pipe = self.r.pipeline()  # one round trip for all the campaign's buckets
         for bid, _ in joined:
             pipe.hgetall(P + f"bucket:{bid}")
-        raws = pipe.execute() if joined else []
+        for rid in rechecks:
+            pipe.hget(P + f"bucket:{rid}", "state")
+        raws = pipe.execute() if joined or rechecks else []
+        raws, recheck_states = raws[:len(joined)], raws[len(joined):]
         hits = [(t, {k: _dec(k, v) for k, v in raw.items()}) for (_, t), raw in zip(joined, raws) if raw]
         buckets = [b for _, b in hits]
         # when the campaign first had a downloadable reproducer (its own or a known bucket's)
@@ -311,7 +315,8 @@ class Store:
                else execs / max(1e-9, sum(spent) / max(1, len(jobs))) if any(spent) else 0.0)
         fuzzed = sum(min(t, float(camp["duration_s"])) if j.get("state") not in JOB_FINAL else float(camp["duration_s"])
                      for j, t in zip(jobs, spent))
-        triaged = n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
+        triaged = (n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
+                   and all(s in BUCKET_FINAL or s is None for s in recheck_states))  # None: its starter died
         return {
             **camp, "status": status, "jobs_state": states,
             "jobs_done": states.count(JOB_DONE), "jobs_failed": states.count(JOB_FAILED),

@@ -79,7 +79,8 @@ def fix_record(bucket: dict) -> dict | None:
     if not ev:
         return None
     checks = [{k: v for k, v in c.items() if k != "reproducer_b64"} for c in ev.get("checks") or ()]
-    return {**{k: v for k, v in ev.items() if k != "checks"}, "checks": checks}
+    return {**{k: v for k, v in ev.items() if k != "checks"}, "checks": checks,
+            **({"context": bucket["verdict_context"]} if bucket.get("verdict_context") else {})}
 
 
 def fix_text(bucket: dict) -> str:
@@ -89,6 +90,9 @@ def fix_text(bucket: dict) -> str:
         return ""
     lines = [f"fix check:   {ev.get('summary') or ev.get('verdict')} (variant {ev.get('variant')}, "
              f"{ev.get('schedules_tried', 0)} schedules tried)"]
+    if bucket.get("verdict_context"):  # a verdict holds for the bound and harness it was decided under
+        bound, h = str(bucket["verdict_context"]).split("|", 1)
+        lines.append(f"  decided under: starvation bound {bound}, harness {h}")
     out = ev.get("outcome")
     if out and out.get("failed"):
         lines.append(f"  fixed run:  {out.get('crash_type') or out.get('kind')}: {out.get('message') or ''}")

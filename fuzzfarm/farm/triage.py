@@ -19,7 +19,7 @@ from typing import Callable
 import fuzzfarm
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
-from fuzzfarm.farm import config, triage_ahead
+from fuzzfarm.farm import config, recheck, triage_ahead
 from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.farm")
@@ -87,6 +87,9 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
         st.mark_intaken(cid, sha, None)
         return None
     if crash.get("bucket"):  # already bucketed (a duplicate report or a redelivery)
+        camp = st.campaign(cid) or {}
+        recheck.note(st, crash["bucket"], cid, recheck.context(
+            starvation_bound(st, cid), camp.get("harness_hash") or H.get(harness).source_hash()))
         st.mark_intaken(cid, sha, crash["bucket"])
         return crash["bucket"]
     col = _collector()
@@ -126,7 +129,8 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
               "replayable": out["kind"] not in NOT_REPLAYABLE, "intake_replays": replays,
-              "intake_flaky": replays > 1, "max_starvation_s": bound}
+              "intake_flaky": replays > 1, "max_starvation_s": bound,
+              "verdict_context": recheck.context(bound, harness_hash)}
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
@@ -139,6 +143,8 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
             st.put_artifact(bid, files)
         enqueue_triage(bid)
         st.update_bucket(bid, triage_queued=True)
+    elif not bucket.get("recheck_of"):  # another campaign's crash: its verdict holds for its own context only
+        recheck.joined(st, bucket, cid, fields, data, enqueue_triage)
     st.set_crash(harness, variant, sha, bucket=bid, signature=sig)
     st.mark_intaken(cid, sha, bid)
     log.info("intake %s -> bucket %s (%s%s, count %d)", sha[:12], bid, fields["crash_type"],

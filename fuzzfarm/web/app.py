@@ -115,7 +115,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        rows = data.bucket_rows(st, st.campaign_bucket_ids(cid))
+        rows = data.bucket_rows(st, st.campaign_bucket_ids(cid), cid)
         return {"charts": charts, "jobs": st.jobs(cid), "buckets": rows}
 
     def bugs(request: Request):

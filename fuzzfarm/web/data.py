@@ -17,7 +17,8 @@ BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "fix_verdict", "fix_summary", "fix_evidence", "flaky", "group", "first_campaign", "created", "done_at", "error",
-                 "first_divergence", "signature", "minimize_note")
+                 "first_divergence", "signature", "minimize_note", "verdict_context", "verdict_record", "verdict_label",
+                 "fix_proof_line")
 
 
 # ---- campaigns ----------------------------------------------------------------------------
@@ -118,9 +119,11 @@ def bucket(st: S.Store, bid: str) -> dict | None:
     return rows[0] if rows else None
 
 
-def bucket_rows(st: S.Store, bids: list[str]) -> list[dict]:
+def bucket_rows(st: S.Store, bids: list[str], cid: str | None = None) -> list[dict]:
     """The table rows of ``bids`` (unknown ids left out), read in two pipelined round trips:
-    the bucket records, then when the campaign that last hit each one did so."""
+    the bucket records, then when the campaign that last hit each one did so. Verdicts as
+    campaign ``cid`` sees them (farm/recheck.py), else the latest."""
+    from fuzzfarm.farm.recheck import shown
     pipe = st.r.pipeline()
     for bid in bids:
         pipe.hgetall(S.P + f"bucket:{bid}")
@@ -132,6 +135,7 @@ def bucket_rows(st: S.Store, bids: list[str]) -> list[dict]:
     joined = pipe.execute() if recs else []
     rows = []
     for b, ts in zip(recs, joined):
+        b = shown(st, b, cid)
         row = {k: b.get(k) for k in BUCKET_FIELDS}
         row["verdict"], row["evidence"] = verdict(b)
         row["group"] = group_of(b)

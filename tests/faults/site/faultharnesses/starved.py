@@ -11,7 +11,10 @@ often with ``--max-starvation none``. Variants:
 * ``fixed``: a fix that only moves the window (main yields once before it sleeps): the buggy
   reproducer passes on it, other schedules with a starved worker still fail, so a fix check
   run under the campaign's bound must not call it fixed (under the default bound every
-  schedule passes).
+  schedule passes);
+* ``early``: an event-order bug (main checks before it sleeps), found under any bound, whose
+  fix check is ``fixed``: its answer holds under the default bound only, since ``fixed`` fails
+  with the same failure when the worker may be starved (a bucket's verdict per bound).
 
 The first input byte is unused (keeps inputs non-empty); the rest drives the schedule.
 """
@@ -21,7 +24,7 @@ import atheris  # noqa: F401
 from fuzzfarm.harness import atheris_main, execute_scenario, variant_from_env
 
 NAME = "ff-starved"
-VARIANTS = ("buggy", "fixed")
+VARIANTS = ("buggy", "fixed", "early")
 DESCRIPTION = "test only: fails only when a runnable goroutine is starved for 1 virtual second"
 
 
@@ -42,7 +45,8 @@ def execute(data: bytes, variant: str, *, trace: bool = False, log_schedule: boo
         gosim.go(worker)
         if variant == "fixed":
             gosim.gosched()
-        gosim.sleep(1.0)
+        if variant != "early":
+            gosim.sleep(1.0)
         _check_ran(ran)
 
     return execute_scenario(main, data, min(1, len(data)), "worker vs 1 s sleep", trace=trace,
