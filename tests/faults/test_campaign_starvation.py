@@ -113,7 +113,7 @@ def test_runone_rejects_a_bad_bound_in_one_line(site, tmp_path):
                         "--max-starvation=soon"], capture_output=True, text=True, timeout=60, cwd=str(tmp_path),
                        env={**os.environ, "PYTHONPATH": faultlib.SITE})
     assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
-    assert p.stderr.count("\n") == 1 and "--max-starvation 'soon' is not a number" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and "--max-starvation 'soon' is not a finite number" in p.stderr, p.stderr
 
 
 def _cli(url: str, cwd, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
