@@ -29,7 +29,7 @@ def fixed_cell(r: dict) -> str:
     """What the bucket table says about the fix: the three-state verdict with how many
     schedules of the fixed variant were tried, or ``kept (hazard)``."""
     if r.get("fix_keeps"):
-        return "kept (hazard)"
+        return "kept (hazard)" + (f" ({r['verdict_label']})" if r.get("verdict_label") else "")
     if r.get("fix_summary"):
         tried = r.get("fix_schedules")
         return f"{r['fix_summary']}" + (f" ({tried} schedules)" if tried else "")

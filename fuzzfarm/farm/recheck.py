@@ -107,8 +107,7 @@ def _labelled(b: dict, text: str, *, stale: bool = False) -> dict:
     word = b.get("fix_summary") or b.get("fix_verdict") or (
         "" if b.get("fixed") in (None, "") else "fixed" if b.get("fixed") else "NO")
     if b.get("fix_keeps"):
-        word = "kept (hazard)"
-        out["fix_keeps"] = False  # the table shows the labelled summary instead
+        word = "kept (hazard)"  # fix_keeps itself stays: the bucket's group depends on it
     if not word:
         word = "fix check pending"
     out["fix_summary"] = f"{word} ({text})"

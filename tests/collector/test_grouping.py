@@ -146,3 +146,16 @@ def test_group_names_read_in_go_terms_and_keys_stay_on_python_names():
     names = sorted(g["name"] for g in named)
     assert names[0] == "checker/buggy: goroutine panic (TypeError) in objectChecker.Stop"
     assert "racing with writes in cache.defaultOpts" in names[1] and "default_opts" not in names[1]
+
+
+def test_a_hazard_labelled_with_another_context_stays_in_its_group():
+    """A view labels a verdict decided under another bound; the bucket must keep its group (a
+    fresh session saw one hazard bucket under two group ids, per-campaign and unscoped)."""
+    from fuzzfarm.cli_tables import fixed_cell
+    from fuzzfarm.farm import recheck
+
+    hz = {**DEMO[3], "fix_summary": "kept (hazard)"}
+    labelled = recheck._labelled(hz, "under bound none")
+    assert [g["id"] for g in group_buckets([labelled])] == [g["id"] for g in group_buckets([hz])]
+    assert group_buckets([labelled])[0]["hazard"]
+    assert fixed_cell(labelled) == "kept (hazard) (under bound none)"
