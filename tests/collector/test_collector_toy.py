@@ -156,6 +156,7 @@ def test_artifact_round_trip(toy, sig_a, tmp_path):
     assert r["replay_command"].startswith("fuzzfarm replay")
     assert r["crash_type"] == "concurrent map writes"
     assert "preempt" in files["trace.txt"].decode() and "concurrent map writes" in files["failure.txt"].decode()
+    assert files["failure.txt"].decode().startswith("fatal error: concurrent map writes\n\ncrash type:")  # Go's line first
     manifest = json.loads(files["MANIFEST.json"])
     assert set(manifest["files"]) == set(files) - {"MANIFEST.json"}
 
