@@ -47,7 +47,9 @@ def bad(fault_farm):
         st.r.flushdb()
         c = {
             "good": faultlib.submit(st, "ff-crashy", "fixed", duration=3),
-            "crashy": faultlib.submit(st, "ff-crashy", duration=3),
+            # 6 s, not 3: the first atheris start on a cold instrumented-code cache took most of
+            # 3 s under a loaded full run, and the job then found no crash (its bucket was missing)
+            "crashy": faultlib.submit(st, "ff-crashy", duration=6),
             "unknown": faultlib.submit(st, "no-such-harness", harness_hash_="0" * 64),
             "syntax": faultlib.submit(st, "ff-syntax"),
             "nodep": faultlib.submit(st, "ff-nodep"),
