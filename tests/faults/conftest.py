@@ -45,6 +45,17 @@ def fst(fault_farm):
 
 
 @pytest.fixture
+def site(monkeypatch):
+    """The test harnesses importable here and in the replay children this process starts
+    (PYTHONPATH), a 1 s proof budget, and the collector's default starvation bound."""
+    monkeypatch.syspath_prepend(faultlib.SITE)
+    monkeypatch.setenv("PYTHONPATH", faultlib.SITE)
+    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "1")
+    monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
+    return faultlib.SITE
+
+
+@pytest.fixture
 def site_on_path(monkeypatch):
     """The test harnesses importable and registered in this (pytest) process too."""
     monkeypatch.syspath_prepend(faultlib.SITE)

@@ -22,11 +22,8 @@ X1, X2, X3 = (bytes.fromhex(h) for h in ("5feceb66ffc86f38", "6b86b273ff34fce1",
 
 
 @pytest.fixture
-def site(monkeypatch):
-    monkeypatch.syspath_prepend(faultlib.SITE)
-    monkeypatch.setenv("PYTHONPATH", faultlib.SITE)
-    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "1")
-    monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)  # the collector's own: the default
+def site(site, monkeypatch):
+    """conftest's ``site`` with small triage budgets."""
     from fuzzfarm.farm import triage
     monkeypatch.setattr(triage, "VERIFY_RUNS", 2)
     monkeypatch.setattr(triage, "MINIMIZE_BUDGET_S", 2)

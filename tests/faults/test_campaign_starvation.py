@@ -22,15 +22,6 @@ from fuzzfarm import store as S
 STARVED = bytes.fromhex("9e985182b70eee7f1a5039bef07ec2347f066e")
 
 
-@pytest.fixture
-def site(monkeypatch):
-    monkeypatch.syspath_prepend(faultlib.SITE)
-    monkeypatch.setenv("PYTHONPATH", faultlib.SITE)
-    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "1")
-    monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)  # the collector's own: the default
-    return faultlib.SITE
-
-
 def _replay(bound, variant="buggy", data=STARVED):
     from fuzzfarm import collector
     from fuzzfarm.engine.target import resolve

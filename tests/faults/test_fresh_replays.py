@@ -5,18 +5,7 @@ process it would fail once in ten, so only fresh processes give N/N (5 here)."""
 
 from __future__ import annotations
 
-import pytest
-
-import faultlib
 from fuzzfarm import store as S
-
-
-@pytest.fixture
-def site(monkeypatch):
-    monkeypatch.syspath_prepend(faultlib.SITE)
-    monkeypatch.setenv("PYTHONPATH", faultlib.SITE)
-    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "1")
-    return faultlib.SITE
 
 
 def test_verify_beside_the_fix_check_counts_only_fresh_process_replays(store, site, monkeypatch):
