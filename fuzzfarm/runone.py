@@ -31,8 +31,7 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     """Execute ``data`` on harness ``name``/``variant``; return a JSON-able dict:
 
     ``failed`` (bool), ``kind`` / ``exc_class`` / ``message`` / ``crash_state`` (list of
-    function names) / ``dump`` (Go-like crash dump text) / ``go_says`` (the line Go's runtime
-    prints first, or None where Go has none) when failed, ``decisions`` (the
+    function names) / ``dump`` (Go-like crash dump text) when failed, ``decisions`` (the
     recorded schedule), ``steps``, ``preemptions``, ``schedule_bytes`` (bytes the schedule
     consumed), ``preemption_edits`` ([[offset, byte], ...]), ``scenario``, ``trace`` (text,
     when asked: the scenario, the starvation figure, the timeline, the dump) and ``trace_json``
@@ -74,7 +73,6 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         go_racing_site=f.go_racing_site if f else None,  # the same, in Go's name when declared
         crash_state=f.crash_state if f else [],
         dump=f.render() if f else None,
-        go_says=f.go_says if f else None,  # the line Go's runtime would print first
         decisions=rep.decisions,
         steps=rep.steps,
         preemptions=rep.preemptions,

@@ -181,7 +181,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
     state = state or "(no project frames)"
     starved = outcome.get("starvation")
-    go_says = f"{outcome['go_says']}\n\n" if outcome.get("go_says") else ""  # Go's own first line
+    head = (outcome.get("dump") or "").split("\n", 1)[0]
+    go_says = f"{head}\n\n" if head.startswith(("fatal error: ", "panic: ")) else ""  # Go's own first line
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
