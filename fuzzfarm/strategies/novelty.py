@@ -15,9 +15,14 @@ enumeration).
 Same program + same scenario + same decisions = the same run (the runtime is deterministic),
 so this is exact, not a heuristic. A scenario's tree is built the second time it comes (the
 first run keeps only its decisions and option counts, for the last ``MAX_PENDING`` scenarios):
-a harness whose random events rarely repeat a scenario pays almost nothing. The trees are
-capped at ``max_nodes`` nodes; past the cap new runs are no longer tracked (counted in
-``untracked``) and the walk goes on as before.
+a harness whose random events rarely repeat a scenario pays almost nothing. Where a run leaves
+the tree, the rest of it is kept as one node holding its (options, choices) bytes (a *tail*),
+expanded a node at a time only when a later run walks into it: a random walk's runs part early,
+so a run costs a node or two instead of one per decision (per-run node objects were most of the
+tree's cost, in allocation and in the garbage collector's passes over them). The answers are
+those of the one-node-per-decision tree (tests/strategies/test_novelty_tree.py). The trees are
+capped at ``max_nodes`` nodes (a tail's ``TAIL_PER_NODE`` decisions counting as one); past the
+cap new runs are no longer tracked (counted in ``untracked``) and the walk goes on as before.
 
 :class:`SeenSchedules` counts distinct schedules exactly (a set of 16-byte digests of
 scenario + decisions), for the ``distinct`` stat.
@@ -34,15 +39,38 @@ MAX_SEEN = 2_000_000
 # most this many: a harness whose events are random rarely repeats a scenario, and must not pay
 # a tree per run.
 MAX_PENDING = 4096
+# A tail (the rest of one run below a node, two bytes per decision) counts one node per this
+# many decisions towards ``max_nodes``: about the memory of a node object and its dict.
+TAIL_PER_NODE = 128
 
 
 class _Node:
-    __slots__ = ("n", "kids", "done")
+    """A decision of the tree. A node may stand for a whole chain below it: ``tail`` holds the
+    (options, choices) bytes of the one run that went on from here, from index ``pos``; the
+    chain is expanded one node at a time when a later run walks into it (``_expand``). A
+    node with no tail and no decision seen (``n == 0``) is a leaf when ``done``."""
+
+    __slots__ = ("n", "kids", "done", "tail", "pos")
 
     def __init__(self):
         self.n = 0          # options of this decision (0: no decision seen here yet)
-        self.kids: dict[int, _Node] = {}
+        self.kids: dict[int, _Node] | None = None  # made when the first kid is
         self.done = False   # every run below this node has been run
+        self.tail: tuple[bytes, bytes] | None = None
+        self.pos = 0
+
+
+def _below(options: bytes, choices: bytes, pos: int) -> _Node:
+    """The node after ``pos`` decisions of the recorded run: its leaf (done) at the end, else a
+    chain node holding the rest. Not done before the end: every decision has >= 2 options
+    (the strategy contract, strategies/base.py), so the one run below is not all of them."""
+    node = _Node()
+    if pos == len(options):
+        node.done = True
+    else:
+        node.tail = (options, choices)
+        node.pos = pos
+    return node
 
 
 class FreshSchedules:
@@ -52,10 +80,11 @@ class FreshSchedules:
         self.inner = inner
         self.rng = random.Random(f"fresh:{seed}")
         self.max_nodes = max_nodes
-        self.nodes = 0
+        self.nodes = 0  # size of the trees: node objects, plus one per TAIL_PER_NODE tail decisions
         self.roots: dict[bytes, _Node] = {}
         self.pending: dict[bytes, tuple[bytes, bytes]] = {}  # insertion order: oldest first
-        self._rec: tuple[bytearray, bytearray] | None = None
+        self._rec: tuple[bytearray, bytearray] | None = None  # a first sighting's whole run
+        self._grow: tuple[bytearray, bytearray] | None = None  # the run past where it left the tree
         self._key = b""
         self._cur: _Node | None = None
         self._path: list[_Node] = []
@@ -74,6 +103,7 @@ class FreshSchedules:
     def begin(self, rt) -> None:
         self.finish()
         self._rec = None
+        self._grow = None
         root = self.roots.get(self._key)
         if root is None and self._key in self.pending:
             root = self._materialize(*self.pending.pop(self._key))
@@ -85,18 +115,22 @@ class FreshSchedules:
         self.inner.begin(rt)
 
     def _materialize(self, options: bytes, choices: bytes) -> _Node | None:
-        """The tree of a scenario seen once before, holding that one run."""
-        if self.nodes + len(options) + 1 > self.max_nodes:
+        """The tree of a scenario seen once before, holding that one run (one chain node)."""
+        cost = 1 + len(options) // TAIL_PER_NODE
+        if self.nodes + cost > self.max_nodes:
             return None
-        root = node = self.roots[self._key] = _Node()
-        for m, c in zip(options, choices):
-            node.n = m
-            kid = _Node()
-            node.kids[c] = kid
-            node = kid
-        node.done = True
-        self.nodes += len(options) + 1
+        root = self.roots[self._key] = _below(options, choices, 0)
+        self.nodes += cost
         return root
+
+    def _expand(self, node: _Node) -> None:
+        """Turn a chain node into a decision with its one kid (the chain's next node)."""
+        options, choices = node.tail
+        pos = node.pos
+        node.tail = None
+        node.n = options[pos]
+        node.kids = {choices[pos]: _below(options, choices, pos + 1)}
+        self.nodes += 1
 
     def finish(self) -> bool | None:
         """The run that just ended: mark it run. Returns False when it repeated a run already
@@ -114,6 +148,21 @@ class FreshSchedules:
         leaf = self._cur
         if leaf is None:
             return None
+        grow = self._grow
+        if grow is not None:  # the run left the tree at ``leaf`` (a new node): it hangs its rest there
+            self._grow = None
+            if grow[0]:
+                cost = len(grow[0]) // TAIL_PER_NODE
+                if self.nodes + cost > self.max_nodes:
+                    self.untracked += 1  # ``leaf`` stays an unknown node (n == 0, not done)
+                    return None
+                self.nodes += cost
+                leaf.tail = (bytes(grow[0]), bytes(grow[1]))
+                # a chain is never done (see _below), so nothing above it becomes done; the root
+                # is done only if a nondeterministic program left an exhausted tree
+                if self.roots.get(self._key) is not None and self.roots[self._key].done:
+                    self.exhausted_scenarios += 1
+                return True
         new = not leaf.done
         leaf.done = True
         for node in reversed(self._path):
@@ -131,32 +180,39 @@ class FreshSchedules:
 
     # -- decisions ----------------------------------------------------------------------------
     def _steer(self, m: int, choice: int) -> int:
-        if self._rec is not None:
-            self._rec[0].append(m)
-            self._rec[1].append(choice)
+        rec = self._rec or self._grow
+        if rec is not None:  # off the tree: record the rest of the run
+            rec[0].append(m)
+            rec[1].append(choice)
             return choice
         node = self._cur
         if node is None:
             return choice
+        if node.tail is not None:
+            self._expand(node)
         if node.n != m:
             if node.n:
                 self.mismatches += 1
                 node.kids = {}
                 node.done = False
             node.n = m
-        kid = node.kids.get(choice)
+        kids = node.kids
+        if kids is None:
+            kids = node.kids = {}
+        kid = kids.get(choice)
         if kid is not None and kid.done and not node.done:
-            free = [i for i in range(m) if not (i in node.kids and node.kids[i].done)]
+            free = [i for i in range(m) if not (i in kids and kids[i].done)]
             choice = free[self.rng.randrange(len(free))]
-            kid = node.kids.get(choice)
+            kid = kids.get(choice)
             self.steered += 1
         if kid is None:
             if self.nodes >= self.max_nodes:
                 self._cur = None
                 self.untracked += 1
                 return choice
-            kid = node.kids[choice] = _Node()
+            kid = kids[choice] = _Node()
             self.nodes += 1
+            self._grow = (bytearray(), bytearray())  # the rest of the run hangs from ``kid``
         self._path.append(node)
         self._cur = kid
         return choice
