@@ -85,6 +85,7 @@ class FreshSchedules:
         self.pending: dict[bytes, tuple[bytes, bytes]] = {}  # insertion order: oldest first
         self._rec: tuple[bytearray, bytearray] | None = None  # a first sighting's whole run
         self._grow: tuple[bytearray, bytearray] | None = None  # the run past where it left the tree
+        self._off = None  # (append option count, append choice) of the recording in use, if any
         self._key = b""
         self._cur: _Node | None = None
         self._path: list[_Node] = []
@@ -104,11 +105,13 @@ class FreshSchedules:
         self.finish()
         self._rec = None
         self._grow = None
+        self._off = None
         root = self.roots.get(self._key)
         if root is None and self._key in self.pending:
             root = self._materialize(*self.pending.pop(self._key))
         elif root is None and self.nodes < self.max_nodes:  # first sighting: record the path only
             self._rec = (bytearray(), bytearray())
+            self._off = (self._rec[0].append, self._rec[1].append)
         self._cur, self._path, self._open = root, [], True
         if root is None and self._rec is None:
             self.untracked += 1
@@ -139,6 +142,7 @@ class FreshSchedules:
         if not self._open:
             return None
         self._open = False
+        self._off = None
         if self._rec is not None:  # first sighting of this scenario: new by definition
             self.pending[self._key] = (bytes(self._rec[0]), bytes(self._rec[1]))
             self._rec = None
@@ -180,10 +184,10 @@ class FreshSchedules:
 
     # -- decisions ----------------------------------------------------------------------------
     def _steer(self, m: int, choice: int) -> int:
-        rec = self._rec or self._grow
-        if rec is not None:  # off the tree: record the rest of the run
-            rec[0].append(m)
-            rec[1].append(choice)
+        off = self._off
+        if off is not None:  # off the tree: record the rest of the run
+            off[0](m)
+            off[1](choice)
             return choice
         node = self._cur
         if node is None:
@@ -213,12 +217,19 @@ class FreshSchedules:
             kid = kids[choice] = _Node()
             self.nodes += 1
             self._grow = (bytearray(), bytearray())  # the rest of the run hangs from ``kid``
+            self._off = (self._grow[0].append, self._grow[1].append)
         self._path.append(node)
         self._cur = kid
         return choice
 
     def pick(self, runnable, current, timer: bool) -> int:
-        return self._steer(len(runnable) + (1 if timer else 0), self.inner.pick(runnable, current, timer))
+        choice = self.inner.pick(runnable, current, timer)
+        off = self._off
+        if off is not None:  # ``_steer``'s first case, inline: most decisions of a new run
+            off[0](len(runnable) + (1 if timer else 0))
+            off[1](choice)
+            return choice
+        return self._steer(len(runnable) + (1 if timer else 0), choice)
 
     def pick_yield(self, runnable, current, timer: bool) -> int:
         inner = getattr(self.inner, "pick_yield", None) or self.inner.pick

@@ -13,6 +13,8 @@ class RandomStrategy:
     def __init__(self, seed: int, timer_weight: float = 1.0):
         self.rng = random.Random(seed)
         self.timer_weight = timer_weight
+        self._bits = self.rng.getrandbits
+        self._random = self.rng.random
 
     def begin(self, rt) -> None:
         """Nothing to reset: the random stream continues across runs."""
@@ -20,9 +22,15 @@ class RandomStrategy:
     def pick(self, runnable, current, timer: bool) -> int:
         """Uniform over the runnable goroutines, plus the timer with weight ``timer_weight``."""
         n = len(runnable)
-        if timer and self.rng.random() * (n + self.timer_weight) >= n:
+        if timer and self._random() * (n + self.timer_weight) >= n:
             return n
-        return self.rng.randrange(n)
+        # ``self.rng.randrange(n)`` inlined (it is one call per decision): CPython 3.11's
+        # randrange(n) is _randbelow_with_getrandbits(n), these very draws (tested equal).
+        k = n.bit_length()
+        r = self._bits(k)
+        while r >= n:
+            r = self._bits(k)
+        return r
 
     def pick_index(self, n: int, what: str) -> int:
         """Uniform in [0, n)."""

@@ -15,30 +15,32 @@ class RecordingStrategy:
         """Wrap strategy ``inner``; ``recorded`` restarts at every ``begin``."""
         self.inner = inner
         self.recorded = bytearray()
+        self._append = self.recorded.append  # bound once per run: one call per decision
         self.observer = getattr(inner, "observer", None)  # the runtime's step observer (dfs)
 
     def begin(self, rt) -> None:
         """Start a new recording, then the inner strategy's run."""
         self.recorded = bytearray()
+        self._append = self.recorded.append
         self.inner.begin(rt)
 
     def pick(self, runnable, current, timer: bool) -> int:
         """The inner strategy's choice, recorded as one byte."""
         i = self.inner.pick(runnable, current, timer)
-        self.recorded.append(i)
+        self._append(i)
         return i
 
     def pick_yield(self, runnable, current, timer: bool) -> int:
         """The inner strategy's yield choice (its ``pick`` if it has none), recorded."""
         inner = getattr(self.inner, "pick_yield", None) or self.inner.pick
         i = inner(runnable, current, timer)
-        self.recorded.append(i)
+        self._append(i)
         return i
 
     def pick_index(self, n: int, what: str) -> int:
         """The inner strategy's data choice, recorded as one byte."""
         i = self.inner.pick_index(n, what)
-        self.recorded.append(i)
+        self._append(i)
         return i
 
     @property

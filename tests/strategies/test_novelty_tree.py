@@ -44,7 +44,6 @@ def _options(prog: int, key: int, prefix: tuple, run: int, flaky: bool, depth: i
 
 
 def _drive(tree, prog, scenarios, runs, values, flaky, depth=2):
-    tree.inner = _Stream(values)
     out = []
     for r in range(runs):
         key = scenarios[r % len(scenarios)]
