@@ -131,6 +131,40 @@ def _gid(g: "Goroutine") -> int:
     return g.gid
 
 
+# Idle goroutine greenlets, with their job boxes. Starting a greenlet costs about as much as a
+# whole small run's scheduling (its first switch builds the frame and the stack slice; its end
+# frees them): a walk runs thousands of runs of a few goroutines each, so a goroutine whose body
+# ended keeps its greenlet here for the next ``go``. A greenlet of another thread (its parent
+# cannot be set: ValueError) is dropped, not reused.
+_IDLE: list[tuple[greenlet, list]] = []
+_POOL_MAX = 64  # idle greenlets kept; past this a finished one ends as before
+
+
+def _worker(box: list):
+    """The body of a goroutine greenlet: run the job in ``box`` (``(runtime, goroutine, fn,
+    args)``, left by ``spawn``), hand its end to the run's root as a finishing greenlet would
+    (``_body``'s message, or the GreenletExit that stopped it), then wait in the pool for the
+    next job. A goroutine is only ever resumed by the run's switches, never with a value, so
+    the switch that resumes an idle worker is the next job's start. The goroutine lets go of
+    the greenlet first (``glet`` None): nothing may throw into a pooled worker."""
+    while True:
+        rt, g, fn, args = box[0]
+        box[0] = None
+        try:
+            msg = rt._body(g, fn, args)
+        except GreenletExit as exc:
+            msg = exc
+        g.glet = None
+        g.switch = None
+        g.box = None
+        root = rt.root
+        rt = g = fn = args = None
+        if len(_IDLE) >= _POOL_MAX:
+            return msg
+        _IDLE.append((greenlet.getcurrent(), box))
+        root.switch(msg)
+
+
 class Goroutine:
     """A simulated goroutine. ``value`` carries what a waker hands to a parked goroutine.
 
@@ -139,7 +173,7 @@ class Goroutine:
     ``go`` statement (None for main).
     """
 
-    __slots__ = ("gid", "name", "glet", "switch", "state", "wait", "created_by", "value",
+    __slots__ = ("gid", "name", "glet", "switch", "box", "state", "wait", "created_by", "value",
                  "ran_at", "early_mark", "blocked_on")
 
     def __init__(self, gid: int, name: str, created_by: str | None):
@@ -151,6 +185,7 @@ class Goroutine:
         self.value: Any = None
         self.glet: greenlet | None = None
         self.switch: Callable | None = None  # glet.switch, bound once
+        self.box: list | None = None  # the greenlet's job box (``_worker``) while it holds one
         # When it last stopped running or became runnable: virtual time and the run's count of
         # early timer firings then (its starvation is measured from these; see docs/timing.md).
         self.ran_at = 0.0
@@ -303,8 +338,23 @@ class Runtime:
                       name or _name_of(fn), F.project_site(sys._getframe(1)) if self.goroutines else None)
         g.ran_at = self.now
         g.early_mark = self.early_fires
-        g.glet = greenlet(lambda: self._body(g, fn, args), self.root)
-        g.switch = g.glet.switch
+        glet = None
+        while _IDLE:
+            glet, box = _IDLE.pop()
+            try:
+                glet.parent = self.root
+                break
+            except ValueError:  # another thread's
+                glet = None
+        if glet is None:
+            box = [None]
+            glet = greenlet(functools.partial(_worker, box), self.root)
+        else:
+            glet.gr_context = None  # an empty context, as a new greenlet's
+        box[0] = (self, g, fn, args)
+        g.glet = glet
+        g.box = box
+        g.switch = glet.switch
         self.goroutines.append(g)
         self.runnable.append(g)  # highest gid: the list stays sorted
         if self.race is not None:
@@ -982,9 +1032,15 @@ class Runtime:
         self.dead = True
         self.over = True
         self._set_over()
+        idle = _IDLE
         for g in self.goroutines:
             glet = g.glet
-            if glet is not None and glet and not glet.dead:
+            box = g.box
+            if box is not None and box[0] is not None:  # never started: its greenlet goes back idle
+                box[0] = None
+                if len(idle) < _POOL_MAX:
+                    idle.append((glet, box))
+            elif glet is not None and glet and not glet.dead:
                 try:
                     glet.throw(GreenletExit)
                 except GreenletExit:
@@ -993,3 +1049,4 @@ class Runtime:
                     pass
             g.glet = None
             g.switch = None
+            g.box = None
