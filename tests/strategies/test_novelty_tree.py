@@ -31,6 +31,9 @@ class _Stream:
         self.i += 1
         return v % n
 
+    def pick(self, runnable, current, timer):
+        return self.pick_index(len(runnable) + (1 if timer else 0), "pick")
+
 
 def _options(prog: int, key: int, prefix: tuple, run: int, flaky: bool, depth: int = 2):
     """The program: options of the next decision after ``prefix`` (None: the run ends), runs of
@@ -51,7 +54,15 @@ def _drive(tree, prog, scenarios, runs, values, flaky, depth=2):
         tree.begin(None)
         prefix = ()
         while (m := _options(prog, key, prefix, r, flaky, depth)) is not None:
-            prefix += (tree.pick_index(m, "x"),)
+            # the three ways a decision comes (pick has inline fast paths of its own)
+            kind = (len(prefix) + r) % 3
+            if kind == 0:
+                c = tree.pick_index(m, "x")
+            elif kind == 1:
+                c = tree.pick([None] * m, None, False)
+            else:
+                c = tree.pick([None] * (m - 1), None, True)
+            prefix += (c,)
         out.append((prefix, tree.finish(), tree.scenario_exhausted()))
     return out, (tree.steered, tree.mismatches, tree.untracked, tree.exhausted_scenarios)
 
