@@ -90,6 +90,11 @@ class MixStrategy:
     def begin(self, rt) -> None:
         self.current = self.choose()
         self.sub = self.subs[self.current]
+        # the arm's own picks, bound for this run: a decision goes straight to the arm (the
+        # arms never swap their picks mid-run, as BytesStrategy does)
+        self.pick = self.sub.pick
+        self.pick_yield = getattr(self.sub, "pick_yield", None) or self.sub.pick
+        self.pick_index = self.sub.pick_index
         self.sub.begin(rt)
 
     def pick(self, runnable, current, timer: bool) -> int:

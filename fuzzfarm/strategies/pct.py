@@ -71,15 +71,17 @@ class PCTStrategy:
             if running is not None:
                 self._lowest(running)
         best, best_p = 0, -float("inf")
+        prio = self.prio
         for i, g in enumerate(runnable):
-            p = self._priority(g)
+            p = prio.get(g.gid)
+            if p is None:  # ``_priority`` inline (it is asked per runnable goroutine per decision)
+                p = prio[g.gid] = self.depth + self.rng.random()
             if p > best_p:
                 best, best_p = i, p
         return best
 
-    def pick(self, runnable, current, timer: bool) -> int:
-        """The highest-priority runnable goroutine (or, with probability ``timer_p``, the timer)."""
-        return self._choose(runnable, current, timer)
+    # The highest-priority runnable goroutine (or, with probability ``timer_p``, the timer).
+    pick = _choose
 
     def _lowest(self, g) -> None:
         """Give ``g`` a priority below every priority assigned so far."""
