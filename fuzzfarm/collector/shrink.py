@@ -99,7 +99,7 @@ class Shrinker:
         self.initial = bytes(initial)
         self.best = self.initial
         self.best_probe: Probe | None = None
-        self.champion: tuple[bytes, Probe] | None = None  # result of the first schedule phase
+        self.champion: tuple[bytes, Probe] | None = None  # the best schedule-phase result so far
         self.initial_probe: Probe | None = None
         self.stopped: ExitReason | None = None
 
@@ -247,6 +247,8 @@ class Shrinker:
         candidate, points, failed = self._bounded({})
         if failed and self.consider(candidate):
             return
+        if self._beaten(1):
+            return
         firsts = []
         running = {p[0]: p[1] for p in points}
         for at, choice in self._deviations(points, after=-1)[:self.BOUND_POINTS]:
@@ -254,7 +256,7 @@ class Shrinker:
             if failed and self.consider(candidate) and self.best_probe.preemptions <= 1:
                 return
             firsts.append((at, choice, later))
-        if self.best_probe.preemptions <= 2:
+        if self.best_probe.preemptions <= 2 or self._beaten(2):
             return
         # Second deviations that switch back to the goroutine the first one interrupted come
         # first (T1's shape: G2 stops, G3 runs into the window, G3 stops, G2 walks into it).
@@ -268,6 +270,14 @@ class Shrinker:
             candidate, _, failed = self._bounded({at: choice, at2: choice2})
             if failed and self.consider(candidate) and self.best_probe.preemptions <= 2:
                 return
+
+    def _beaten(self, bound: int) -> bool:
+        """Whether a schedule phase's result (the champion) already has fewer than ``bound``
+        preemptions. The stage of bound ``bound`` proposes schedules with ``bound`` deviations
+        from the no-preemption one, ranked below the champion by the schedule key, so it is
+        skipped: bound 2 alone spends up to BOUND2_RUNS runs (seconds) when no pair fails, for
+        a result the champion wins anyway."""
+        return self.champion is not None and self.champion[1].preemptions < bound
 
     BOUND_POINTS = 200
     BOUND2_RUNS = 4000
@@ -312,18 +322,32 @@ class Shrinker:
             if self.best == before:
                 return
 
+    def _schedule_phase(self, start: tuple[bytes, Probe], passes) -> tuple[bytes, Probe]:
+        """Fixate ``passes`` from ``start``; the result becomes the champion if it ranks first."""
+        self.best, self.best_probe = start
+        self.fixate(passes)
+        if self.champion is None or self.sort_key(self.best, self.best_probe) < self.sort_key(*self.champion):
+            self.champion = (self.best, self.best_probe)
+        return self.best, self.best_probe
+
     def run(self) -> ExitReason:
         """Shrink until no pass helps or a budget is spent; ``best`` holds the result.
 
         1. bytes phase from the input (shortlex);
-        2. schedule phase from that result;
-        3. schedule phase again from the *original* input, where every preemption rewrite
-           still has the later schedule bytes to re-read (the byte-minimal input often has
-           none to spare, so its preemptions cannot be rewritten away);
-        the smaller of 2 and 3 by the schedule key wins.
+        2. schedule phase from that result, without ``bounded_search``;
+        3. the same from the *original* input, where every preemption rewrite still has the
+           later schedule bytes to re-read (the byte-minimal input often has none to spare, so
+           its preemptions cannot be rewritten away);
+        4. schedule phase with every pass from the results of 2 and of 3 in turn.
+        The smallest by the schedule key wins. The cheap passes of 2 and 3 come first because
+        the bounded search's second bound can cost thousands of runs (seconds) when no pair
+        of deviations fails, and is skipped once a result has fewer preemptions than its bound
+        (``_beaten``): one start's cheap passes often reach one preemption when the other's
+        cannot.
         """
         schedule_passes = [self.drop_switches, self.bounded_search, self.cut_schedule, self.drop_preemptions_guided,
                            self.drop_preemptions, self.delete_chunks, self.zero_chunks, self.lower_bytes]
+        cheap = [p for p in schedule_passes if p != self.bounded_search]
         try:
             self.initial_probe = self.best_probe = self.probe(self.best)
             if self.best_probe.signature != self.expected:
@@ -332,10 +356,10 @@ class Shrinker:
             self.phase = "bytes"
             self.fixate([self.delete_chunks, self.zero_chunks, self.lower_bytes])
             self.phase = "schedule"
-            self.fixate(schedule_passes)
-            self.champion = (self.best, self.best_probe)
-            self.best, self.best_probe = self.initial, self.initial_probe
-            self.fixate(schedule_passes)
+            starts = [self._schedule_phase((self.best, self.best_probe), cheap),
+                      self._schedule_phase((self.initial, self.initial_probe), cheap)]
+            for start in starts:
+                self._schedule_phase(start, schedule_passes)
             self.stopped = ExitReason.finished
         except StopShrinking as stop:
             self.stopped = stop.reason

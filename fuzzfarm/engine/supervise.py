@@ -90,10 +90,18 @@ class ArtifactDir:
         return out
 
 
+# A crash file waits for the next poll before it is reported: half a poll on average. At 0.1 s
+# that was a third of a walk child's whole start-up (~0.2 s) and decided launch -> first failure
+# (benchmarks/portfolio.py: walk figures fell on 0.11 / 0.22 / 0.33 s). A poll is one directory
+# scan and one log read: the parent used 1.6% of a core at 25 ms (0.7% at 0.1 s) over a 5 s
+# checker walk-mix job on a loaded 2-core machine.
+POLL_S = 0.025
+
+
 def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts: ArtifactDir,
               deadline: float, on_line: Callable[[str], None],
               on_artifact: Callable[[str, str, bytes, LogTail], None],
-              on_poll: Callable[[], None], poll_s: float = 0.1) -> tuple[int | None, LogTail]:
+              on_poll: Callable[[], None], poll_s: float = POLL_S) -> tuple[int | None, LogTail]:
     """Run ``argv`` (output to ``log_path``) until it exits or ``deadline`` (monotonic) passes,
     feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
     complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit).

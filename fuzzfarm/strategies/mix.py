@@ -1,8 +1,11 @@
 """The ``mix`` walk: a portfolio of walk strategies in one process, reweighted by what finds
 new failures (docs/STRATEGIES.md#mix).
 
-Arms: ``pct:3``, ``random``, ``pct:2``, ``pct:5`` (PCT with that depth). The first runs try
-each arm once, in that order (unless the campaign's prior already has runs of it); then each run
+Arms: ``random``, ``pct:3``, ``pct:2``, ``pct:5`` (PCT with that depth). The first runs try
+each arm once, in that order (unless the campaign's prior already has runs of it); ``random``
+first because its first run is as good as any later one, while a PCT arm's first run draws its
+change points over a guessed run length (``k_hint``) and learns the real one from that run
+(strategies/pct.py): before any find the mix knows nothing else to order the arms by. Then each run
 goes to one arm, chosen by Thompson sampling on a Gamma-Poisson model: an arm finds new failure
 signatures at an unknown rate per scheduling decision; with ``f`` finds over ``c`` decisions
 (plus the campaign's prior counts, ``prior``) its rate's posterior is Gamma(1 + f, 1 + c /
@@ -18,7 +21,8 @@ from __future__ import annotations
 
 import random
 
-WALK_ARMS = ("pct:3", "random", "pct:2", "pct:5")  # the first round's order
+# The first round's order: the arm with no parameter to learn first (see above).
+WALK_ARMS = ("random", "pct:3", "pct:2", "pct:5")
 COST_UNIT = 10_000  # decisions per unit of cost in the posterior (one unit ~ 20-100 runs)
 
 

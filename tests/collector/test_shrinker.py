@@ -63,3 +63,31 @@ def test_deterministic():
 
     data = bytes([30, 1, 2, 3, 50, 60, 40])
     assert shrink(test, data)[0].best == shrink(test, data)[0].best
+
+
+def test_bound_two_is_skipped_once_the_other_start_has_one_preemption():
+    # Each byte >= 100 is a preemption; the bug needs the byte 42 and either three preemptions
+    # or, with eight bytes or more to spare, one. The byte-minimal input (4 bytes, 3
+    # preemptions) cannot lose one; the original input can (drop_preemptions) down to one. The
+    # bounded search never finds a failing schedule: its second bound would spend BOUND2_RUNS
+    # runs on the byte-minimal start for a result that the original's one preemption beats.
+    def test(d):
+        pre = [i for i, b in enumerate(d) if b >= 100]
+        fails = 42 in d and (len(pre) >= 3 or (len(d) >= 8 and len(pre) >= 1))
+        return Probe("A" if fails else None, preemptions=len(pre), edits=tuple((i, 0) for i in pre),
+                     consumed=len(d), scenario="s")
+
+    calls = []
+    points = [(i, 1, (1, 2), False, "map") for i in range(300)]
+
+    def bounded(data, overrides):
+        calls.append(dict(overrides))
+        return data, points, False
+
+    original = bytes([200, 42, 150, 120, 130, 110, 170, 180, 190, 5])
+    s, reason = shrink(test, original, bounded=bounded)
+    assert reason is ExitReason.finished
+    assert s.best_probe.preemptions == 1 and test(s.best).signature == "A"
+    assert calls, "the bounded search ran on the byte-minimal start (3 preemptions)"
+    assert all(len(o) <= 1 for o in calls), "bound 2 ran though a result with one preemption was found"
+    assert len(calls) <= 1 + Shrinker.BOUND_POINTS

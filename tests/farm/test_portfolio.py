@@ -165,3 +165,11 @@ def test_the_walk_mix_tries_every_arm_once_first():
         first.append(m.current)
         m.reward(0, 50)
     assert first == list(WALK_ARMS)
+
+
+def test_the_walk_mix_runs_random_first_then_the_pct_arms():
+    # random has no parameter to learn; each PCT arm's first run guesses the run length
+    # (strategies/mix.py): random goes first, unless the campaign's prior has already run it.
+    assert {MixStrategy(s).choose() for s in range(5)} == {"random"}
+    m = MixStrategy(4, prior={"random": {"runs": 3, "finds": 0, "cost": 300}})
+    assert m.choose() == "pct:3"
