@@ -153,8 +153,18 @@ def _fatal(out_dir: str, kind: str, data: bytes, stats: dict, emit) -> int:
     return RC_TIMEOUT if kind == "timeout" else RC_OOM
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # A set width: argparse's default asks shutil for the terminal's, and importing shutil (with
+    # bz2, lzma, zlib, fnmatch) is a start-up cost of every walk child, whose stdout is a pipe.
+    return argparse.HelpFormatter(prog, width=100)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk")
+    # Before anything imports dataclasses (the harness, the runtime, the ports): see lazy_stdlib.
+    from .lazy_stdlib import defer
+
+    defer("inspect")
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk", formatter_class=_formatter)
     ap.add_argument("harness")
     ap.add_argument("variant")
     ap.add_argument("--strategy", required=True, help="random | pct | pct:DEPTH | walk-mix")
