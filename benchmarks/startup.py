@@ -6,9 +6,10 @@ Process kinds, each started exactly as a farm job starts it (``fuzzfarm.engine.p
 environment, a fresh interpreter each time):
 
 * ``python``: ``python -c pass``, the interpreter's own floor;
-* ``walk``: ``python -m fuzzfarm.engine.walk HARNESS fixed --strategy=random --max-time=0.001``,
-  the ``random``/``pct`` job child, which loads the harness and runs its first schedule (one to a
-  few runs) before it stops;
+* ``walk``: ``python -m fuzzfarm.engine.walk HARNESS fixed --strategy=random --runs=1``, the
+  ``random``/``pct`` job child, which loads the harness and runs its first schedule before it stops
+  (exactly one run, as ``-runs=1`` is for the atheris child; a time budget instead would count one
+  run or two, as the first happened to fit in it);
 * ``atheris``: ``python harnesses/X.py -runs=1 EMPTY_CORPUS``, the ``bytes`` job child, which
   imports the runtime and the ports instrumented, starts libFuzzer and runs the empty input; as
   ``atheris (first start)`` with an empty instrumented-code cache (the first job start on a
@@ -56,7 +57,7 @@ def commands(spec: C.HarnessSpec, work: str) -> dict[str, list[str]]:
     return {
         # --module as the farm passes it (fuzzfarm/engine/target.py): no entry-point scan in the child
         "walk": [C.PY, "-m", "fuzzfarm.engine.walk", spec.name, _variant(spec), "--strategy=random", "--seed=1",
-                 "--max-time=0.001", f"--artifacts={art}", f"--module={spec.module}"],
+                 "--runs=1", "--max-time=60", f"--artifacts={art}", f"--module={spec.module}"],
         # the atheris child twice: the first start on a machine (an empty instrumented-code cache,
         # fuzzfarm/instrument.py) and every later one (the cache filled by the first)
         "atheris (first start)": [C.PY, spec.path, "-runs=1", "-seed=1", f"-artifact_prefix={art}/", corpus],
@@ -170,7 +171,7 @@ def run(prof: C.Profile, only=None, log=None) -> dict:
     data = measure(prof, only, log)
     notes = list(data["notes"]) + [
         "wall and CPU (user + system) time from spawn to exit of a fresh process, exit included; the walk runs "
-        "its first schedule(s), "
+        "its first schedule (one run), "
         "the atheris child the empty input; -X importtime figures come from one separate run per kind and "
         "include the importer's own overhead",
         f"load average at start → end: {data['loadavg_start']} → {data['loadavg_end']} (2 shared cores: compare "

@@ -21,16 +21,17 @@ Workers resolve harnesses by registered name only; a submit never carries code o
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
 import importlib
 import importlib.util
 import os
-import shlex
 import sys
+from collections.abc import Callable
 from types import ModuleType
-from typing import Callable
+
+# ast and shlex are imported where used: a fuzz child needs none of them before its
+# first schedule, and each is a share of its start-up (docs/BENCHMARKS.md#startup).
 
 from .scenario_reader import ScenarioReader  # noqa: F401 - part of the harness contract
 
@@ -204,6 +205,8 @@ def _module_file(name: str) -> str | None:
 def _imported_names(path: str, module: str) -> set[str]:
     """Dotted names an ``import`` statement anywhere in ``path`` (module ``module``) may load:
     the module, its parent packages, and ``from X import y`` both as ``X`` and ``X.y``."""
+    import ast
+
     try:
         with open(path, encoding="utf-8") as f:
             tree = ast.parse(f.read(), path)
@@ -374,6 +377,8 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> 
     libFuzzer re-runs argv[0] through ``sh -c`` for -minimize_crash, -merge, -fork and -jobs
     (docs/TRAPS.md#g1), so argv[0] becomes a quoted ``python /abs/harness.py`` command.
     """
+    import shlex
+
     import atheris
 
     argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"

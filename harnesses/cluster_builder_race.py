@@ -138,6 +138,8 @@ class ClusterSpec:
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
+    """What an input decodes to: the clusters, dry run, the caller's options, when to observe."""
+
     clusters: tuple
     dry_run: bool
     caller_opts: str

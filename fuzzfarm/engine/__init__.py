@@ -7,12 +7,7 @@ See docs/INTERFACES.md. Importing this package imports no harness and no runtime
 from __future__ import annotations
 
 import os
-from typing import Callable
-
-from fuzzfarm.harness import HarnessError
-
-from .model import MAX_INPUT_BYTES, CrashReport, JobResult, JobStats, StopRequested
-from .target import resolve
+from collections.abc import Callable
 
 # ``pct:D`` (PCT of depth D) and ``walk-mix`` (a portfolio of the walks in one process,
 # fuzzfarm/strategies/mix.py) are walks too; ``mix`` campaigns are the farm's (farm/portfolio.py).
@@ -28,14 +23,23 @@ def known_strategy(name: str) -> bool:
 __all__ = ["run_fuzz_job", "merge_corpus", "CrashReport", "JobStats", "JobResult", "StopRequested", "STRATEGIES", "MAX_INPUT_BYTES"]
 
 
+_MODEL = ("MAX_INPUT_BYTES", "CrashReport", "JobResult", "JobStats", "StopRequested")
+
+
 def __getattr__(name: str):
-    # ``merge_corpus`` is imported on first use: its module pulls in subprocess, ctypes, logging
-    # and tempfile, which a walk child (``python -m fuzzfarm.engine.walk``, which imports this
-    # package first) never needs. Start-up figures: docs/BENCHMARKS.md#startup.
+    # Everything but known_strategy is imported on first use: a walk child (``python -m
+    # fuzzfarm.engine.walk``) imports this package first, and ``merge_corpus``'s module pulls in
+    # subprocess, ctypes, logging and tempfile, the job model base64 and dataclasses, none of
+    # which it needs before its first schedule (it loads dataclasses itself, after deferring
+    # inspect: fuzzfarm/engine/lazy_stdlib.py). Start-up figures: docs/BENCHMARKS.md#startup.
     if name == "merge_corpus":
         from .corpus import merge_corpus
 
         return merge_corpus
+    if name in _MODEL:
+        from . import model
+
+        return getattr(model, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -55,6 +59,11 @@ def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, d
     Never raises for a bad harness or argument: the result's ``error`` says what is wrong.
     Exceptions raised by the callbacks propagate (after the fuzzer has been killed).
     """
+    from fuzzfarm.harness import HarnessError
+
+    from .model import JobResult, JobStats
+    from .target import resolve
+
     empty = JobResult(stats=JobStats(), new_corpus=[], crashes=0, restarts=0)
     if not known_strategy(strategy):
         empty.error = f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)} or pct:DEPTH"

@@ -7,7 +7,6 @@ child processes then get ``--module=MOD`` and a PYTHONPATH entry that makes it i
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 
@@ -16,6 +15,9 @@ from fuzzfarm import harness as H
 
 @dataclasses.dataclass(frozen=True)
 class Target:
+    """A harness as a job runs it: name, module, file, whether it is registered, and the
+    campaign's starvation bound for its children."""
+
     name: str
     module: str
     path: str  # absolute path of the harness file (what atheris runs)
@@ -59,6 +61,8 @@ class Target:
         followed), read without importing it (a worker never imports harness code);
         ``frozenset(...)``, ``set(...)`` and ``tuple(...)`` around a literal are unwrapped. None
         when the source cannot be read, has no such assignment, or it is not a literal."""
+        import ast  # here: a walk child never reads a declaration (docs/BENCHMARKS.md#startup)
+
         try:
             with open(self.path, encoding="utf-8") as f:
                 tree = ast.parse(f.read())
@@ -111,8 +115,10 @@ class Target:
         return root
 
 
-def _declare_keyword(tree: ast.Module, keyword: str):
+def _declare_keyword(tree, keyword: str):
     """The ``keyword=`` argument (an AST node) of the module-level ``declare(...)`` call, or None."""
+    import ast
+
     for node in tree.body:
         call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
         if isinstance(call, ast.Call):
@@ -125,7 +131,9 @@ def _declare_keyword(tree: ast.Module, keyword: str):
     return None
 
 
-def _literal(value: ast.AST):
+def _literal(value):
+    import ast
+
     if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
             and value.func.id in ("frozenset", "set", "tuple") and len(value.args) == 1):
         value = value.args[0]

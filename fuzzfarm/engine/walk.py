@@ -5,7 +5,7 @@ Child process (what the job runs; one per (re)start)::
 
     python -m fuzzfarm.engine.walk HARNESS VARIANT --strategy=random|pct|pct:D|walk-mix --seed=N --restart=R
            --max-time=S --artifacts=DIR [--timeout=S] [--per-signature=K] [--module=MOD] [--prior=JSON]
-           [--repeat-schedules]
+           [--repeat-schedules] [--runs=N]
 
 A run whose (scenario, decisions) this process already ran is counted once (stat
 ``distinct``) and not handled again; by default the strategy is also steered away from such
@@ -49,9 +49,11 @@ def _write_atomic(directory: str, kind: str, data: bytes) -> str:
 
 
 def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time: float, out_dir: str,
-         timeout_s: float, per_signature: int, emit, prior: dict | None = None, fresh: bool = True) -> int:
+         timeout_s: float, per_signature: int, emit, prior: dict | None = None, fresh: bool = True,
+         max_runs: int = 0) -> int:
     """The walk loop; returns the process exit code. ``fresh``: never re-run a schedule this
-    process already ran (strategies/novelty.py); ``prior``: arm counts for ``walk-mix``."""
+    process already ran (strategies/novelty.py); ``prior``: arm counts for ``walk-mix``;
+    ``max_runs``: stop after that many runs too (0: only ``max_time`` ends the walk)."""
     from fuzzfarm import harness as H
     from fuzzfarm.strategies import make
     from fuzzfarm.strategies.novelty import FreshSchedules, SeenSchedules
@@ -82,7 +84,7 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
         if now >= next_emit:
             emit(progress())
             next_emit = now + 0.5
-        if now - start >= max_time:
+        if now - start >= max_time or (max_runs and stats["execs"] >= max_runs):
             break
         data = events.randbytes(events.choice(EVENT_LENGTHS))
         stats["execs"] += 1
@@ -153,8 +155,18 @@ def _fatal(out_dir: str, kind: str, data: bytes, stats: dict, emit) -> int:
     return RC_TIMEOUT if kind == "timeout" else RC_OOM
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # A set width: argparse's default asks shutil for the terminal's, and importing shutil (with
+    # bz2, lzma, zlib, fnmatch) is a start-up cost of every walk child, whose stdout is a pipe.
+    return argparse.HelpFormatter(prog, width=100)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk")
+    # Before anything imports dataclasses (the harness, the runtime, the ports): see lazy_stdlib.
+    from .lazy_stdlib import defer
+
+    defer("inspect")
+    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.walk", formatter_class=_formatter)
     ap.add_argument("harness")
     ap.add_argument("variant")
     ap.add_argument("--strategy", required=True, help="random | pct | pct:DEPTH | walk-mix")
@@ -169,11 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prior", default="", help="walk-mix: the campaign's arm counts so far (JSON)")
     ap.add_argument("--repeat-schedules", action="store_true",
                     help="do not skip schedules already run (benchmarks compare both)")
+    ap.add_argument("--runs", type=int, default=0,
+                    help="stop after N runs as well (0: no limit; libFuzzer's -runs, e.g. for benchmarks/startup.py)")
     a = ap.parse_args(argv)
     from fuzzfarm.engine import known_strategy
 
     if not known_strategy(a.strategy) or a.strategy == "bytes":
         ap.error(f"--strategy {a.strategy!r}: choose random, pct, pct:DEPTH or walk-mix")
+    if a.runs < 0:
+        ap.error(f"--runs {a.runs}: give a number of runs >= 0 (0: no limit)")
     try:
         prior = json.loads(a.prior) if a.prior else None
     except ValueError:
@@ -196,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         mod = from_child_args(a.harness, a.module).load()
         return walk(mod, a.variant, a.strategy, seed=a.seed, restart=a.restart, max_time=a.max_time,
                     out_dir=a.artifacts, timeout_s=a.timeout, per_signature=a.per_signature, emit=emit,
-                    prior=prior, fresh=not a.repeat_schedules)
+                    prior=prior, fresh=not a.repeat_schedules, max_runs=a.runs)
     except HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2

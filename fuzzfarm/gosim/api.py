@@ -113,6 +113,8 @@ class _Legend(list):
 
 @dataclasses.dataclass
 class _G:
+    """One row of a trace's goroutine legend: id, name, creation site."""
+
     gid: int
     name: str
     created_by: str | None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import textwrap
 
 from greenlet import getcurrent
 
@@ -87,6 +86,8 @@ class Trace:
     def render(self, goroutines=None, *, limit: int | None = None) -> str:
         """Text timeline: one line per event, goroutine columns as ``G<n>``, preemptions
         marked ``>>``. ``goroutines`` (the run's Goroutine list) adds a legend of spawn sites."""
+        import textwrap  # here: rendering is for a failure's report, not a fuzz child's start
+
         lines = []
         if goroutines:
             lines.append("goroutines:")

@@ -73,3 +73,45 @@ def test_walk_child_imports_neither_farm_machinery_nor_crash_handling_before_a_f
         late = sorted(m for m in mods if m.startswith(("fuzzfarm.collector", "fuzzfarm.runone",
                                                       "fuzzfarm.engine.corpus", "fuzzfarm.engine.process")))
         assert not late, f"harness {name}: the walk child imports {late} before any failure"
+
+
+# The walk child as ``python -m fuzzfarm.engine.walk`` runs it (runpy, ``__main__``), nothing
+# imported before it but runpy and sys; then what it imported, and whether ``inspect`` ever ran.
+WALK_MAIN = """
+import runpy, sys
+sys.argv = ["walk", *sys.argv[1:]]
+try:
+    runpy.run_module("fuzzfarm.engine.walk", run_name="__main__", alter_sys=True)
+except SystemExit as e:
+    rc = e.code
+insp = sys.modules.get("inspect")
+import json
+print(json.dumps({"rc": rc, "modules": sorted(sys.modules),
+                  "inspect_ran": insp is not None and "signature" in vars(insp)}))
+"""
+
+# Stdlib modules a walk child once imported before its first schedule and no longer needs there,
+# each a share of its start-up (docs/BENCHMARKS.md#startup): ast, dis (with inspect, through
+# dataclasses: fuzzfarm/engine/lazy_stdlib.py), shutil (argparse's terminal width), base64 (the
+# job model), shlex and textwrap; and what merge_corpus would bring (fuzzfarm/engine/__init__.py).
+NOT_BEFORE_FIRST_SCHEDULE = ("ast", "dis", "shutil", "base64", "shlex", "textwrap", "subprocess", "logging",
+                             "ctypes", "tempfile", "importlib.metadata")
+
+
+def test_walk_child_leaves_heavy_stdlib_unloaded_before_a_failure(tmp_path):
+    for name, info in H.registry().items():
+        env = process.child_env({"FUZZFARM_VARIANT": "fixed"})
+        p = subprocess.run([sys.executable, "-c", WALK_MAIN, name, "fixed", "--strategy=random", "--seed=1",
+                            "--max-time=0.05", f"--artifacts={tmp_path}", f"--module={info.module}"],
+                           env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr[-2000:]
+        lines = p.stdout.strip().splitlines()
+        got, done = json.loads(lines[-1]), json.loads(lines[-2])
+        assert got["rc"] == 0 and done.get("done") and done["execs"] > 0, lines[-3:]  # it walked
+        if done["crashes"] or done["unreplayable"]:
+            continue  # crash handling may rightly need any of them
+        mods = set(got["modules"])
+        assert info.module in mods and "fuzzfarm.gosim" in mods and "dataclasses" in mods
+        assert not got["inspect_ran"], f"harness {name}: inspect ran in the walk child (a dataclass without a docstring?)"
+        heavy = sorted(m for m in NOT_BEFORE_FIRST_SCHEDULE if m in mods)
+        assert not heavy, f"harness {name}: the walk child imports {heavy} before any failure"

@@ -33,6 +33,8 @@ def kubernetes_new_for_config(config: rest.Config) -> tuple[Clientset | None, go
 
 @dataclasses.dataclass
 class ResourceAttributes:
+    """authorizationv1.ResourceAttributes: the fields prow's access review sets."""
+
     namespace: str
     verb: str
     resource: str
