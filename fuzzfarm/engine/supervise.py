@@ -92,10 +92,19 @@ class ArtifactDir:
 
 # A crash file waits for the next poll before it is reported: half a poll on average. At 0.1 s
 # that was a third of a walk child's whole start-up (~0.2 s) and decided launch -> first failure
-# (benchmarks/portfolio.py: walk figures fell on 0.11 / 0.22 / 0.33 s). A poll is one directory
-# scan and one log read: the parent used 1.6% of a core at 25 ms (0.7% at 0.1 s) over a 5 s
-# checker walk-mix job on a loaded 2-core machine.
-POLL_S = 0.025
+# (benchmarks/portfolio.py: walk figures fell on 0.11 / 0.22 / 0.33 s), so the child's first
+# FAST_POLL_FOR_S are polled every FAST_POLL_S. A poll is one directory scan and one log read: the
+# parent used 1.6% of a core at 25 ms (0.7% at 0.1 s) over a 5 s checker walk-mix job on a loaded
+# 2-core machine, CPU a long job's fuzz child would not get (farm efficiency,
+# docs/BENCHMARKS.md#farm_scaling); after the first second a crash's 50 ms wait is nothing.
+FAST_POLL_S = 0.025
+FAST_POLL_FOR_S = 1.0
+POLL_S = 0.1
+
+
+def poll_interval(since_spawn_s: float, poll_s: float = POLL_S) -> float:
+    """Seconds to wait before the next poll of a child spawned ``since_spawn_s`` ago."""
+    return min(FAST_POLL_S, poll_s) if since_spawn_s < FAST_POLL_FOR_S else poll_s
 
 
 def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts: ArtifactDir,
@@ -104,7 +113,8 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
               on_poll: Callable[[], None], poll_s: float = POLL_S) -> tuple[int | None, LogTail]:
     """Run ``argv`` (output to ``log_path``) until it exits or ``deadline`` (monotonic) passes,
     feeding each log line to ``on_line``, each new artifact to ``on_artifact`` as soon as it is
-    complete, and calling ``on_poll`` every ``poll_s`` seconds (and once after the exit).
+    complete, and calling ``on_poll`` every ``poll_s`` seconds, more often in the child's first
+    second (:func:`poll_interval`), and once after the exit.
     Returns ``(exit status or None when it was killed at the deadline, log)``. Whatever happens (a callback raising, a Celery soft
     time limit), the process group is killed before this returns or raises. ``on_poll`` raising
     :class:`StopRequested` ends the run as the deadline does (killed, its last lines and artifacts
@@ -112,6 +122,7 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
     tail = LogTail(log_path)
     with open(log_path, "ab") as logf:
         proc = process.spawn(argv, env=env, cwd=cwd, stdout=logf)
+    spawned = time.monotonic()
     killed = False
     stop: StopRequested | None = None
     try:
@@ -141,7 +152,7 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
                 process.kill_group(proc)
                 killed = True
                 continue
-            time.sleep(poll_s)
+            time.sleep(poll_interval(time.monotonic() - spawned, poll_s))
     finally:
         if proc.poll() is None:
             process.kill_group(proc)

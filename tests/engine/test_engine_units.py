@@ -93,3 +93,13 @@ def test_stats_cadence_is_the_jobs_and_survives_fuzzer_restarts(monkeypatch):
     assert [s.execs for s in sent] == sorted(s.execs for s in sent) and sent[-1].execs > 60
     job.tick()
     assert len(sent) == 3  # not due yet
+
+
+def test_supervise_polls_fast_only_in_the_childs_first_second():
+    # Fast polls decide launch -> first failure of a shallow bug; later they only cost the
+    # parent CPU that the fuzz child would have had (engine/supervise.py, POLL_S).
+    from fuzzfarm.engine import supervise as sv
+    assert sv.poll_interval(0.0) == sv.FAST_POLL_S < sv.POLL_S
+    assert sv.poll_interval(sv.FAST_POLL_FOR_S - 0.01) == sv.FAST_POLL_S
+    assert sv.poll_interval(sv.FAST_POLL_FOR_S) == sv.poll_interval(60.0) == sv.POLL_S
+    assert sv.poll_interval(0.0, poll_s=0.01) == 0.01 and sv.poll_interval(5.0, poll_s=0.5) == 0.5
