@@ -137,3 +137,32 @@ def test_crashes_shows_how_many_inputs_joined_unreplayed(store, col):
     buf = io.StringIO()
     Console(file=buf, width=200).print(T.bucket_table(rows, "buckets", wide=True))
     assert "4 (2 joined unreplayed)" in buf.getvalue()
+
+
+def test_a_fuzz_slice_keeps_the_engines_signature_on_the_crash_record(store):
+    """farm/jobs.py passes CrashReport.signature to the crash record; only that field lets an
+    intake join unreplayed (an engine that says nothing leaves it empty)."""
+    import types
+
+    from fuzzfarm import harness as H
+    from fuzzfarm.farm import jobs
+    from test_triage_jobs import FakeStats
+
+    try:
+        h = H.get("checker").source_hash()
+    except H.HarnessError as e:
+        pytest.skip(str(e))
+
+    class Engine:
+        def run_fuzz_job(self, *, on_crash, on_stats, duration_s, **_kw):
+            on_crash(types.SimpleNamespace(data=b"X1", artifact="crash", log_tail="", signature="s" * 40))
+            on_crash(types.SimpleNamespace(data=b"X2", artifact="crash", log_tail=""))  # says none
+            return types.SimpleNamespace(stats=FakeStats(execs=10, elapsed_s=duration_s), new_corpus=[], crashes=2,
+                                         restarts=0, error=None, stopped=False)
+
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
+                                 "duration_s": 2.0, "harness_hash": h, "version": "0.1.0"})
+    assert jobs.run_slice(store, jobs.job_spec(cid, 0, store.campaign(cid)), enqueue_intake=lambda *a: None,
+                          enqueue_next=lambda *a: None, engine=Engine()) == "done"
+    assert store.crash("checker", "buggy", S.sha256(b"X1"))["engine_signature"] == "s" * 40
+    assert "engine_signature" not in store.crash("checker", "buggy", S.sha256(b"X2"))
