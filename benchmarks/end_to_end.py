@@ -129,6 +129,9 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
         rec["crashes_reported"] = summ.get("crashes")
         rec["crashes_intaken"] = summ.get("intaken")
         rec["buckets"] = summ.get("buckets")
+        # of the intaken: joined by the fuzz engine's signature without a collector replay
+        rec["crashes_joined_unreplayed"] = sum(int((st.bucket(b) or {}).get("joined_unreplayed") or 0)
+                                               for b in st.campaign_bucket_ids(cid))
         own = r.counts.copy()
         after = K.commandstats(r)
         totals = sampler.stop()
@@ -207,7 +210,8 @@ def rows(data: dict) -> list[list[str]]:
         states = ", ".join(f"{k[6:]} {v:g} s" for k, v in m.items() if k.startswith("state:"))
         if states:
             out.append([case, "bucket states first seen at", f"{states}; {h.get('crashes_reported')} crashes "
-                        f"reported, {h.get('crashes_intaken')} intaken, {h.get('buckets')} bucket(s) by then"])
+                        f"reported, {h.get('crashes_intaken')} intaken ({h.get('crashes_joined_unreplayed', 0)} joined "
+                        f"unreplayed), {h.get('buckets')} bucket(s) by then"])
         b = h.get("bucket")
         if b:
             out.append([case, "its bucket", f"{b.get('original_size')} -> {b.get('minimized_size')} bytes, preemptions "

@@ -448,7 +448,7 @@ def _status_view(st, campaign: str | None, wide: bool):
 
 # ---- crashes / download / replay --------------------------------------------------------------
 BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
-                 "state", "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
+                 "state", "count", "joined_unreplayed", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "fix_proof", "fix_proof_line",
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",

@@ -37,6 +37,13 @@ def fixed_cell(r: dict) -> str:
     return "-" if v in (None, "") else ("fixed" if v else "NO")
 
 
+def count_cell(r: dict) -> str:
+    """A bucket's input count, saying how many of them joined it by the fuzz engine's signature
+    without a collector replay (farm/triage.py): those were not replayed at intake."""
+    n = int(r.get("joined_unreplayed") or 0)
+    return f"{r.get('count')}" + (f" ({n} joined unreplayed)" if n else "")
+
+
 def repro_cell(r: dict) -> str:
     """``10/10``, or ``flaky (3/10)``."""
     from fuzzfarm.collector.artifact import reproducibility
@@ -87,7 +94,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
             pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
                    if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
             tb.add_row(*map(t, (r["id"], r.get("group") or "-", r.get("crash_type") or r.get("kind") or "",
-                                crash_state_text(r), r.get("state") or "", r.get("count"), size, pre,
+                                crash_state_text(r), r.get("state") or "", count_cell(r), size, pre,
                                 starvation_cell(r), repro_cell(r), fixed_cell(r), r.get("fix_proof_line") or "-")))
         return tb
     tb = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
@@ -101,7 +108,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
         kind = r.get("kind") or ""
         if r.get("state") not in (None, "", "done"):
             kind += f" ({r.get('state')})"  # triage still under way: its verdicts are not final
-        tb.add_row(*map(t, (r["id"], r.get("group") or "-", kind, r.get("count"), repro_cell(r), fixed_cell(r))))
+        tb.add_row(*map(t, (r["id"], r.get("group") or "-", kind, count_cell(r), repro_cell(r), fixed_cell(r))))
     return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))
 
 
@@ -149,8 +156,8 @@ def group_table(groups: list[dict], title: str, *, wide: bool):
         kind = r.get("crash_type") or r.get("kind") or "" if wide else r.get("kind") or ""
         if not wide and r.get("state") not in (None, "", "done"):
             kind += f" ({r.get('state')})"
-        cells = ((f"  {r['id']}", kind, crash_state_text(r), r.get("state") or "", r.get("count"), repro_cell(r),
-                  fixed_cell(r)) if wide else (f"  {r['id']}", kind, r.get("count"), repro_cell(r), fixed_cell(r)))
+        cells = ((f"  {r['id']}", kind, crash_state_text(r), r.get("state") or "", count_cell(r), repro_cell(r),
+                  fixed_cell(r)) if wide else (f"  {r['id']}", kind, count_cell(r), repro_cell(r), fixed_cell(r)))
         tb.add_row(*map(t, cells))
     if wide:
         return tb

@@ -325,6 +325,20 @@ def race_from_env() -> bool | None:
 TOLERATE_ENV = "FUZZFARM_TOLERATE"
 FAILING_LINE = "fuzzfarm: failing "  # + signature, on stderr just before a failure is raised
 TOLERATED_LINE = "fuzzfarm: tolerated "  # + signature, on stderr instead of raising it
+# + the bucket signature (fuzzfarm.signature: sha1 of crash type and state) of a raised failure,
+# on stderr just before FAILING_LINE: the farm's collector joins the crash to an existing bucket
+# of that signature without replaying it (farm/triage.py, "joined unreplayed").
+SIGNATURE_LINE = "fuzzfarm: bucket signature "
+
+
+def bucket_signature(failure) -> str | None:
+    """The signature a collector replay of this failure buckets it under
+    (``signature.classify``), or None for the failures it folds into another kind (a
+    MemoryError is ``oom``, a RunTimeout ``timeout``: the collector replays those)."""
+    from fuzzfarm.signature import signature
+    if failure.exc_class in ("MemoryError", "RunTimeout"):
+        return None
+    return signature(failure.kind, failure.exc_class, list(failure.crash_state))
 
 
 def failure_signature(failure) -> str:
@@ -349,6 +363,9 @@ def raise_unless_tolerated(failure) -> None:
         if failure.kind in names or sig in names:
             sys.stderr.write(f"{TOLERATED_LINE}{sig}\n")
             return
+    bsig = bucket_signature(failure)
+    if bsig:
+        sys.stderr.write(f"{SIGNATURE_LINE}{bsig}\n")
     sys.stderr.write(f"{FAILING_LINE}{sig}\n")
     sys.stderr.flush()
     raise failure

@@ -109,6 +109,19 @@ if counted == 1 then count = redis.call('HINCRBY', KEYS[2], 'count', 1) end
 return {created, counted, tonumber(count)}
 """
 
+# KEYS: bucket, its inputs set; ARGV: input sha256. Joins an existing bucket only.
+# Returns nil (no bucket) or {counted (0/1), count}
+_JOIN_UNREPLAYED = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local counted = redis.call('SADD', KEYS[2], ARGV[1])
+local count = redis.call('HGET', KEYS[1], 'count')
+if counted == 1 then
+  count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+  redis.call('HINCRBY', KEYS[1], 'joined_unreplayed', 1)
+end
+return {counted, tonumber(count)}
+"""
+
 # KEYS: bucket; ARGV: expected state(s) comma separated, new state. Returns 1 when moved.
 _ADVANCE = """
 local cur = redis.call('HGET', KEYS[1], 'state')
@@ -146,6 +159,7 @@ class Store:
         self.r = client if client is not None else connect(url, patient=patient)
         self._create_or_join = self.r.register_script(_CREATE_OR_JOIN)
         self._advance = self.r.register_script(_ADVANCE)
+        self._join_unreplayed = self.r.register_script(_JOIN_UNREPLAYED)
 
     # ---- health --------------------------------------------------------------------------
     def ping(self) -> None:
@@ -337,10 +351,13 @@ class Store:
         return P + f"crash:{harness}:{variant}:{sha}"
 
     def report_crash(self, cid: str, job: int, harness: str, variant: str, data: bytes,
-                     artifact: str = "crash", log_tail: str = "", fuzz_timeout_s: float | None = None) -> tuple[str, bool]:
+                     artifact: str = "crash", log_tail: str = "", fuzz_timeout_s: float | None = None,
+                     engine_signature: str = "") -> tuple[str, bool]:
         """Keep a crash input before anything else happens to it. Returns (sha256, new for this
         campaign). Reporting the same input again changes nothing. ``fuzz_timeout_s``: the
-        fuzzer's own per-input timeout (a hang is replayed for that long, not the collector's)."""
+        fuzzer's own per-input timeout (a hang is replayed for that long, not the collector's).
+        ``engine_signature``: the bucket signature the fuzz child computed for it (engine
+        ``CrashReport.signature``): intake may join that bucket without a replay (farm/triage.py)."""
         sha = sha256(data)
         key = self._crash_key(harness, variant, sha)
         pipe = self.r.pipeline()
@@ -352,6 +369,8 @@ class Store:
         pipe.hsetnx(key, "first_seen", time.time())
         if fuzz_timeout_s is not None:
             pipe.hsetnx(key, "fuzz_timeout_s", fuzz_timeout_s)
+        if engine_signature:
+            pipe.hsetnx(key, "engine_signature", engine_signature)
         pipe.sadd(P + f"campaign:{cid}:crashes", sha)
         new = pipe.execute()[-1] == 1
         return sha, new
@@ -398,6 +417,13 @@ class Store:
             keys=[P + f"sig:{harness}:{variant}:{signature}", P + f"bucket:{bid}",
                   P + f"bucket:{bid}:inputs", P + "buckets"], args=argv)
         return bid, bool(created), bool(counted), int(count)
+
+    def join_unreplayed(self, bid: str, input_sha256: str) -> tuple[bool, int] | None:
+        """Count ``input_sha256`` in existing bucket ``bid`` without creating anything, and in
+        its ``joined_unreplayed`` when counted (an input joined by the fuzz engine's signature,
+        not by a collector replay). None: no such bucket. Returns (counted, count)."""
+        res = self._join_unreplayed(keys=[P + f"bucket:{bid}", P + f"bucket:{bid}:inputs"], args=[input_sha256])
+        return None if res is None else (bool(res[0]), int(res[1]))
 
     def bucket_for_signature(self, harness: str, variant: str, signature: str) -> str | None:
         return self.r.get(P + f"sig:{harness}:{variant}:{signature}")

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Callable
 
-from fuzzfarm.harness import FAILING_LINE, TOLERATE_ENV
+from fuzzfarm.harness import FAILING_LINE, SIGNATURE_LINE, TOLERATE_ENV
 
 from . import process
 from .corpus import read_inputs, sha1, write_inputs
@@ -56,6 +56,9 @@ class _Run:
         self.banner = False
         self.inited = False
         self.crash_inputs: list[bytes] = []
+        # The bucket signature this run's child said of the failure it raised (it raises once:
+        # libFuzzer stops at the first crash); given with the crash artifact, once.
+        self.signature = ""
 
 
 def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float, corpus: list[bytes],
@@ -102,6 +105,9 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
                 stats.ft = st.ft if st.ft is not None else stats.ft
                 stats.corpus_size = st.corp if st.corp is not None else stats.corpus_size
                 return
+            if line.startswith(SIGNATURE_LINE):
+                run.signature = line[len(SIGNATURE_LINE):].strip()
+                return
             if line.startswith(FAILING_LINE):
                 sig = line[len(FAILING_LINE):].strip()
                 if sig and sig not in known:
@@ -119,7 +125,8 @@ def run_bytes_job(target: Target, variant: str, *, seed: int, duration_s: float,
 
         def on_artifact(name: str, kind: str, data: bytes, tail, run=run) -> None:
             run.crash_inputs.append(data)
-            job.report(data, kind, crash_excerpt(list(tail.recent)))
+            sig, run.signature = run.signature, ""
+            job.report(data, kind, crash_excerpt(list(tail.recent)), signature=sig)
 
         try:
             rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"fuzz-{restarts}.log"),

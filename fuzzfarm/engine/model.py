@@ -19,10 +19,13 @@ class CrashReport:
     data: bytes
     artifact: str
     log_tail: str
+    # The bucket signature the fuzz child computed for the failure it raised on ``data``
+    # (harness.SIGNATURE_LINE; "" when it said none: a timeout, an oom, a harness error).
+    signature: str = ""
 
     def to_json(self) -> dict:
         return {"data_b64": base64.b64encode(self.data).decode(), "artifact": self.artifact,
-                "log_tail": self.log_tail}
+                "log_tail": self.log_tail, "signature": self.signature}
 
 
 @dataclasses.dataclass

@@ -180,13 +180,14 @@ class JobState:
         self.reported: set[str] = set()
         self.prior_execs = 0  # execs of finished fuzzer runs
 
-    def report(self, data: bytes, kind: str, log_tail: str) -> None:
+    def report(self, data: bytes, kind: str, log_tail: str, signature: str = "") -> None:
         key = hashlib.sha1(data).hexdigest()
         if key in self.reported:
             return
         self.reported.add(key)
         self.stats.crashes += 1
-        self.on_crash(CrashReport(data=data, artifact=kind, log_tail=redact(log_tail)))
+        self.on_crash(CrashReport(data=data, artifact=kind, log_tail=redact(log_tail),
+                                  signature=signature if kind == "crash" else ""))
 
     def snapshot(self, current_execs: int = 0) -> JobStats:
         s = self.stats

@@ -142,8 +142,12 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
         stats["crashes"] += 1
         if counts.get(sig, 0) < per_signature:
             counts[sig] = counts.get(sig, 0) + 1
+            # "signature": the bucket signature a collector replay gives it (the one just run, in
+            # the collector's classification: a MemoryError / RunTimeout is folded, so none is said)
+            folded = replay.get("exc_class") in ("MemoryError", "RunTimeout")
             emit({"artifact": f"crash-{hashlib.sha1(repro).hexdigest()}", "failure": replay["message"],
-                  "kind": replay["kind"], "crash_state": replay["crash_state"]})
+                  "kind": replay["kind"], "crash_state": replay["crash_state"],
+                  **({} if folded else {"signature": sig})})
             _write_atomic(out_dir, "crash", repro)
     emit({**progress(), "done": True})
     return 0
@@ -250,6 +254,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
         remaining = deadline - time.monotonic()
         execs = [0]
         last: dict = {}
+        said_sig: dict[str, str] = {}  # artifact name -> the bucket signature the walk said of it
         argv = [sys.executable, "-m", "fuzzfarm.engine.walk", target.name, variant, f"--strategy={strategy}",
                 f"--seed={seed}", f"--restart={restarts}", f"--max-time={remaining:.3f}",
                 f"--artifacts={art_dir}", f"--timeout={timeout_s}", f"--rss-limit-mb={rss_limit_mb}",
@@ -267,10 +272,13 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
                     last.update(obj)
                 if isinstance(obj.get("artifact"), str) and obj["artifact"].startswith("crash-"):
                     artifacts.announce(obj["artifact"])  # report in the walk's order
+                    if isinstance(obj.get("signature"), str):
+                        said_sig[obj["artifact"]] = obj["signature"]
 
         def on_artifact(name, kind, data, tail) -> None:
             said = [ln for ln in tail.recent if name in ln]
-            job.report(data, kind, f"{strategy} walk (seed {seed}, restart {restarts}) found {name}\n" + "\n".join(said[-1:]))
+            job.report(data, kind, f"{strategy} walk (seed {seed}, restart {restarts}) found {name}\n" + "\n".join(said[-1:]),
+                       signature=said_sig.pop(os.path.basename(name), ""))
 
         try:
             rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),

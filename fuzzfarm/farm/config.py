@@ -49,6 +49,11 @@ TASK_MERGE = "fuzzfarm.merge_corpus"
 # the triage of earlier buckets.
 INTAKE_PRIORITY = 0
 TRIAGE_PRIORITY = 6
+# A bucket's later steps (verify after minimize, fix_check after verify) go ahead of the first
+# step of other buckets: triage runs bucket by bucket, not round-robin over every bucket, so on
+# one collector process the first bucket's verdict does not wait for every other bucket's
+# minimization (measured: benchmarks/end_to_end.py, cluster-builder with 6 buckets).
+TRIAGE_NEXT_PRIORITY = 3
 # A corpus merge (the shared corpus's -merge=1 prune, enqueued by a fuzz slice) waits behind both.
 MERGE_PRIORITY = 9
 

@@ -186,7 +186,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     def on_crash(rep) -> None:
         try:
             sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail,
-                                       fuzz_timeout_s=LIBFUZZER_TIMEOUT_S)
+                                       fuzz_timeout_s=LIBFUZZER_TIMEOUT_S,
+                                       engine_signature=getattr(rep, "signature", "") or "")
         except spool.OOM as e:  # Redis is full: keep it on this disk, report it once Redis takes writes
             sha = spool.keep(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
             log.warning("job %s/%s: Redis is out of memory (%s); crash %s kept in %s until it accepts writes",

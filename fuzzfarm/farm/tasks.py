@@ -146,9 +146,11 @@ def enqueue_merge(harness: str, variant: str, harness_hash: str) -> None:
                              retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
-def _enqueue_triage(task):
-    """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes."""
-    return lambda bid: task.apply_async(args=[bid], priority=config.TRIAGE_PRIORITY, retry=True,
+def _enqueue_triage(task, priority: int | None = None):
+    """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes (and, for a first
+    step, behind the later steps of buckets already in triage: config.TRIAGE_NEXT_PRIORITY)."""
+    pri = config.TRIAGE_PRIORITY if priority is None else priority
+    return lambda bid: task.apply_async(args=[bid], priority=pri, retry=True,
                                         retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
@@ -231,13 +233,13 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
 @app.task(name=config.TASK_MINIMIZE, bind=True, **_RETRY)
 def minimize(self, bid: str) -> bool:
     """Minimize a new bucket's input (bytes, then preemptions), keeping its signature."""
-    return _bucket_task(self, bid, triage.minimize, enqueue_next=_enqueue_triage(verify))
+    return _bucket_task(self, bid, triage.minimize, enqueue_next=_enqueue_triage(verify, config.TRIAGE_NEXT_PRIORITY))
 
 
 @app.task(name=config.TASK_VERIFY, bind=True, **_RETRY)
 def verify(self, bid: str) -> bool:
     """Replay the minimized reproducer N times in fresh processes."""
-    return _bucket_task(self, bid, triage.verify, enqueue_next=_enqueue_triage(fix_check))
+    return _bucket_task(self, bid, triage.verify, enqueue_next=_enqueue_triage(fix_check, config.TRIAGE_NEXT_PRIORITY))
 
 
 @app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)

@@ -96,6 +96,9 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     data = crash["data"]
     artifact = crash.get("artifact", "crash")
     bound = starvation_bound(st, cid)
+    joined = _join_by_engine_signature(st, cid, harness, variant, sha, crash, bound, enqueue_triage)
+    if joined:
+        return joined
     run_as = _harness(harness, bound)  # the harness with the bound, for every replay below
     hang = artifact == "timeout" and outcome is _replay
     if hang:
@@ -118,6 +121,12 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
         return None
     sig = out.get("signature") or col.signature(out["kind"], out.get("exc_class") or "",
                                                 list(out.get("crash_state") or []))
+    said = crash.get("engine_signature") or ""
+    if said and said != sig:  # the engine's word was wrong once: replay every crash of this harness from now on
+        log.warning("intake %s: the fuzz engine said signature %s, the replay gives %s; crashes of %s/%s are "
+                    "replayed at intake from now on", sha[:12], said[:12], sig[:12], harness, variant)
+        st.r.set(_distrust_key(harness, variant), sha)
+        st.set_crash(harness, variant, sha, engine_signature_mismatch=True)
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
     fields = {"kind": out["kind"], "exc_class": out.get("exc_class") or "", "crash_type": out.get("crash_type") or col.crash_type(out),
@@ -149,6 +158,45 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     st.mark_intaken(cid, sha, bid)
     log.info("intake %s -> bucket %s (%s%s, count %d)", sha[:12], bid, fields["crash_type"],
              ", new" if created else "", count)
+    return bid
+
+
+def _distrust_key(harness: str, variant: str) -> str:
+    """Set (to the crash's sha256) once a replay at intake gave another signature than the fuzz
+    engine said: no crash of ``harness``/``variant`` joins a bucket unreplayed after that."""
+    return S.P + f"engine_signature:distrusted:{harness}:{variant}"
+
+
+def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str, sha: str, crash: dict,
+                              bound: str, enqueue_triage) -> str | None:
+    """Join the crash to the bucket of the signature the fuzz engine computed for it
+    (``engine_signature``: the fuzz child ran this very input in the deterministic runtime and
+    bucketed the failure it raised as a replay does), without a replay. Only a ``crash``
+    artifact, only an existing replayable bucket of the same harness and variant decided under
+    the same context (starvation bound and harness hash, farm/recheck.py), and only while no
+    replay of this harness ever contradicted the engine. Recorded as such on the crash
+    (``joined="engine signature"``, ``replays=0``) and counted in the bucket's
+    ``joined_unreplayed``. Returns the bucket id, or None: take the replay path."""
+    said = crash.get("engine_signature") or ""
+    if not said or crash.get("artifact", "crash") != "crash" or st.r.exists(_distrust_key(harness, variant)):
+        return None
+    bid = st.bucket_for_signature(harness, variant, said)
+    b = st.bucket(bid) if bid else None
+    if not b or b.get("recheck_of") or not b.get("replayable", True) or b.get("signature") != said:
+        return None
+    camp = st.campaign(cid) or {}
+    harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
+    ctx = recheck.context(bound, harness_hash)
+    if ctx != recheck.bucket_context(b):  # another context: the replay path files its re-check
+        return None
+    res = st.join_unreplayed(bid, sha)
+    if res is None:  # the bucket went away (gc) since it was looked up
+        return None
+    recheck.joined(st, b, cid, {"max_starvation_s": bound, "harness_hash": harness_hash},
+                   crash["data"], enqueue_triage)
+    st.set_crash(harness, variant, sha, bucket=bid, signature=said, joined="engine signature", replays=0)
+    st.mark_intaken(cid, sha, bid)
+    log.info("intake %s -> bucket %s (joined by the engine's signature, not replayed; count %d)", sha[:12], bid, res[1])
     return bid
 
 

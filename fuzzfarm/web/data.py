@@ -14,7 +14,7 @@ from fuzzfarm import store as S
 
 # What the bugs table shows of a bucket (the same public fields as `fuzzfarm crashes --json`).
 BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "state",
-                 "count", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
+                 "count", "joined_unreplayed", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
                  "reproducible", "verify_ok", "verify_n", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "fix_verdict", "fix_summary", "fix_evidence", "flaky", "group", "first_campaign", "created", "done_at", "error",
                  "first_divergence", "signature", "minimize_note", "verdict_context", "verdict_record", "verdict_label",

@@ -41,6 +41,9 @@ def test_bytes_job_finds_reports_restarts_and_grows_corpus(toy, tmp_path):
         out = replay(toy, "buggy", c.data)
         assert out["failed"], c.data
         assert out["crash_type"] in TOY_SIGNATURE_KINDS
+        # the toy raises report.raise_failure() itself, not harness.raise_unless_tolerated: it
+        # says no bucket signature, so intake replays its crashes (checker's: the test below)
+        assert c.signature == ""
     # stats streamed about every second, execs growing, exec/s from execs / elapsed
     assert len(stats) >= 5
     assert stats[-1].execs >= stats[0].execs and stats[-1].execs > 0
@@ -56,6 +59,7 @@ def test_hang_gives_a_timeout_artifact(toy, tmp_path):
     assert res.error is None
     timeouts = [c for c in crashes if c.artifact == "timeout"]
     assert timeouts and timeouts[0].data.startswith(b"H")
+    assert all(c.signature == "" for c in timeouts)  # a hang is replayed at intake, never joined by a word
     assert "timeout" in timeouts[0].log_tail.lower()
 
 
@@ -142,6 +146,8 @@ def test_walk_jobs_find_the_bug_and_their_crashes_replay_as_bytes(toy, tmp_path,
     for c in crashes[:4]:
         out = replay(toy, "buggy", c.data)  # the default (bytes) strategy, a fresh process
         assert out["failed"], c.data
+        # the walk says the signature of the bytes replay it ran; a fresh-process replay agrees
+        assert c.signature and c.signature == out["signature"], (c.data, c.signature, out["signature"])
         kinds.add(out["crash_type"])
         assert out["crash_type"] in c.log_tail or out["kind"] in c.log_tail
     assert kinds <= TOY_SIGNATURE_KINDS
@@ -178,6 +184,9 @@ def test_a_restarted_fuzzer_tolerates_what_the_job_already_found(tmp_path):
     assert res.error is None and crashes
     sigs = [replay(get("checker"), "buggy", c.data)["signature"] for c in crashes]
     assert len(sigs) == len(set(sigs)), sigs  # no failure reported twice
+    # each crash carries the bucket signature the fuzz child computed (harness.SIGNATURE_LINE),
+    # the one its fresh-process replay gives (intake joins a bucket by it unreplayed: farm/triage.py)
+    assert [c.signature for c in crashes] == sigs
     assert res.restarts == len(crashes) or res.restarts == len(crashes) - 1
     logs = sorted((tmp_path / "job" / "logs").glob("fuzz-*.log"), key=lambda p: int(p.stem.split("-")[1]))
     assert "fuzzfarm: failing goroutine panic at ObjectChecker.stop" in logs[0].read_text()

@@ -143,6 +143,24 @@ def test_intake_is_served_before_queued_triage(redis_server, monkeypatch):
     assert config.INTAKE_PRIORITY < config.TRIAGE_PRIORITY
 
 
+def test_a_buckets_next_step_goes_ahead_of_another_buckets_first_step(redis_server, monkeypatch):
+    """Triage runs bucket by bucket: a verify (or fix check) enqueued by a finished step is
+    served before the minimize of a bucket that came later; intakes before both."""
+    from fuzzfarm.farm import app, configure, tasks
+    from fuzzfarm.store import Store
+    st = Store(redis_server.url)
+    st.r.flushdb()
+    monkeypatch.setenv(redis_url.ENV, redis_server.url)
+    configure(redis_server.url)
+    tasks._enqueue_triage(tasks.minimize)("b2")
+    tasks._enqueue_triage(tasks.verify, config.TRIAGE_NEXT_PRIORITY)("b1")  # what minimize(b1) enqueues
+    tasks.enqueue_intake("c1", "checker", "buggy", "s" * 64)
+    with app.connection_for_read() as conn:
+        conn.default_channel.basic_qos(prefetch_count=1)
+        got = [conn.default_channel.basic_get("collect").headers["task"] for _ in range(3)]
+    assert got == [config.TASK_INTAKE, config.TASK_VERIFY, config.TASK_MINIMIZE]
+
+
 def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path, monkeypatch):
     """After messages went to one Redis, configure() sends the next ones to another."""
     from fuzzfarm.farm import configure, tasks
