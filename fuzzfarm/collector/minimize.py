@@ -152,13 +152,13 @@ def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace:
 
 
 def _bounded(mod, variant: str, timeout_s: float):
-    """``bounded(data, overrides)`` for the shrinker (see ``strategies.guided.BoundedStrategy``);
-    traced, so that each decision point says which event came just before it."""
+    """``bounded(data, overrides, events)`` for the shrinker (see ``strategies.guided.BoundedStrategy``);
+    traced when ``events``, so that each decision point says which event came just before it."""
     from fuzzfarm.strategies.guided import BoundedStrategy
 
-    def bounded(data: bytes, overrides):
+    def bounded(data: bytes, overrides, events: bool = True):
         strategy = BoundedStrategy(overrides)
-        candidate, failed = _run(mod, variant, timeout_s, strategy, data, trace=True)
+        candidate, failed = _run(mod, variant, timeout_s, strategy, data, trace=events)
         return candidate, strategy.points, failed
 
     return bounded

@@ -82,8 +82,9 @@ class Shrinker:
         # guide(data, decisions, drop) -> (bytes input following ``decisions`` by goroutine
         # identity with preemption ``drop`` refused, preemption decision indices of that run)
         self.guide = guide
-        # bounded(data, overrides) -> (bytes input of ``data``'s events under the
-        # no-preemption schedule with ``overrides``, that run's decision points, whether it failed)
+        # bounded(data, overrides, events=True) -> (bytes input of ``data``'s events under the
+        # no-preemption schedule with ``overrides``, that run's decision points (each with the
+        # event before it only when ``events``), whether it failed)
         self.bounded = bounded
         self._bounded_searched: set[str] = set()  # scenarios bounded_search has covered
         self.expected = expected
@@ -267,7 +268,7 @@ class Shrinker:
         for tried, (_, _, at, choice, at2, choice2) in enumerate(pairs):
             if tried >= self.BOUND2_RUNS:
                 return
-            candidate, _, failed = self._bounded({at: choice, at2: choice2})
+            candidate, _, failed = self._bounded({at: choice, at2: choice2}, events=False)
             if failed and self.consider(candidate) and self.best_probe.preemptions <= 2:
                 return
 
@@ -297,9 +298,12 @@ class Shrinker:
             (local if event in cls.LOCAL_EVENTS else shared).extend(options)
         return shared + local
 
-    def _bounded(self, overrides):
+    def _bounded(self, overrides, events: bool = True):
+        """``events=False``: the run's points are not used (bound 2's pairs), so it is not
+        traced: tracing only records (the schedule is the same) but walks frames at every event,
+        2-3x the cost of an untraced run of the same pair on cluster-builder."""
         self._spend()
-        return self.bounded(self.best, overrides)
+        return self.bounded(self.best, overrides, events=events)
 
     def drop_preemptions_guided(self) -> None:
         """Refuse one preemption at a time while following the rest of the schedule by

@@ -2,6 +2,7 @@
 a random-walk interleaving of the prow seed bug down to the one or two preemptions the bug
 needs, where byte rewrites alone stall (each rewrite shifts how later schedule bytes read)."""
 
+import importlib
 import random
 
 import pytest
@@ -12,6 +13,8 @@ from fuzzfarm.signature import classify
 from fuzzfarm.runone import outcome
 from fuzzfarm.strategies import RandomStrategy
 from fuzzfarm.strategies.guided import BoundedStrategy, GuidedStrategy
+
+minimize_module = importlib.import_module("fuzzfarm.collector.minimize")  # the package exports the function
 
 
 def _walk_until(mod, kind: str, top: str = "default_opts", tries: int = 3000):
@@ -87,3 +90,22 @@ def test_bounded_points_name_the_event_before_each_decision():
     with H.schedule_from(untraced := BoundedStrategy()):
         mod.execute(data, "buggy")
     assert {p[4] for p in untraced.points} == {None}
+
+
+def test_bounded_runs_untraced_make_the_same_schedule_and_input():
+    """Bound 2's pairs run untraced (``events=False``, each run cheaper): the trace only
+    records, so a pair's bytes input and verdict are the traced run's."""
+    mod = H.get("cluster-builder").load()
+    data = _walk_until(mod, "concurrent map writes")
+    bounded = minimize_module._bounded(mod, "buggy", 10.0)
+    _, points, _ = bounded(data, {})
+    at = [p for p in points if len(p[2]) > 1][:6]
+    assert len(at) >= 2
+    pairs = [{a[0]: next(g for g in a[2] if g != a[1]), b[0]: next(g for g in b[2] if g != b[1])}
+             for a, b in zip(at, at[1:])]
+    for overrides in [{}, *pairs]:
+        traced, traced_points, traced_failed = bounded(data, overrides)
+        untraced, untraced_points, untraced_failed = bounded(data, overrides, events=False)
+        assert (untraced, untraced_failed) == (traced, traced_failed)
+        assert [p[:4] for p in untraced_points] == [p[:4] for p in traced_points]
+        assert {p[4] for p in untraced_points} == {None}

@@ -80,7 +80,7 @@ def test_bound_two_is_skipped_once_the_other_start_has_one_preemption():
     calls = []
     points = [(i, 1, (1, 2), False, "map") for i in range(300)]
 
-    def bounded(data, overrides):
+    def bounded(data, overrides, events=True):
         calls.append(dict(overrides))
         return data, points, False
 
@@ -91,3 +91,23 @@ def test_bound_two_is_skipped_once_the_other_start_has_one_preemption():
     assert calls, "the bounded search ran on the byte-minimal start (3 preemptions)"
     assert all(len(o) <= 1 for o in calls), "bound 2 ran though a result with one preemption was found"
     assert len(calls) <= 1 + Shrinker.BOUND_POINTS
+
+
+def test_bound_two_pairs_run_without_events_and_the_rest_with():
+    # Three preemptions are needed whatever the schedule, so no bounded run fails and bound 2
+    # spends its pairs; only the no-override and single-override runs need each point's event.
+    def test(d):
+        pre = [i for i, b in enumerate(d) if b >= 100]
+        return Probe("A" if 42 in d and len(pre) >= 3 else None, preemptions=len(pre),
+                     edits=tuple((i, 0) for i in pre), consumed=len(d), scenario="s")
+
+    calls = []
+    points = [(i, 1, (1, 2), False, "map") for i in range(20)]
+
+    def bounded(data, overrides, events=True):
+        calls.append((len(overrides), events))
+        return data, points, False
+
+    shrink(test, bytes([200, 42, 150, 120]), bounded=bounded)
+    assert {n for n, _ in calls} == {0, 1, 2}
+    assert all(events is (n < 2) for n, events in calls)
