@@ -335,10 +335,9 @@ def bucket_signature(failure) -> str | None:
     """The signature a collector replay of this failure buckets it under
     (``signature.classify``), or None for the failures it folds into another kind (a
     MemoryError is ``oom``, a RunTimeout ``timeout``: the collector replays those)."""
-    from fuzzfarm.signature import signature
-    if failure.exc_class in ("MemoryError", "RunTimeout"):
-        return None
-    return signature(failure.kind, failure.exc_class, list(failure.crash_state))
+    from fuzzfarm.signature import engine_signature
+    return engine_signature({"failed": True, "kind": failure.kind, "exc_class": failure.exc_class,
+                             "crash_state": list(failure.crash_state)})
 
 
 def failure_signature(failure) -> str:

@@ -66,14 +66,28 @@ def artifact_signature(kind: str, harness: str) -> str:
     return signature(kind, None, [harness])
 
 
+# Failures the collector folds into a resource kind of their own (``classify``), exception
+# class -> kind.
+FOLDED = {"MemoryError": "oom", "RunTimeout": "timeout"}
+
+
+def engine_signature(outcome: dict) -> str | None:
+    """The signature a collector replay (``classify``) gives a fuzz child's failure, as the
+    child reports it with the crash (harness.SIGNATURE_LINE, the walk's crash line): None when
+    it did not fail or the collector folds it (its signature is then the replay's to decide)."""
+    if outcome.get("exc_class") in FOLDED:
+        return None
+    return signature_of(outcome)
+
+
 def classify(outcome: dict) -> dict:
     """``outcome`` (a ``runone`` dict) with resource failures folded into their own kinds and
     ``signature`` / ``crash_type`` added: a MemoryError becomes kind ``oom`` and a run stopped
     by the wall limit (``RunTimeout``) kind ``timeout``, both with the harness name as state,
     so they bucket like libFuzzer's oom / timeout artifacts."""
     out = dict(outcome)
-    if out.get("failed") and out.get("exc_class") in ("MemoryError", "RunTimeout"):
-        out["kind"] = "oom" if out["exc_class"] == "MemoryError" else "timeout"
+    if out.get("failed") and out.get("exc_class") in FOLDED:
+        out["kind"] = FOLDED[out["exc_class"]]
         out["exc_class"] = None
         out["crash_state"] = [out.get("harness") or "?"]
     out["signature"] = signature_of(out)

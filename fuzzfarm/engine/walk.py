@@ -124,7 +124,7 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
         repro = data if ex is None else ex.as_bytes_input(data)
         # Imported at the first failure: the collector package and runone are crash handling,
         # not needed to start walking (docs/BENCHMARKS.md#startup).
-        from fuzzfarm.signature import signature_of
+        from fuzzfarm.signature import engine_signature, signature_of
         from fuzzfarm.runone import outcome_of_module
 
         # The reproducer must give the same signature under the bytes strategy.
@@ -144,10 +144,10 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
             counts[sig] = counts.get(sig, 0) + 1
             # "signature": the bucket signature a collector replay gives it (the one just run, in
             # the collector's classification: a MemoryError / RunTimeout is folded, so none is said)
-            folded = replay.get("exc_class") in ("MemoryError", "RunTimeout")
+            said = engine_signature(replay)
             emit({"artifact": f"crash-{hashlib.sha1(repro).hexdigest()}", "failure": replay["message"],
                   "kind": replay["kind"], "crash_state": replay["crash_state"],
-                  **({} if folded else {"signature": sig})})
+                  **({"signature": said} if said else {})})
             _write_atomic(out_dir, "crash", repro)
     emit({**progress(), "done": True})
     return 0
