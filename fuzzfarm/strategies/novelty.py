@@ -79,7 +79,6 @@ class FreshSchedules:
     def __init__(self, inner, seed: int, max_nodes: int = MAX_NODES):
         self.inner = inner
         self.rng = random.Random(f"fresh:{seed}")
-        self._bits = self.rng.getrandbits
         self.max_nodes = max_nodes
         self.nodes = 0  # size of the trees: node objects, plus one per TAIL_PER_NODE tail decisions
         self.roots: dict[bytes, _Node] = {}
@@ -218,14 +217,7 @@ class FreshSchedules:
                 k = kids.get(i)
                 if k is None or not k.done:
                     free.append(i)
-            # ``free[self.rng.randrange(len(free))]`` with randrange inline (its very draws, as
-            # RandomStrategy.pick; late_cancel steers ~4 times a run)
-            n = len(free)
-            b = n.bit_length()
-            r = self._bits(b)
-            while r >= n:
-                r = self._bits(b)
-            choice = free[r]
+            choice = free[self.rng.randrange(len(free))]
             kid = kids.get(choice)
             self.steered += 1
         if kid is None:
