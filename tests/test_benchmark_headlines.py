@@ -59,3 +59,16 @@ def test_the_suite_rewrite_keeps_every_marked_section_and_drops_hand_written_one
     assert "1,374 schedules" in kept and "1.12×" in kept
     assert "stale figure" not in kept
     assert kept.index("<!-- race_cost -->") < kept.index("<!-- dfs_bench -->")  # KEPT order, not file order
+
+
+def test_end_to_end_headline_names_the_fix_verdict_apart_from_the_end_of_triage():
+    # end_to_end's "verified" mark is the end of triage (proof, final artifact); the headline must
+    # not call that time "verified", and must quote the fix-verdict time (issue 16, goal 4)
+    data = {"harnesses": [{"harness": "checker", "strategy": "(farm default)", "jobs": 2,
+                           "marks": {"downloadable": 1.1, "reproducible": 3.8, "fix_checked": 3.9,
+                                     "verified": 35.1, "replayed": 36.4}}]}
+    sec = C.section("end_to_end", "t", C.profile(True), {}, [], data, [], 0.0)
+    line = next(ln for ln in run_all.headlines([sec]) if "end to end" in ln)
+    assert "verified + fix-checked (fix verdict stored) 3.9 s" in line
+    assert "triage done (proof, final artifact) 35.1 s" in line
+    assert "verified 35.1" not in line
