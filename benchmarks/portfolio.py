@@ -265,23 +265,22 @@ def measure(prof: C.Profile, only=None, log=None) -> dict:
             per = [first_failure(case, mod, strategy, s, budget) for s in seeds]
             med, cens = _median(per)
             r = {"first_failure_s": med, "first_failure_censored": cens, "found": sum(p["found"] for p in per),
-                 "of": len(per), "per_seed": [{k: v for k, v in p.items() if k != "data"} for p in per]}
+                 "of": len(per)}
             if strategy in verified and any(p["found"] for p in per):
-                # Each seed's own input is minimized and verified: its launch -> verified time is
-                # its first failure + that; the figure is the median over seeds (a seed that found
-                # nothing, or whose input did not replay N/N, counts as not verified, ordered last), not the median first failure plus
-                # one seed's triage, so one slow minimize or verify cannot decide a case alone.
+                # Each seed's own input is minimized and verified; its launch -> verified time is its
+                # first failure + that, and the figure is the median over seeds (a seed that found
+                # nothing, or whose input did not replay N/N, counts as not verified, ordered last):
+                # one seed's slow minimize or verify cannot decide a case alone.
                 for p in per:
                     if p["found"]:
                         p["verify"] = verify_time(case, p["data"], min_budget, verify_n)
                         p["verified_s"] = round(p["seconds"] + p["verify"]["minimize_s"] + p["verify"]["verify_s"], 3)
-                # a seed whose input did not replay N/N is not verified either
                 vmed, vcens = _median([{"seconds": p.get("verified_s", p["seconds"]),
                                         "found": p["found"] and p["verify"]["reproducible"]} for p in per])
                 mid = min((p for p in per if p["found"]), key=lambda p: abs(p["verified_s"] - vmed))
                 r.update(verify=mid["verify"], verified_s=round(vmed, 3) if not vcens else None,
                          reproducible=sum(bool(p.get("verify", {}).get("reproducible")) for p in per))
-                r["per_seed"] = [{k: v for k, v in p.items() if k != "data"} for p in per]
+            r["per_seed"] = [{k: v for k, v in p.items() if k != "data"} for p in per]
             rec["strategies"][strategy] = r
         log(f"portfolio: {case['label']} stress")
         per = [stress_first(case, s, stress_budget) for s in seeds]
