@@ -115,3 +115,20 @@ def test_walk_child_leaves_heavy_stdlib_unloaded_before_a_failure(tmp_path):
         assert not got["inspect_ran"], f"harness {name}: inspect ran in the walk child (a dataclass without a docstring?)"
         heavy = sorted(m for m in NOT_BEFORE_FIRST_SCHEDULE if m in mods)
         assert not heavy, f"harness {name}: the walk child imports {heavy} before any failure"
+
+
+def test_atheris_child_instruments_only_our_code():
+    # Coverage is only wanted in the runtime and the ports: a stdlib or third-party module first
+    # imported inside instrument_imports() gets patched too (heapq, sysconfig and greenlet cost
+    # ~0.1 s of a first start, docs/BENCHMARKS.md#startup), so each harness imports them first.
+    # sysconfig loads its _sysconfigdata module lazily, on first use inside the block: data only.
+    for name, info in H.registry().items():
+        env = process.child_env({"FUZZFARM_VARIANT": "fixed"})
+        p = subprocess.run([sys.executable, "-c", ATHERIS_CHILD, info.module], env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr[-2000:]
+        patched = [ln.split("INFO: Instrumenting ", 1)[1].strip() for ln in p.stderr.splitlines()
+                   if "INFO: Instrumenting " in ln]
+        assert any(m.startswith("fuzzfarm.gosim") for m in patched), f"harness {name}: nothing instrumented"
+        others = [m for m in patched if not m.startswith(("fuzzfarm", "harnesses", "_sysconfigdata"))]
+        assert not others, f"harness {name}: atheris instruments {others}, not only fuzzfarm's code"
