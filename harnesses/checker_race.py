@@ -48,12 +48,6 @@ kind, or a kind and its crash state as ``kind at f1 <- f2 <- f3``; e.g. on ``fix
 WaitForControlledPods.delete_object_locked"`` to look for S2/S3 past S1.
 """
 
-import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets instrumented
-import heapq  # noqa: F401   (instrumenting these cost ~0.1 s on a first start, for no coverage)
-import sysconfig  # noqa: F401
-
-import greenlet  # noqa: F401
-
 from fuzzfarm.instrument import instrument_imports
 
 with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/instrument.py)

@@ -69,12 +69,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets instrumented
-import heapq  # noqa: F401
-import sysconfig  # noqa: F401
-
 from fuzzfarm.instrument import instrument_imports
-import greenlet  # noqa: F401
 
 with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/instrument.py)
     from fuzzfarm import gosim

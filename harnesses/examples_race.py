@@ -18,12 +18,6 @@ kind in its ``KINDS``) and ``fixed`` (must never fail).
 import os
 import sys
 
-import bisect  # noqa: F401 - stdlib and greenlet first: only fuzzfarm code gets instrumented
-import heapq  # noqa: F401   (instrumenting these cost ~0.1 s on a first start, for no coverage)
-import sysconfig  # noqa: F401
-
-import greenlet  # noqa: F401
-
 from fuzzfarm.instrument import instrument_imports
 
 with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/instrument.py)

@@ -120,7 +120,8 @@ def test_walk_child_leaves_heavy_stdlib_unloaded_before_a_failure(tmp_path):
 def test_atheris_child_instruments_only_our_code():
     # Coverage is only wanted in the runtime and the ports: a stdlib or third-party module first
     # imported inside instrument_imports() gets patched too (heapq, sysconfig and greenlet cost
-    # ~0.1 s of a first start, docs/BENCHMARKS.md#startup), so each harness imports them first.
+    # ~0.1 s of a first start, docs/BENCHMARKS.md#startup), so instrument_imports() imports the
+    # runtime's ones before its hook (fuzzfarm/instrument.py).
     # sysconfig loads its _sysconfigdata module lazily, on first use inside the block: data only.
     for name, info in H.registry().items():
         env = process.child_env({"FUZZFARM_VARIANT": "fixed"})
