@@ -176,9 +176,13 @@ def _import_runtime_dependencies() -> None:
     start, for coverage nobody wants), in every harness, ours or a user's."""
     import bisect  # noqa: F401
     import heapq  # noqa: F401
-    import sysconfig  # noqa: F401
+    import sysconfig
 
     import greenlet  # noqa: F401
+
+    # sysconfig loads its _sysconfigdata module on first use, which fuzzfarm.gosim.failures makes
+    # inside the hook: load it here so atheris does not patch a module of data.
+    sysconfig.get_paths()
 
 
 @contextlib.contextmanager
