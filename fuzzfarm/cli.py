@@ -550,7 +550,10 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     b = st.bucket(bucket)
     if as_json:
         return _print_json({"bucket": bucket, "dir": os.path.abspath(out_dir), "files": written, "state": b.get("state")})
-    if b.get("state") != "done":
+    if b.get("state") == "proving":  # minimized, verified and fix-checked: only the proof is still running
+        err.print(f"fuzzfarm: note: bucket {bucket}'s proof is still running; the reproducer and its fix "
+                  f"verdict are final", markup=False)
+    elif b.get("state") != "done":
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
     out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: fuzzfarm replay {out_dir}; "

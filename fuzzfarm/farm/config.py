@@ -42,6 +42,7 @@ TASK_INTAKE = "fuzzfarm.intake"
 TASK_MINIMIZE = "fuzzfarm.minimize"
 TASK_VERIFY = "fuzzfarm.verify"
 TASK_FIX_CHECK = "fuzzfarm.fix_check"
+TASK_PROVE = "fuzzfarm.prove"
 TASK_MERGE = "fuzzfarm.merge_corpus"
 
 # Message priorities on the Redis transport (0 is served first): crash intake goes ahead of
@@ -54,6 +55,14 @@ TRIAGE_PRIORITY = 6
 # one collector process the first bucket's verdict does not wait for every other bucket's
 # minimization (measured: benchmarks/end_to_end.py, cluster-builder with 6 buckets).
 TRIAGE_NEXT_PRIORITY = 3
+# A bucket's proof (the bounded exhaustive search on the fixed variant, its whole CPU budget when
+# the search is not exhausted) is its own step, behind every bucket's first step: every bucket's
+# fix verdict comes before any bucket's proof. Inside fix_check it held one collector process for
+# the proof's budget while the next bucket waited to be minimized (measured: benchmarks/end_to_end.py,
+# cluster-builder pinned to random, 6 buckets: the seed bug's bucket waited 45 s in "new").
+# kombu's Redis transport has four priority steps (0, 3, 6, 9; a value between two is served as
+# the lower step), so the proof shares the last one with the corpus merge, first come first served.
+PROOF_PRIORITY = 9
 # A corpus merge (the shared corpus's -merge=1 prune, enqueued by a fuzz slice) waits behind both.
 MERGE_PRIORITY = 9
 
@@ -183,6 +192,7 @@ def celery_config(url: str) -> dict:
                         TASK_MINIMIZE: {"queue": COLLECT_QUEUE},
                         TASK_VERIFY: {"queue": COLLECT_QUEUE},
                         TASK_FIX_CHECK: {"queue": COLLECT_QUEUE},
+                        TASK_PROVE: {"queue": COLLECT_QUEUE},
                         TASK_MERGE: {"queue": COLLECT_QUEUE}},
         "worker_redirect_stdouts_level": "INFO",
         # task events on for every worker, however started (the same as -E): Flower and

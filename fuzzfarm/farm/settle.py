@@ -28,7 +28,7 @@ from fuzzfarm.farm import config, redis_url
 
 log = logging.getLogger("fuzzfarm.settle")
 
-_BUCKET_TASKS = (config.TASK_MINIMIZE, config.TASK_VERIFY, config.TASK_FIX_CHECK)
+_BUCKET_TASKS = (config.TASK_MINIMIZE, config.TASK_VERIFY, config.TASK_FIX_CHECK, config.TASK_PROVE)
 
 
 def settle(task_name: str, args, why: str, *, job_state: str, task_id: str = "") -> None:

@@ -245,7 +245,15 @@ def verify(self, bid: str) -> bool:
 @app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)
 def fix_check(self, bid: str) -> bool:
     """Replay the reproducers against the fixed variant; store the final artifact."""
-    return _bucket_task(self, bid, triage.fix_check, enqueue_triage=_enqueue_triage(minimize))
+    return _bucket_task(self, bid, triage.fix_check, enqueue_triage=_enqueue_triage(minimize),
+                        enqueue_prove=_enqueue_triage(prove, config.PROOF_PRIORITY))
+
+
+@app.task(name=config.TASK_PROVE, bind=True, **_RETRY)
+def prove(self, bid: str) -> bool:
+    """Prove the fix on the reproducer's scenario, store the final artifact (after every
+    bucket's fix verdict: config.PROOF_PRIORITY)."""
+    return _bucket_task(self, bid, triage.prove_step)
 
 
 @app.task(name=config.TASK_MERGE, bind=True, **_RETRY)

@@ -299,10 +299,17 @@ def _file_masked(st: S.Store, b: dict, variant: str, data: bytes, enqueue_triage
 
 
 def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict] = _replay,
-              enqueue_triage: Callable[[str], None] | None = None) -> bool:
+              enqueue_triage: Callable[[str], None] | None = None,
+              enqueue_prove: Callable[[str], None] | None = None) -> bool:
     """Verify the fix (collector.fixverify: reproducers, flaky replays, schedules of the
     scenario and the corpus on the fixed variant), store the evidence and the final artifact.
-    A different failure on the fixed variant is filed as its own bucket (``masked_bucket``)."""
+    A different failure on the fixed variant is filed as its own bucket (``masked_bucket``).
+
+    With ``enqueue_prove`` (the farm's task) and a proof to run, a bucket with a fixed variant
+    stops once its fix verdict and final artifact are stored: it moves to ``proving`` and
+    ``enqueue_prove(bid)`` queues the proof as its own step (``prove_step``,
+    config.PROOF_PRIORITY), so the next bucket's triage does not wait for this proof's budget.
+    Without it, the proof runs here too."""
     b = _step(st, bid, owner, "fix_check", (S.B_FIX_CHECKING,))
     if b is None:
         return False
@@ -342,32 +349,69 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
                          masked_bucket=ev.get("masked_bucket") or "", fix_check_s=round(time.monotonic() - t0, 2))
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
+    _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
+    if fv and enqueue_prove is not None and _proof_wanted():
+        triage_ahead.keep(key, {k: f for k, f in futs.items() if k == triage_ahead.PROOF_JOB})
+        st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_PROVING)
+        enqueue_prove(bid)
+        st.release_lease(f"{bid}:fix_check", owner)
+        return True
     if fv:
         prove(st, bid, run_as, fv, minimized, futs)
-    if outcome is not _replay:  # a caller's own replay (tests): not the one started ahead
-        futs.pop("outcome", None)
-    out = triage_ahead.result(futs, "outcome", lambda: outcome(run_as, b["variant"], minimized, trace=True))
-    files = col.build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
-                               harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
-    st.put_artifact(bid, files)
-    st.update_bucket(bid, done_at=time.time(), starvation_s=out.get("starvation"),
-                     go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
+    st.update_bucket(bid, done_at=time.time())
     st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_DONE)
     st.release_lease(f"{bid}:fix_check", owner)
     return True
+
+
+def prove_step(st: S.Store, bid: str, *, owner: str) -> bool:
+    """The end of a bucket's triage once its fix verdict and final artifact are stored
+    (``fix_check`` with ``enqueue_prove``): the proof on the fixed variant, then ``done``."""
+    b = _step(st, bid, owner, "prove", (S.B_PROVING,))
+    if b is None:
+        return False
+    minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
+    if fv:  # the proof fix_check handed on when it ran in this process, else computed here
+        futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
+        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs)
+    st.update_bucket(bid, done_at=time.time())
+    st.advance_bucket(bid, (S.B_PROVING,), S.B_DONE)
+    st.release_lease(f"{bid}:prove", owner)
+    return True
+
+
+def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, original: bytes, futs: dict,
+              outcome: Callable[..., dict]) -> None:
+    """The reproducer's traced replay and the bucket's final artifact (the proof is not in it:
+    the CLI and the web view show it from the bucket)."""
+    if outcome is not _replay:  # a caller's own replay (tests): not the one started ahead
+        futs.pop("outcome", None)
+    out = triage_ahead.result(futs, "outcome", lambda: outcome(run_as, b["variant"], minimized, trace=True))
+    files = _collector().build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
+                                        harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
+    st.put_artifact(bid, files)
+    st.update_bucket(bid, starvation_s=out.get("starvation"),
+                     go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
                 "proven_bound", "proven_schedules", "reduction", "line")
 
 
+def _proof_wanted() -> bool:
+    """A proof runs: the collector has ``prove_fixed`` (a test double may leave it out) and
+    ``$FUZZFARM_PROVE_BUDGET_S`` is above 0."""
+    from fuzzfarm.collector.prove import budget_s
+    return getattr(_collector(), "prove_fixed", None) is not None and budget_s() > 0
+
+
 def _proof(harness: str, fixed_variant: str, data: bytes) -> dict | None:
     """``collector.prove_fixed`` of the reproducer, budget ``$FUZZFARM_PROVE_BUDGET_S`` (None:
     skipped); an error becomes the proof's ``error``."""
     from fuzzfarm.collector.prove import budget_s
-    prove_fixed = getattr(_collector(), "prove_fixed", None)  # a test double of the collector may leave it out
-    if prove_fixed is None or budget_s() <= 0:
+    if not _proof_wanted():
         return None
+    prove_fixed = _collector().prove_fixed
     # the search's wall limit: within this task's time limit, beside what else the step runs
     max_wall = max(budget_s(), min(4 * budget_s(), config.COLLECT_SOFT_LIMIT_S / 2))
     try:
@@ -413,4 +457,4 @@ def fail_bucket(st: S.Store, bid: str, error: str) -> None:
     """Triage of ``bid`` cannot go on: keep the bucket, its inputs and artifact, record why."""
     log.error("bucket %s: triage failed: %s", bid, error)
     st.update_bucket(bid, error=error[:2000])
-    st.advance_bucket(bid, (S.B_NEW, S.B_MINIMIZING, S.B_VERIFYING, S.B_FIX_CHECKING), S.B_FAILED)
+    st.advance_bucket(bid, (S.B_NEW, S.B_MINIMIZING, S.B_VERIFYING, S.B_FIX_CHECKING, S.B_PROVING), S.B_FAILED)

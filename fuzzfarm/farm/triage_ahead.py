@@ -6,9 +6,15 @@ search is not exhausted), the fix evidence of a reproducer that is not flaky
 (``collector.fix_verify`` with ``buggy_ok == buggy_n``), and the reproducer's traced replay
 for the final artifact. The verify step starts them in this process's thread pool (each is a
 child process, so threads are enough) and the fix_check step takes their results here when it
-runs in the same process. Nothing here is stored: only the fix_check step writes, under its
-lease, so a process that dies, a step run in another process, or a flaky reproducer (whose fix
-evidence depends on the buggy rate) just computes the result again in the step itself.
+runs in the same process; the fix_check step hands the proof and the replay on to the prove
+step (``keep``), which takes them when it runs in the same process. Nothing here is stored: only
+the steps write, under their leases, so a process that dies, a step run in another process, or a
+flaky reproducer (whose fix evidence depends on the buggy rate) just computes the result again in
+the step itself.
+
+Proofs run in a pool of their own, one at a time: the fix verdicts of later buckets are computed
+while an earlier bucket's proof runs, so proofs queued behind each other must not take the
+threads (and the cores) the next bucket's fix evidence needs.
 
 The verify replays themselves stay ten fresh processes (``collector.verify``), whatever runs
 beside them (docs/VERDICTS.md, "How the replays stay fresh").
@@ -30,8 +36,11 @@ WORKERS = 3
 # the other, as before this module (benchmarks/triage_pipeline.py compares the two).
 ENABLED = os.environ.get("FUZZFARM_TRIAGE_AHEAD", "1") != "0"
 
+PROOF_JOB = "proof"
+
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+_proof_pool: ThreadPoolExecutor | None = None
 _ahead: "collections.OrderedDict[tuple, dict[str, Future]]" = collections.OrderedDict()
 
 
@@ -42,6 +51,13 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
+def _proof_executor() -> ThreadPoolExecutor:
+    global _proof_pool
+    if _proof_pool is None:
+        _proof_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzzfarm-triage-proof")
+    return _proof_pool
+
+
 def start(key: tuple, jobs: dict[str, Callable[[], object]]) -> dict[str, Future]:
     """Run ``jobs`` (name -> callable) in the background under ``key``; a key already started
     keeps its first futures (a redelivered verify message starts nothing twice)."""
@@ -50,11 +66,25 @@ def start(key: tuple, jobs: dict[str, Callable[[], object]]) -> dict[str, Future
     with _lock:
         if key in _ahead:
             return _ahead[key]
-        futs = {name: _executor().submit(fn) for name, fn in jobs.items()}
-        _ahead[key] = futs
-        while len(_ahead) > KEEP:
-            _ahead.popitem(last=False)
+        futs = {name: (_proof_executor() if name == PROOF_JOB else _executor()).submit(fn)
+                for name, fn in jobs.items()}
+        _put(key, futs)
         return futs
+
+
+def _put(key: tuple, futs: dict[str, Future]) -> None:
+    _ahead[key] = futs
+    while len(_ahead) > KEEP:
+        _ahead.popitem(last=False)
+
+
+def keep(key: tuple, futs: dict[str, Future]) -> None:
+    """Put ``futs`` back under ``key`` for a later step of the same bucket in this process (what
+    ``take`` gave the fix_check step and it did not use: the proof, the replay)."""
+    if not ENABLED or not futs:
+        return
+    with _lock:
+        _put(key, futs)
 
 
 def take(key: tuple) -> dict[str, Future] | None:

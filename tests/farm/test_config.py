@@ -161,6 +161,24 @@ def test_a_buckets_next_step_goes_ahead_of_another_buckets_first_step(redis_serv
     assert got == [config.TASK_INTAKE, config.TASK_VERIFY, config.TASK_MINIMIZE]
 
 
+def test_a_proof_waits_behind_a_later_buckets_first_step(redis_server, monkeypatch):
+    """Every bucket's fix verdict before any bucket's proof: the prove step of bucket b1 is
+    served after the minimize of a bucket that came later, and both after a verify."""
+    from fuzzfarm.farm import app, configure, tasks
+    from fuzzfarm.store import Store
+    st = Store(redis_server.url)
+    st.r.flushdb()
+    monkeypatch.setenv(redis_url.ENV, redis_server.url)
+    configure(redis_server.url)
+    tasks._enqueue_triage(tasks.prove, config.PROOF_PRIORITY)("b1")  # what fix_check(b1) enqueues
+    tasks._enqueue_triage(tasks.minimize)("b2")
+    tasks._enqueue_triage(tasks.verify, config.TRIAGE_NEXT_PRIORITY)("b3")
+    with app.connection_for_read() as conn:
+        conn.default_channel.basic_qos(prefetch_count=1)
+        got = [conn.default_channel.basic_get("collect").headers["task"] for _ in range(3)]
+    assert got == [config.TASK_VERIFY, config.TASK_MINIMIZE, config.TASK_PROVE]
+
+
 def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path, monkeypatch):
     """After messages went to one Redis, configure() sends the next ones to another."""
     from fuzzfarm.farm import configure, tasks

@@ -395,3 +395,66 @@ def test_a_flaky_bucket_is_fix_checked_with_its_own_rate_not_the_evidence_starte
     b = store.bucket(bid)
     assert (10, 10) in calls and (3, 10) in calls, calls  # started ahead, then computed with the real rate
     assert b["fix_evidence"]["buggy_rate"] == [3, 10], b["fix_evidence"]
+
+
+# ---- the proof as its own step -----------------------------------------------------------------
+def _with_proof(col, monkeypatch, calls):
+    """The stand-in collector with a proof that records each search."""
+    def prove_fixed(harness, fixed_variant, data, *, max_wall):
+        calls.append(data)
+        return {"exhausted": True, "schedules": 3, "runs": 3, "bound": 2, "line": "proven: 3 schedules"}
+    monkeypatch.setattr(col, "prove_fixed", prove_fixed, raising=False)
+
+
+def test_with_a_prove_step_the_verdict_and_artifact_are_stored_before_the_proof(store, col, monkeypatch):
+    """fix_check with enqueue_prove (the farm's task) stores the fix verdict and the final
+    artifact, moves the bucket to ``proving`` and queues the proof; only prove_step searches."""
+    from fuzzfarm.farm import triage_ahead
+    monkeypatch.setattr(triage_ahead, "ENABLED", False)  # every piece computed in its step, in turn
+    calls, proves = [], []
+    _with_proof(col, monkeypatch, calls)
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-proof-later", queued)
+    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
+    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
+    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    b = store.bucket(bid)
+    assert proves == [bid] and calls == [], (proves, calls)  # queued, not searched here
+    assert b["state"] == S.B_PROVING and b["fixed"] is True and b["fix_verdict"] == "fixed"
+    assert "fix_proof" not in b and store.artifact(bid)["input.min"] == b"X"
+    store.update_job(cid, 0, state=S.JOB_DONE)
+    assert not store.campaign_summary(cid)["settled"]  # a bucket still proving is not settled
+    assert not triage.fix_check(store, bid, owner="t9", outcome=fake_outcome, enqueue_prove=proves.append)
+    assert triage.prove_step(store, bid, owner="t4")
+    b = store.bucket(bid)
+    assert calls == [b"X"] and b["state"] == S.B_DONE and b["fix_proof_line"] == "proven: 3 schedules"
+    assert b["fix_proof"]["exhausted"] is True and store.campaign_summary(cid)["settled"]
+    assert not triage.prove_step(store, bid, owner="t9") and calls == [b"X"]  # a redelivery searches nothing
+
+
+def test_the_proof_started_beside_the_verify_replays_is_handed_to_the_prove_step(store, col, monkeypatch):
+    """The verify step starts the proof ahead (farm/triage_ahead.py); fix_check hands it on, so
+    the prove step in the same process takes it instead of searching again."""
+    calls, proves = [], []
+    _with_proof(col, monkeypatch, calls)
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-proof-ahead", queued)
+    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
+    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
+    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    assert triage.prove_step(store, bid, owner="t4")
+    assert calls == [b"X"], calls  # one search: the one started ahead
+    assert store.bucket(bid)["fix_proof_line"] == "proven: 3 schedules"
+
+
+def test_without_a_proof_to_run_fix_check_ends_the_triage_itself(store, col, monkeypatch):
+    """FUZZFARM_PROVE_BUDGET_S=0: no proving state and no prove step to wait for."""
+    calls, proves = [], []
+    _with_proof(col, monkeypatch, calls)
+    monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "0")
+    cid, queued = _camp(store), []
+    bid = _intake(store, cid, b"X-no-proof", queued)
+    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
+    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
+    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    assert proves == [] and calls == [] and store.bucket(bid)["state"] == S.B_DONE
