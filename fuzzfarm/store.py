@@ -60,7 +60,7 @@ CAMPAIGN_FINAL = ("done", "failed", "cancelled")
 
 # bucket states, in order
 B_NEW, B_MINIMIZING, B_VERIFYING, B_FIX_CHECKING, B_DONE = "new", "minimizing", "verifying", "fix-checking", "done"
-B_PROVING = "proving"  # the fix verdict is stored; the proof and the final artifact are on their way
+B_PROVING = "proving"  # the fix verdict and the final artifact are stored; the proof is on its way
 B_FAILED = "failed"  # triage itself failed (poison pill, harness gone); the bucket and inputs stay
 BUCKET_FINAL = (B_DONE, B_FAILED)
 

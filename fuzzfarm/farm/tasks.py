@@ -251,7 +251,7 @@ def fix_check(self, bid: str) -> bool:
 
 @app.task(name=config.TASK_PROVE, bind=True, **_RETRY)
 def prove(self, bid: str) -> bool:
-    """Prove the fix on the reproducer's scenario, store the final artifact (after every
+    """Prove the fix on the reproducer's scenario, then the bucket is done (after every
     bucket's fix verdict: config.PROOF_PRIORITY)."""
     return _bucket_task(self, bid, triage.prove_step)
 

@@ -358,10 +358,7 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         return True
     if fv:
         prove(st, bid, run_as, fv, minimized, futs)
-    st.update_bucket(bid, done_at=time.time())
-    st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_DONE)
-    st.release_lease(f"{bid}:fix_check", owner)
-    return True
+    return _done(st, bid, owner, "fix_check", S.B_FIX_CHECKING)
 
 
 def prove_step(st: S.Store, bid: str, *, owner: str) -> bool:
@@ -374,9 +371,14 @@ def prove_step(st: S.Store, bid: str, *, owner: str) -> bool:
     if fv:  # the proof fix_check handed on when it ran in this process, else computed here
         futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
         prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs)
+    return _done(st, bid, owner, "prove", S.B_PROVING)
+
+
+def _done(st: S.Store, bid: str, owner: str, step: str, from_state: str) -> bool:
+    """The end of a bucket's triage: ``done`` from ``from_state``, ``step``'s lease released."""
     st.update_bucket(bid, done_at=time.time())
-    st.advance_bucket(bid, (S.B_PROVING,), S.B_DONE)
-    st.release_lease(f"{bid}:prove", owner)
+    st.advance_bucket(bid, (from_state,), S.B_DONE)
+    st.release_lease(f"{bid}:{step}", owner)
     return True
 
 

@@ -6,8 +6,8 @@ search is not exhausted), the fix evidence of a reproducer that is not flaky
 (``collector.fix_verify`` with ``buggy_ok == buggy_n``), and the reproducer's traced replay
 for the final artifact. The verify step starts them in this process's thread pool (each is a
 child process, so threads are enough) and the fix_check step takes their results here when it
-runs in the same process; the fix_check step hands the proof and the replay on to the prove
-step (``keep``), which takes them when it runs in the same process. Nothing here is stored: only
+runs in the same process; the fix_check step hands the proof on to the prove step (``keep``),
+which takes it when it runs in the same process. Nothing here is stored: only
 the steps write, under their leases, so a process that dies, a step run in another process, or a
 flaky reproducer (whose fix evidence depends on the buggy rate) just computes the result again in
 the step itself.
@@ -80,7 +80,7 @@ def _put(key: tuple, futs: dict[str, Future]) -> None:
 
 def keep(key: tuple, futs: dict[str, Future]) -> None:
     """Put ``futs`` back under ``key`` for a later step of the same bucket in this process (what
-    ``take`` gave the fix_check step and it did not use: the proof, the replay)."""
+    ``take`` gave the fix_check step and it did not use: the proof)."""
     if not ENABLED or not futs:
         return
     with _lock:

@@ -140,11 +140,11 @@ def test_intake_killed_after_bucket_creation_still_starts_triage(store, col):
 
 
 # ---- triage steps -------------------------------------------------------------------------
-def _triage_all(st, bid, owner="t1"):
+def _triage_all(st, bid, owner="t1", **fix_kw):
     nxt = []
     assert triage.minimize(st, bid, owner=owner, enqueue_next=nxt.append)
     assert triage.verify(st, bid, owner=owner + "v", enqueue_next=nxt.append)
-    assert triage.fix_check(st, bid, owner=owner + "f", outcome=fake_outcome)
+    assert triage.fix_check(st, bid, owner=owner + "f", outcome=fake_outcome, **fix_kw)
     return nxt
 
 
@@ -415,9 +415,7 @@ def test_with_a_prove_step_the_verdict_and_artifact_are_stored_before_the_proof(
     _with_proof(col, monkeypatch, calls)
     cid, queued = _camp(store), []
     bid = _intake(store, cid, b"X-proof-later", queued)
-    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
-    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
-    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    _triage_all(store, bid, enqueue_prove=proves.append)
     b = store.bucket(bid)
     assert proves == [bid] and calls == [], (proves, calls)  # queued, not searched here
     assert b["state"] == S.B_PROVING and b["fixed"] is True and b["fix_verdict"] == "fixed"
@@ -439,9 +437,7 @@ def test_the_proof_started_beside_the_verify_replays_is_handed_to_the_prove_step
     _with_proof(col, monkeypatch, calls)
     cid, queued = _camp(store), []
     bid = _intake(store, cid, b"X-proof-ahead", queued)
-    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
-    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
-    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    _triage_all(store, bid, enqueue_prove=proves.append)
     assert triage.prove_step(store, bid, owner="t4")
     assert calls == [b"X"], calls  # one search: the one started ahead
     assert store.bucket(bid)["fix_proof_line"] == "proven: 3 schedules"
@@ -454,7 +450,5 @@ def test_without_a_proof_to_run_fix_check_ends_the_triage_itself(store, col, mon
     monkeypatch.setenv("FUZZFARM_PROVE_BUDGET_S", "0")
     cid, queued = _camp(store), []
     bid = _intake(store, cid, b"X-no-proof", queued)
-    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda _b: None)
-    assert triage.verify(store, bid, owner="t2", enqueue_next=lambda _b: None)
-    assert triage.fix_check(store, bid, owner="t3", outcome=fake_outcome, enqueue_prove=proves.append)
+    _triage_all(store, bid, enqueue_prove=proves.append)
     assert proves == [] and calls == [] and store.bucket(bid)["state"] == S.B_DONE
