@@ -8,4 +8,4 @@ import tempfile
 # data directory, so the tests get an empty one of their own.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fuzzfarm-tests-data-")
 
-pytest_plugins = ["farm_fixtures"]
+pytest_plugins = ["farm_fixtures", "go_fixtures"]
