@@ -68,7 +68,14 @@ def run_black_hole_drill(redis_url: str, redis_port: int, tmp_path, *, hole_s: f
                 time.sleep(0.2)
             recovery = time.monotonic() - t0
             job = st.job(cid, 0)
+            # The job's state is stored by the task before it returns; the worker logs the task's
+            # "succeeded in" line after that, so on a loaded machine the log can lag the state
+            # (seen: a done job with no slice counted). Wait for the line, bounded.
+            deadline = time.monotonic() + 15
             logs = [w.log_text() for w in workers]
+            while _ran(logs) == 0 and time.monotonic() < deadline:
+                time.sleep(0.2)
+                logs = [w.log_text() for w in workers]
             return {"recovery_s": recovery, "state": job.get("state"), "lost": int(job.get("lost", 0) or 0),
                     "rescued": sum(t.count("rescue: job") for t in logs),
                     "kombu_drops": sum(t.count("dropping stale connection") for t in logs),
