@@ -120,8 +120,10 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
     * ``program(scenario, variant, **options) -> main`` (goroutine 1), or a :class:`Program`;
     * ``describe(scenario, variant) -> str``: the scenario as a reproducer shows it (default:
       ``str(scenario)``);
-    * ``fixed_may_fail``: failure kinds the fixed variant may still reach (upstream hazards the
-      fix keeps); triage calls such a bucket "kept by the fix", not "not fixed";
+    * ``fixed_may_fail``: failure signatures ``"kind at f1 <- f2 <- f3"`` the fixed variant may
+      still reach (upstream hazards the fix keeps); triage calls such a bucket "kept by the fix",
+      not "not fixed", and the proof and fix fuzz go on past them. A bare kind raises ValueError
+      (it would excuse a new bug of that kind);
     * ``run_kw``: ``gosim.run`` options for every run (``max_steps``, ``check_leaks``,
       ``leak_grace``; ``race``: the data race detector's default for this harness, True / False /
       None = auto, which ``FUZZFARM_RACE`` overrides); unset ones keep ``gosim.run``'s defaults.
@@ -132,6 +134,9 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
     bad = sorted(set(run_kw) - set(_RUN_OPTIONS))
     if bad:
         raise TypeError(f"harness {name!r}: unknown option(s) {', '.join(bad)}; choose from {', '.join(_RUN_OPTIONS)}")
+    bad_hazard = H.fixed_may_fail_error(fixed_may_fail, name)
+    if bad_hazard:
+        raise ValueError(bad_hazard)
     h = Harness(name, variants, description, decode, program, describe, frozenset(fixed_may_fail), dict(run_kw), module)
     mod = sys.modules.get(module)
     if mod is not None:

@@ -111,6 +111,9 @@ class HarnessInfo:
         for attr in ("NAME", "VARIANTS", "execute", "TestOneInput"):
             if not hasattr(mod, attr):
                 raise HarnessError(f"harness {self.name!r} ({self.module}) lacks {attr}; see fuzzfarm.harness for the contract")
+        bad = fixed_may_fail_error(getattr(mod, "FIXED_MAY_FAIL", frozenset()), self.name)
+        if bad:  # a hand-written module constant (declare() refuses it at the declaration)
+            raise HarnessError(bad)
         return mod
 
     @property
@@ -338,6 +341,26 @@ def bucket_signature(failure) -> str | None:
     from fuzzfarm.signature import engine_signature
     return engine_signature({"failed": True, "kind": failure.kind, "exc_class": failure.exc_class,
                              "crash_state": list(failure.crash_state)})
+
+
+def fixed_may_fail_error(entries, harness: str) -> str | None:
+    """One line saying why ``entries`` (a harness's ``FIXED_MAY_FAIL``) is refused, or None.
+
+    ``FIXED_MAY_FAIL`` has one meaning everywhere (proof, fix verdict, fix fuzz, CI, web): a set
+    of failure signatures ``"kind at f1 <- f2 <- f3"`` (:func:`failure_signature`, at most the
+    three frames of a crash state). A bare kind is refused: it would excuse any new bug of that
+    kind the fix brings."""
+    if isinstance(entries, str) or not isinstance(entries, (set, frozenset, tuple, list)):
+        return (f"harness {harness!r}: FIXED_MAY_FAIL must be a set of signatures \"kind at f1 <- f2 <- f3\", "
+                f"got {type(entries).__name__}")
+    for e in entries:
+        kind, sep, state = e.partition(" at ") if isinstance(e, str) else ("", "", "")
+        frames = [f.strip() for f in state.split(" <- ")] if sep else []
+        if not kind.strip() or not frames or not all(frames) or len(frames) > 3:
+            return (f"harness {harness!r}: FIXED_MAY_FAIL entry {e!r} is not a failure signature; write "
+                    f"\"kind at f1 <- f2 <- f3\" (up to 3 frames, as `fuzzfarm replay` prints it): a bare kind "
+                    f"would excuse any new bug of that kind on the fixed variant")
+    return None
 
 
 def failure_signature(failure) -> str:

@@ -97,6 +97,8 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
                 extra["carries_over"] = bool(fail["outcome"].get("failed"))
             if name == "pct" and runs and not hit:
                 extra["statement"] = V.pct_statement(res.get("pct_n", 0), res.get("pct_k", 0), res.get("depth", 3), runs)
+            if name == "random" and runs and not hit:
+                extra["statement"] = V.random_statement(runs)
             checks.append(_check(label, runs, int(hit), fv if hit else V.FIXED, fout if hit else None, **extra))
         if res.get("stopped") and checks:
             checks[-1].setdefault("stopped", res["stopped"])

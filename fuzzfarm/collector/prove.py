@@ -55,7 +55,7 @@ def proof_line(res: dict) -> str:
     if res.get("failure"):
         f = res["failure"]
         return f"NOT fixed for this scenario: {f['kind']} with {f['preemptions']} preemption(s) ({n} schedules)"
-    kept = "; ".join(f"{k} reachable ({c} schedules; a kind the fix keeps)"
+    kept = "; ".join(f"{k} reachable ({c} schedules; a hazard the fix keeps: FIXED_MAY_FAIL)"
                      for k, c in sorted((res.get("tolerated") or {}).items()))
     kept = f"; {kept}" if kept else ""
     if res.get("exhausted"):
@@ -74,15 +74,15 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
     ``exhausted``, ``schedules``, ``runs``, ``bound``, ``elapsed_s``, ``failure`` (kind,
     preemptions, ... of the first failing schedule, or None), ``reproducer`` (hex, or None),
     ``reduce`` (default ``$FUZZFARM_PROVE_REDUCTION`` = 1, else off) turns the partial-order
-    reduction on. ``scenario``, ``tolerated`` (failures of the kinds the harness's ``FIXED_MAY_FAIL`` declares
-    the fix keeps: counted, not counterexamples) and ``line`` (:func:`proof_line`); ``error``
+    reduction on. ``scenario``, ``tolerated`` (failures whose signature the harness's ``FIXED_MAY_FAIL`` declares
+    the fix keeps: counted by signature, not counterexamples) and ``line`` (:func:`proof_line`); ``error``
     when the search could not run."""
     budget = budget_s() if budget is None else budget
     max_wall = max(budget, WALL_FACTOR * budget if max_wall is None else max_wall)
     if reduce is None:
         reduce = os.environ.get(REDUCTION_ENV, "0") == "1"
     target = resolve(harness)
-    kept = target.declared("FIXED_MAY_FAIL") or ()
+    kept = sorted(target.fixed_may_fail())  # signatures, as the fix verdict and fix fuzz match them
     with tempfile.TemporaryDirectory(prefix="fuzzfarm-prove-") as tmp:
         path = os.path.join(tmp, "input")
         with open(path, "wb") as f:
@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bound", type=int, default=DEFAULT_BOUND)
     ap.add_argument("--max-time", type=float, default=DEFAULT_BUDGET_S)
     ap.add_argument("--module")
-    ap.add_argument("--tolerate", action="append", default=[], help="a failure kind the fix keeps")
+    ap.add_argument("--tolerate", action="append", default=[],
+                    help="a failure signature 'kind at f1 <- f2 <- f3' the fix keeps")
     ap.add_argument("--no-reduction", action="store_true")
     ap.add_argument("--max-wall", type=float, default=0.0, help="wall seconds (0: no wall limit)")
     a = ap.parse_args(argv)

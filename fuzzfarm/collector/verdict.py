@@ -119,6 +119,17 @@ def pct_statement(n: int, k: int, d: int, runs: int) -> str:
             f"runs miss such a bug with probability <= {miss:.3g}")
 
 
+def random_statement(runs: int) -> str:
+    """What ``runs`` passing uniform random schedules say, with its figures: a failure that one
+    random schedule of this scenario hits with probability p is missed by all of them with
+    probability (1 - p)^runs."""
+    def miss(p: float) -> str:
+        return f"{(1.0 - p) ** runs:.0%}"
+    return (f"{runs} passing random schedules: a failure that a random schedule of this scenario hits with "
+            f"probability p is missed by all of them with probability (1-p)^{runs}: {miss(1 / 200)} at p = 1/200, "
+            f"{miss(1 / max(1, runs))} at p = 1/{runs}, {miss(min(1.0, 3 / max(1, runs)))} at p = 3/{runs}")
+
+
 def evidence(*, variant: str, verdict: str, outcome: dict | None, checks: list[dict], **extra) -> dict:
     """The fix evidence a bucket stores (``fix_evidence``): the verdict, the text shown
     (``summary``), the deciding outcome of the fixed variant, and every check that ran."""

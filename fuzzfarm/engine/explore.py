@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import time
 
+from fuzzfarm.signature import hazard_name
 from fuzzfarm.strategies.dfs import DFSStrategy, Pruned, _h
 
 DEFAULT_BOUND = 2
@@ -118,7 +119,8 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
     """Explore the subtrees ``items`` (``[(decisions, preemptions), ...]``) in order of increasing
     preemptions. Stops at the first failure (``stop_on_failure``), after ``max_runs`` runs or at
     ``deadline`` (read on ``clock``, default ``time.monotonic()``), returning the items not yet explored in ``pending``.
-    Failures of a kind in ``tolerate`` are counted in ``tolerated`` and the search goes on."""
+    Failures whose signature ``kind at f1 <- f2 <- f3`` (``signature.hazard_name``) is in
+    ``tolerate`` are counted in ``tolerated`` and the search goes on; a kind alone matches nothing."""
     levels: dict[int, list] = {}
     for dec, p in items:
         levels.setdefault(int(p), []).append((list(dec), int(p)))
@@ -159,8 +161,9 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
                 continue
             classes.add(_class_key(strat, ex))
             f = ex.report.failure
-            if f is not None and f.kind in tolerate:
-                tolerated[f.kind] = tolerated.get(f.kind, 0) + 1
+            hazard = None if f is None or not tolerate else hazard_name(f.kind, f.crash_state)
+            if hazard is not None and hazard in tolerate:  # by signature, never by kind alone
+                tolerated[hazard] = tolerated.get(hazard, 0) + 1
                 continue
             if f is not None and failure is None:
                 failure = {"kind": f.kind, "exc_class": f.exc_class, "message": f.detail,
@@ -193,8 +196,9 @@ def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND,
     ``max_time`` the seconds on ``clock`` (wall by default; ``time.process_time``: CPU seconds
     of this process, a budget that load on the machine does not shrink); either one stopping
     the search makes ``exhausted`` False.
-    ``tolerate``: failure kinds that do not count as counterexamples (a hazard the fixed
-    variant is declared to keep); they are counted in ``tolerated``."""
+    ``tolerate``: failure signatures ``kind at f1 <- f2 <- f3`` that do not count as
+    counterexamples (a hazard the fixed variant is declared to keep: ``FIXED_MAY_FAIL``); they
+    are counted in ``tolerated``."""
     from fuzzfarm import harness as H
 
     H.check_variant(mod, variant)

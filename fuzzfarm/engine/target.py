@@ -85,10 +85,19 @@ class Target:
     def fixed_may_fail(self) -> frozenset[str]:
         """``FIXED_MAY_FAIL``: the failures the harness declares reachable by its fixed variant
         too (upstream hazards the fix does not touch), each a signature ``kind at f1 <- f2 <-
-        f3`` (:func:`fuzzfarm.signature.hazard_name`). An entry without ``" at "`` (a bare kind)
-        matches nothing: a kind alone would hide any new bug of that kind the fix brings."""
-        value = self.declared("FIXED_MAY_FAIL") or ()
-        return frozenset(v for v in value if isinstance(v, str) and " at " in v)
+        f3`` (:func:`fuzzfarm.signature.hazard_name`): the one form the proof, the fix verdict,
+        the fix fuzz, CI and the web view all match. Raises HarnessError (one line) for any
+        other entry, a bare kind above all: a kind alone would hide any new bug of that kind
+        the fix brings (``fuzzfarm.harness.fixed_may_fail_error``)."""
+        value = self.declared("FIXED_MAY_FAIL")
+        if value is None:
+            return frozenset()
+        bad = H.fixed_may_fail_error(value, self.name)
+        if bad:
+            raise H.HarnessError(bad)
+        from fuzzfarm.signature import hazard_name
+        # normalized as a failure's hazard_name is, so "f1 <- f2" written with spaces matches
+        return frozenset(hazard_name(k, s.split(" <- ")) for k, _, s in (v.partition(" at ") for v in value))
 
     def kept_by_fix(self, kind: str, crash_state) -> bool:
         """Whether failure ``kind`` at ``crash_state`` is a hazard the fix keeps (see

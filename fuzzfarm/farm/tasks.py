@@ -253,7 +253,7 @@ def fix_check(self, bid: str) -> bool:
 def prove(self, bid: str) -> bool:
     """Prove the fix on the reproducer's scenario, then the bucket is done (after every
     bucket's fix verdict: config.PROOF_PRIORITY)."""
-    return _bucket_task(self, bid, triage.prove_step)
+    return _bucket_task(self, bid, triage.prove_step, enqueue_triage=_enqueue_triage(minimize))
 
 
 @app.task(name=config.TASK_MERGE, bind=True, **_RETRY)

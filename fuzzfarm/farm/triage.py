@@ -336,32 +336,50 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         other = ev.pop("other", None)
         keeps = kept_by_fix(b["harness"], b["kind"], b.get("crash_state") or [])
         if keeps:  # a known hazard: whether or not these schedules carry over, the fix keeps it
-            also = "; a reproducer fails on the fixed variant too" if ev["verdict"] != "fixed" else ""
+            ev["kept_also"] = ev["verdict"] != "fixed"
+            also = "; a reproducer fails on the fixed variant too" if ev["kept_also"] else ""
             ev["verdict"], ev["summary"] = "kept (hazard)", f"kept (hazard){also}"
+        ev["kind"] = b["kind"]
         if other is not None:
             masked = _file_masked(st, b, fv, other["data"], enqueue_triage)
             ev["masked_bucket"] = masked
-        fix_kind = (f"{b['kind']}: kept by the fix (the harness's FIXED_MAY_FAIL){also}" if keeps
-                    else "" if ev["verdict"] == "fixed" else ev["summary"])
-        st.update_bucket(bid, fix_variant=fv, fixed={"fixed": True, "unknown (flaky)": None}.get(ev["verdict"], False),
-                         fix_keeps=keeps, fix_verdict=ev["verdict"], fix_summary=ev["summary"], fix_kind=fix_kind,
-                         fix_outcome=ev.get("outcome"), fix_schedules=ev.get("schedules_tried", 0), fix_evidence=ev,
-                         masked_bucket=ev.get("masked_bucket") or "", fix_check_s=round(time.monotonic() - t0, 2))
+        ev["keeps"] = keeps
+        proving = enqueue_prove is not None and _proof_wanted()
+        if proving and ev["verdict"] == "fixed":  # not final until the proof has not refuted it
+            ev["summary"] = f"fixed ({PROOF_PENDING})"
+        st.update_bucket(bid, fix_variant=fv, fix_check_s=round(time.monotonic() - t0, 2), **_verdict_fields(ev))
     else:
         st.update_bucket(bid, fix_variant="", fixed=None)
-    _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
     if fv and enqueue_prove is not None and _proof_wanted():
+        _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
         triage_ahead.keep(key, {k: f for k, f in futs.items() if k == triage_ahead.PROOF_JOB})
         st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_PROVING)
         enqueue_prove(bid)
         st.release_lease(f"{bid}:fix_check", owner)
         return True
-    if fv:
-        prove(st, bid, run_as, fv, minimized, futs)
+    if fv:  # the proof first: the artifact then carries the verdict the proof left
+        prove(st, bid, run_as, fv, minimized, futs, enqueue_triage=enqueue_triage)
+    _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
     return _done(st, bid, owner, "fix_check", S.B_FIX_CHECKING)
 
 
-def prove_step(st: S.Store, bid: str, *, owner: str) -> bool:
+PROOF_PENDING = "proof pending"
+
+
+def _verdict_fields(ev: dict) -> dict:
+    """The bucket fields of fix evidence ``ev``: the one stored verdict every view reads (the
+    CLI tables, the web view, ci's JUnit / SARIF / markdown, the downloaded repro.json)."""
+    keeps, verdict = bool(ev.get("keeps")), ev["verdict"]
+    also = "; a reproducer fails on the fixed variant too" if ev.get("kept_also") else ""
+    fix_kind = (f"{ev.get('kind') or ''}: kept by the fix (the harness's FIXED_MAY_FAIL){also}" if keeps
+                else "" if verdict == "fixed" else ev["summary"])
+    return {"fixed": {"fixed": True, "unknown (flaky)": None}.get(verdict, False), "fix_keeps": keeps,
+            "fix_verdict": verdict, "fix_summary": ev["summary"], "fix_kind": fix_kind,
+            "fix_outcome": ev.get("outcome"), "fix_schedules": ev.get("schedules_tried", 0), "fix_evidence": ev,
+            "masked_bucket": ev.get("masked_bucket") or ""}
+
+
+def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[str], None] | None = None) -> bool:
     """The end of a bucket's triage once its fix verdict and final artifact are stored
     (``fix_check`` with ``enqueue_prove``): the proof on the fixed variant, then ``done``."""
     b = _step(st, bid, owner, "prove", (S.B_PROVING,))
@@ -370,7 +388,10 @@ def prove_step(st: S.Store, bid: str, *, owner: str) -> bool:
     minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
     if fv:  # the proof fix_check handed on when it ran in this process, else computed here
         futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
-        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs)
+        run_as = _harness(b["harness"], b.get("max_starvation_s"))
+        prove(st, bid, run_as, fv, minimized, futs, enqueue_triage=enqueue_triage)
+        # the final artifact again: its repro.json and failure.txt carry the verdict as the proof left it
+        _artifact(st, bid, b, run_as, minimized, _data(b, "original_b64"), {}, _replay)
     return _done(st, bid, owner, "prove", S.B_PROVING)
 
 
@@ -444,15 +465,31 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
     return jobs
 
 
-def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None) -> None:
+def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None,
+          enqueue_triage: Callable[[str], None] | None = None) -> None:
     """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
     the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
     stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence). ``futs``: the one
-    started ahead (farm/triage_ahead.py), taken when there."""
+    started ahead (farm/triage_ahead.py), taken when there.
+
+    The proof is one more check of the fix verdict (collector.proofcheck): a counterexample
+    it finds on ``fixed`` makes the verdict ``NO`` or ``fails differently`` (its schedule is
+    the artifact's ``fixed-fails.input``; another failure is filed as its own bucket), so the
+    bucket never says ``fixed`` beside a proof that says ``NOT fixed``."""
     res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
     if res is None:
         return
     st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""))
+    b = st.bucket(bid) or {}
+    ev = b.get("fix_evidence")
+    if not isinstance(ev, dict) or not ev.get("checks"):
+        return
+    from fuzzfarm.collector.proofcheck import with_proof
+    ev, other = with_proof(harness, fixed_variant, ev, res, expected_signature=b["signature"],
+                           expected_go=_go_failure(b))
+    if other is not None and not ev.get("masked_bucket"):
+        ev["masked_bucket"] = _file_masked(st, b, fixed_variant, other["data"], enqueue_triage)
+    st.update_bucket(bid, **_verdict_fields(ev))
 
 
 def fail_bucket(st: S.Store, bid: str, error: str) -> None:
