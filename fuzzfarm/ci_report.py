@@ -139,6 +139,12 @@ def _state(r: dict) -> str:
     return " < ".join(r.get("crash_state") or []) or "(no project frames)"
 
 
+def _repro(r: dict) -> str:
+    """``10/10``, ``flaky (3/10)``, ``7/10, depends on PYTHONHASHSEED``: as the tables say it."""
+    from fuzzfarm.collector.artifact import reproducibility
+    return reproducibility(r)
+
+
 def _fixed(r: dict) -> str:
     """The bucket's fix verdict as the tables say it (fixed / NO / fails differently / ...)."""
     from fuzzfarm.cli_tables import fixed_cell
@@ -158,7 +164,7 @@ def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict],
         r = next((b for b in v["buckets"] if b.get("reproducible")), v["buckets"][0])
         case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
         body = "".join(f"bucket: {b['id']}\nsignature: {b.get('signature')}\ncrash state: {_state(b)}\n"
-                       f"reproducible: {b.get('verify_ok')}/{b.get('verify_n')}\nfixed: {_fixed(b)}\n"
+                       f"reproducible: {_repro(b)}\nfixed: {_fixed(b)}\n"
                        f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
         if v["fails"]:
             f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}"
@@ -201,7 +207,7 @@ def sarif(*, target: str, harness_path: str | None, campaign: str, verdicts_: li
             results.append({
                 "ruleId": rule, "level": "error" if v["reproducible"] else "warning",
                 "message": {"text": f"{_label(r)} in {_state(r)} ({target}, bucket {r['id']}, reproducible "
-                                    f"{r.get('verify_ok')}/{r.get('verify_n')}, fixed: {_fixed(r)}). "
+                                    f"{_repro(r)}, fixed: {_fixed(r)}). "
                                     f"Replay: {cmd}"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
                 "partialFingerprints": {FINGERPRINT: r["id"]},
@@ -230,7 +236,7 @@ def markdown(*, target: str, campaign: str, summary: dict, verdicts_: list[dict]
         lines += ["| | bucket | kind | crash state | repro | fixed | replay |", "|---|---|---|---|---|---|---|"]
         for v, r in rows:
             mark = "new" if v["fails"] else ("new, flaky" if v["new"] else "known")
-            cells = [mark, f"`{r['id']}`", _label(r), _state(r), f"{r.get('verify_ok')}/{r.get('verify_n')}",
+            cells = [mark, f"`{r['id']}`", _label(r), _state(r), _repro(r),
                      _fixed(r), f"`{replay.get(r['id'], '-')}`"]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -454,7 +454,8 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
-                 "go_crash_state", "starvation_s", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label")
+                 "go_crash_state", "starvation_s", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label",
+                 "buggy_rate", "verify_hash_seeds", "hash_seed_dependent", "object_site")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:

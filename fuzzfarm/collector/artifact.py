@@ -65,10 +65,14 @@ def _text(value) -> bytes:
 
 
 def reproducibility(bucket: dict) -> str:
-    """``10/10``, or ``flaky (3/10)`` when the reproducer did not fail every time it ran."""
+    """``10/10``; ``7/10, depends on PYTHONHASHSEED`` when the verify replays (each under its
+    own hash seed) failed under some seeds and passed under others, each seed again and again;
+    or ``flaky (3/10)`` when the reproducer did not fail every time it ran otherwise."""
     n, ok = bucket.get("verify_n"), bucket.get("verify_ok")
     if n in (None, "") or not n:
         return "-"
+    if bucket.get("hash_seed_dependent"):
+        return f"{ok}/{n}, depends on PYTHONHASHSEED"
     return f"flaky ({ok}/{n})" if bucket.get("flaky") else f"{ok}/{n}"
 
 
@@ -170,6 +174,9 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "reproducible": bucket.get("reproducible"),
         "verify": [bucket.get("verify_ok"), bucket.get("verify_n")] if bucket.get("verify_n") not in (None, "") else None,
         "flaky": bool(bucket.get("flaky")),
+        # each verify replay's PYTHONHASHSEED; every other run (and `fuzzfarm replay`) uses 0
+        "verify_hash_seeds": list(bucket.get("verify_hash_seeds") or []),
+        "hash_seed_dependent": bool(bucket.get("hash_seed_dependent")),
         "fix": fix_record(bucket),
     }
     bound = _run_bound(outcome, bucket)
@@ -177,6 +184,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         repro["max_starvation_s"] = bound
         # as written it replays under that bound, not the local FUZZFARM_MAX_STARVATION_S or default
         repro["replay_standalone"] += f" --max-starvation={max_starvation_text(bound)}"
+    if repro["hash_seed_dependent"]:  # it failed under seed 0 (intake, minimizer): say so to a shell
+        repro["replay_standalone"] = "PYTHONHASHSEED=0 " + repro["replay_standalone"]
     go_state = repro["go_crash_state"] or repro["crash_state"]
     state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
     state = state or "(no project frames)"

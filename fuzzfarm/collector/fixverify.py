@@ -24,7 +24,7 @@ from fuzzfarm.signature import hazard_name, signature_of
 from . import verdict as V
 from .fixcheck import fix_check
 from .fixfuzz import fuzz_fixed
-from .replay import replay
+from .replay import hash_seeds, replay
 
 
 def _check(name: str, runs: int, failed: int, verdict: str, outcome: dict | None = None, **extra) -> dict:
@@ -35,13 +35,17 @@ def _check(name: str, runs: int, failed: int, verdict: str, outcome: dict | None
 
 
 def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signature: str,
-               original: bytes | None = None, buggy_ok: int = 1, buggy_n: int = 1, corpus=(),
+               original: bytes | None = None, buggy_ok: int = 1, buggy_n: int = 1, flaky: bool | None = None, corpus=(),
                random_runs: int = 100, pct_runs: int = 100, flaky_replays: int = 20, budget_s: float = 60.0,
                timeout_s: float = 10.0, parallel: int = 2, expected_go: tuple | None = None) -> dict:
     """The fix evidence of a bucket whose reproducer ``minimized`` failed ``buggy_ok`` of
     ``buggy_n`` verification replays on the buggy variant with ``expected_signature``.
     ``expected_go``: the bug in Go's terms (:func:`.verdict.go_failure` of the bucket); a failure
-    on ``fixed`` with it is the bug (``NO``), whatever Python function it ran in."""
+    on ``fixed`` with it is the bug (``NO``), whatever Python function it ran in. ``flaky``: the
+    bucket's own word (farm: the verify step's, which counts a replay that passed at intake too);
+    None derives it from the rate (``buggy_ok < buggy_n``). A flaky bug is judged by
+    ``flaky_replays`` replays on ``fixed``, each under its own PYTHONHASHSEED as the verify
+    replays were, and the Fisher test against ``buggy_ok`` of ``buggy_n``."""
     target = resolve(harness)
     kept = target.fixed_may_fail()
     checks, deciding, other = [], None, None
@@ -64,17 +68,21 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
                       expected_go=expected_go)
         checks.append(_check(name, 1, int(r["failed"]), note(r, data), r))
 
-    flaky = buggy_n > 0 and buggy_ok < buggy_n
+    if flaky is None:
+        flaky = buggy_n > 0 and buggy_ok < buggy_n
+    flaky = bool(flaky)
     p = None
     if flaky:
+        seeds = hash_seeds(minimized, flaky_replays, salt="fixed")
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            outs = list(pool.map(lambda _: replay(target, fixed_variant, minimized, timeout_s=timeout_s),
-                                 range(flaky_replays)))
+            outs = list(pool.map(lambda s: replay(target, fixed_variant, minimized, timeout_s=timeout_s, hash_seed=s),
+                                 seeds))
         verdicts = [note(o, minimized) for o in outs]
         failed = sum(1 for v in verdicts if v != V.FIXED)
         p = V.fisher_p(buggy_ok, buggy_n, failed, flaky_replays)
         first_bad = next((o for o, v in zip(outs, verdicts) if v != V.FIXED), None)
         checks.append(_check("flaky replays", flaky_replays, failed, V.worst(verdicts), first_bad, p_value=p,
+                             hash_seeds=seeds,
                              statement=V.flaky_statement(buggy_ok, buggy_n, flaky_replays, p) if not failed
                              else f"fixed failed {failed}/{flaky_replays} replays of the reproducer"))
 

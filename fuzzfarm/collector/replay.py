@@ -3,6 +3,7 @@ memory, and classify what happened. Verification, fix checks and crash intake us
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -36,13 +37,27 @@ def _synthetic(target: Target, variant: str, kind: str, message: str) -> dict:
             "signature": artifact_signature(kind, target.name), "crash_type": kind}
 
 
+def hash_seeds(data: bytes, n: int, salt: str = "verify") -> list[int]:
+    """``n`` PYTHONHASHSEED values (1 .. 2**32-1) for ``n`` replays of ``data``: pseudo-random,
+    drawn from the sha256 of ``salt``, the input and the replay's index, so that each replay
+    runs under its own hash seed and a triage step gives the same seeds wherever it runs."""
+    out = []
+    for i in range(n):
+        h = hashlib.sha256(f"{salt}:{i}:".encode() + data).digest()
+        out.append(int.from_bytes(h[:4], "big") % (2**32 - 1) + 1)  # never 0: every other run has 0
+    return out
+
+
 def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s: float = 30.0,
-           memory_limit_mb: int = 2048) -> dict:
+           memory_limit_mb: int = 2048, hash_seed: int | None = None) -> dict:
     """The classified outcome (see ``runone.outcome`` and ``signature.classify``) of ``data``
     run once in a fresh process. A run killed after ``timeout_s`` is kind ``timeout``; a
     MemoryError under the ``memory_limit_mb`` heap cap is kind ``oom``; a process that dies
-    without an answer is kind ``replay error``. Raises HarnessError when the harness cannot
-    be loaded or has no such variant, ValueError for an oversized input."""
+    without an answer is kind ``replay error``. The process runs under ``PYTHONHASHSEED=0``
+    (as the fuzz child that found the input, ``engine.process.child_env``) unless ``hash_seed``
+    is given (the verification replays: :func:`hash_seeds`); the outcome records it as
+    ``hash_seed``. Raises HarnessError when the harness cannot be loaded or has no such variant,
+    ValueError for an oversized input."""
     check_size(data)
     target = resolve(harness)
     with tempfile.TemporaryDirectory(prefix="fuzzfarm-replay-") as tmp:
@@ -53,13 +68,19 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
                 "--loaded-marker"]
         if trace:
             argv.append("--trace")
-        env = target.child_env()
+        env = target.child_env(None if hash_seed is None else {"PYTHONHASHSEED": str(int(hash_seed))})
         from fuzzfarm.runone import LOADED  # the time limit starts once the harness is imported
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb,
                                       start_marker=LOADED, start_timeout=LOAD_TIMEOUT_S)
     if rc == process.NOT_STARTED:
         raise HarnessError(f"harness {target.name!r} did not finish importing within {LOAD_TIMEOUT_S:g} s "
                            f"(FUZZFARM_REPLAY_LOAD_TIMEOUT_S); the input was not run")
+    out = _outcome(target, variant, rc, out, timeout_s)
+    out["hash_seed"] = 0 if hash_seed is None else int(hash_seed)
+    return out
+
+
+def _outcome(target: Target, variant: str, rc, out: str, timeout_s: float) -> dict:
     if rc is None:
         return _synthetic(target, variant, "timeout", f"the replay did not finish within {timeout_s:g} s")
     lines = out.splitlines()

@@ -94,7 +94,9 @@ _ENV_ALLOW = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "VIRTUAL_ENV", "PYTH
 
 def child_env(extra: dict | None = None, *, pythonpath: str | None = None) -> dict:
     """A minimal environment for a harness process: the allow-list above, PYTHONHASHSEED pinned
-    to 0 (same input, same run in every process), PYTHONUNBUFFERED=1 (``atheris.Fuzz`` ends
+    to 0 (same input, same run in every process: the fuzz child, intake, the minimizer and the
+    fix check see the run an input was found with; the verification replays set their own seed
+    through ``extra``, docs/VERDICTS.md "Hash seeds"), PYTHONUNBUFFERED=1 (``atheris.Fuzz`` ends
     with C ``exit()``, docs/TRAPS.md#g7), plus ``extra``; ``pythonpath`` is prepended. Never
     PYTHONDONTWRITEBYTECODE, even when the caller's environment has it (see below)."""
     env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}

@@ -262,14 +262,26 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
                                   expected_signature=b["signature"])
         sigs = list(res.signatures)
         ok = sum(1 for s in sigs if s == b["signature"])
-        # flaky: it did not fail every time it was run (here, or at intake where a replay passed)
-        flaky = 0 < len(sigs) and (ok < len(sigs) or bool(b.get("intake_flaky")))
+        rate = buggy_rate(b, ok, len(sigs))
+        # flaky: it did not fail every time it was run (here, or at intake where a replay passed);
+        # the one word on it every later step reads (fix_check, the Fisher test, the tables)
+        flaky = 0 < len(sigs) and rate[0] < rate[1]
         st.update_bucket(bid, reproducible=bool(res.reproducible) and ok == len(sigs), verify_ok=ok,
-                         verify_n=len(sigs), first_divergence=res.first_divergence, flaky=flaky)
+                         verify_n=len(sigs), first_divergence=res.first_divergence, flaky=flaky,
+                         buggy_rate=list(rate), verify_hash_seeds=list(res.hash_seeds),
+                         hash_seed_dependent=res.hash_seed_dependent)
     st.advance_bucket(bid, (S.B_VERIFYING,), S.B_FIX_CHECKING)
     enqueue_next(bid)
     st.release_lease(f"{bid}:verify", owner)
     return True
+
+
+def buggy_rate(b: dict, verify_ok: int, verify_n: int) -> tuple[int, int]:
+    """(failed, replays) of the bucket's reproducers on the buggy variant: the verify replays
+    plus the intake's (which stopped at the first failure: 1 of ``intake_replays``). One count
+    for the bucket's ``flaky`` and for the Fisher test of its fix verdict."""
+    n_in = int(b.get("intake_replays") or 0)
+    return verify_ok + (1 if n_in else 0), verify_n + n_in
 
 
 def kept_by_fix(harness: str, kind: str, crash_state) -> bool:
@@ -324,14 +336,16 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
     if futs is None:
         triage_ahead.start(key, _fix_jobs(st, b, minimized, fv))
         futs = triage_ahead.take(key) or {}  # {}: FUZZFARM_TRIAGE_AHEAD=0, computed in turn below
-    buggy_ok, buggy_n = int(b.get("verify_ok") or 0), int(b.get("verify_n") or 0)
-    if buggy_ok != buggy_n or buggy_n != VERIFY_RUNS:  # flaky: its evidence depends on the buggy rate
+    # the bucket's one word on flakiness (the verify step's, intake included) and its buggy rate
+    flaky = bool(b.get("flaky"))
+    buggy_ok, buggy_n = (b.get("buggy_rate") or [int(b.get("verify_ok") or 0), int(b.get("verify_n") or 0)])[:2]
+    if flaky or int(b.get("verify_n") or 0) != VERIFY_RUNS:  # its evidence depends on the buggy rate
         futs.pop("evidence", None)
     if fv:
         t0 = time.monotonic()
         ev = triage_ahead.result(futs, "evidence", lambda: col.fix_verify(
             run_as, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
-            buggy_ok=buggy_ok, buggy_n=buggy_n, corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX],
+            buggy_ok=buggy_ok, buggy_n=buggy_n, flaky=flaky, corpus=st.corpus(b["harness"])[:FIX_CORPUS_MAX],
             random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS, flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S))
         other = ev.pop("other", None)
         keeps = kept_by_fix(b["harness"], b["kind"], b.get("crash_state") or [])
@@ -460,7 +474,7 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
         jobs["evidence"] = lambda: col.fix_verify(
             harness, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
             buggy_ok=VERIFY_RUNS,
-            buggy_n=VERIFY_RUNS, corpus=corpus, random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS,
+            buggy_n=VERIFY_RUNS, flaky=False, corpus=corpus, random_runs=FIX_RANDOM_RUNS, pct_runs=FIX_PCT_RUNS,
             flaky_replays=FIX_FLAKY_REPLAYS, budget_s=FIX_BUDGET_S)
     return jobs
 

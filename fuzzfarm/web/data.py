@@ -18,7 +18,7 @@ BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "reproducible", "verify_ok", "verify_n", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "fix_verdict", "fix_summary", "fix_evidence", "flaky", "group", "first_campaign", "created", "done_at", "error",
                  "first_divergence", "signature", "minimize_note", "verdict_context", "verdict_record", "verdict_label",
-                 "fix_proof_line")
+                 "fix_proof_line", "hash_seed_dependent", "object_site")
 
 
 # ---- campaigns ----------------------------------------------------------------------------
@@ -138,6 +138,8 @@ def bucket_rows(st: S.Store, bids: list[str], cid: str | None = None) -> list[di
         b = shown(st, b, cid)
         row = {k: b.get(k) for k in BUCKET_FIELDS}
         row["verdict"], row["evidence"] = verdict(b)
+        from fuzzfarm.collector.artifact import reproducibility
+        row["repro_label"] = reproducibility(b)  # as the CLI and ci say it (flaky, hash-seed dependent)
         row["group"] = group_of(b)
         row["first_seen"] = b.get("created")
         # the latest time a campaign first hit it (joins of known inputs are not timed)
