@@ -68,7 +68,8 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         kind=f.kind if f else None,
         exc_class=f.exc_class if f else None,
         message=f.detail if f else None,
-        object=f.obj if f else None,  # the object whose operation failed (root-cause grouping)
+        object=f.obj if f else None,  # the object whose operation failed (its label in this run)
+        object_site=f.obj_site if f else None,  # ... and what it is across runs (root-cause grouping)
         racing_site=f.racing_site if f else None,  # the other goroutine's function in that race
         go_racing_site=f.go_racing_site if f else None,  # the same, in Go's name when declared
         crash_state=f.crash_state if f else [],

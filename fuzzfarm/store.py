@@ -581,7 +581,7 @@ TEXT_FIELDS = frozenset({"id", "campaign", "harness", "variant", "strategy", "si
                          "version", "input_sha256", "first_input", "minimized_sha256", "message", "error",
                          "state", "kind", "exc_class", "crash_type", "worker", "artifact", "log_tail",
                          "dump", "scenario", "fix_variant", "fix_signature", "fix_verdict", "fix_summary",
-                         "masked_bucket", "masked_by_fix_of", "group", "object", "racing_site",
+                         "masked_bucket", "masked_by_fix_of", "group", "object", "object_site", "racing_site",
                          "go_racing_site"})
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 

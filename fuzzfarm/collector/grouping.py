@@ -8,15 +8,20 @@ What the runtime knows decides the group, per harness and variant:
   merged with a bug;
 * map failures (``concurrent map writes`` / ``... read and map write`` / ``... iteration and
   map write``) group by what raced: two buckets are one bug when they failed on the same map
-  (the runtime's label of the object, ``GoFailure.obj``) or raced with a writer in the same
-  function (the goroutine the runtime caught writing the map, ``GoFailure.racing_site``, and
-  for ``concurrent map writes`` the failing goroutine, a writer too), and
+  or raced with a writer in the same function (the goroutine the runtime caught writing the
+  map, ``GoFailure.racing_site``, and for ``concurrent map writes`` the failing goroutine, a
+  writer too), and
   so on transitively: reads, iterations and writes racing on the shared options every cluster
   of the cluster-builder gets (``DefaultNamespaces``, ``ByObject``, written in ``default_opts``
   and ``new_multi_namespace_cache``) are one group. Without either, by the failing frame;
 * any other failure groups by its crash type and the operation that failed, the innermost
   project frame (the checker's nil cancel, reached from ``delete_and_stop``, ``add`` or
   ``dispose``, is one ``goroutine panic (TypeError)`` in ``ObjectChecker.stop``).
+
+"The same map" is the same object across runs: its declared name (``gosim.Map(name=...)``), else
+its creation site (``GoFailure.obj_site``: ``GoFunc (file.go:line)`` when the code that made it
+is declared with ``go_func``, else ``func (file.py:line)``), never the per-run label of an unnamed
+map (``map#2``: the second object that run made, which in another scenario is another map).
 
 Users override this (``fuzzfarm group split|merge``): an override maps a bucket to a group id
 and wins over the computed one. Grouping never touches a bucket or its inputs.
@@ -26,9 +31,25 @@ from __future__ import annotations
 
 import hashlib
 
+import re
+
 from fuzzfarm.signature import hazard_name
 
+# gosim's label of an unnamed object: a per-run serial (``map#2``), no identity across runs
+_SERIAL_LABEL = re.compile(r"^[A-Za-z]+#\d+$")
+
 MAP_KINDS = ("concurrent map writes", "concurrent map read and map write", "concurrent map iteration and map write")
+
+
+def map_identity(bucket: dict) -> str:
+    """What a map bucket's map is across runs: its creation site or declared name
+    (``object_site``), else its label when that is a declared name (a bucket recorded before
+    creation sites were), else "" (an unnamed map's ``map#N`` identifies nothing)."""
+    site = bucket.get("object_site") or ""
+    if site:
+        return site
+    obj = bucket.get("object") or ""
+    return "" if _SERIAL_LABEL.match(obj) else obj
 
 
 def root_cause(bucket: dict) -> tuple[str, str]:
@@ -41,7 +62,7 @@ def root_cause(bucket: dict) -> tuple[str, str]:
     if bucket.get("fix_keeps"):
         key, name = f"hazard|{hazard_name(kind, state)}", f"hazard: {kind} at {shown_top}"
     elif kind in MAP_KINDS:
-        writer, obj = bucket.get("racing_site") or "", bucket.get("object") or ""
+        writer, obj = bucket.get("racing_site") or "", map_identity(bucket)
         if writer:
             key = f"map-writer|{writer}"
             name = f"concurrent map access racing with the write in {_go_names(bucket).get(writer, writer)}"
@@ -76,7 +97,8 @@ def _map_nodes(bucket: dict) -> list[str]:
     """What a map bucket raced on: its map and the functions of the writers in the race (the
     one the runtime caught writing and, for ``concurrent map writes``, the failing one too)."""
     pre = f"{bucket.get('harness') or '?'}|{bucket.get('variant') or '?'}|"
-    nodes = [pre + f"map-obj|{bucket['object']}"] if bucket.get("object") else []
+    obj = map_identity(bucket)
+    nodes = [pre + f"map-obj|{obj}"] if obj else []
     writers = [bucket.get("racing_site")]
     if bucket.get("kind") == "concurrent map writes" and nodes:
         writers.append((bucket.get("crash_state") or [None])[0])
@@ -100,7 +122,7 @@ def _map_components(buckets: list[dict]) -> dict[int, tuple[str, str]]:
         if b.get("fix_keeps") or (b.get("kind") or "") not in MAP_KINDS or not _map_nodes(b):
             continue
         nodes = _map_nodes(b)
-        members[i] = nodes[0]
+        members[i] = find(nodes[0])  # registered even when it is its bucket's only node
         for n in nodes[1:]:
             ra, rb = find(nodes[0]), find(n)
             if ra != rb:

@@ -168,6 +168,9 @@ class GoFailure(Exception):
         self.detail = detail
         self.cause = cause
         self.obj = obj  # label of the object whose operation failed (a map), when there is one
+        # what that object is across runs: its declared name, else where it was made (creation_site);
+        # ``obj`` of an unnamed one (``map#2``) is a per-run serial and names nothing across runs
+        self.obj_site: str | None = None
         self.racing: int | None = None  # gid of the goroutine caught mid-operation on it (a map writer)
         self.goroutine: int | None = None
         self.goroutine_name: str | None = None
@@ -249,6 +252,7 @@ class GoFailure(Exception):
             "exc_class": self.exc_class,
             "message": self.detail,
             "object": self.obj,
+            "object_site": self.obj_site,
             "racing": self.racing,
             "goroutine": self.goroutine,
             "goroutine_name": self.goroutine_name,
@@ -491,6 +495,25 @@ def first_project_frame_of(frame: FrameType | None) -> StackFrame | None:
 @functools.lru_cache(maxsize=4096)
 def _site_text(code, lineno: int) -> str:
     return str(_frame_of(code, lineno))
+
+
+@functools.lru_cache(maxsize=4096)
+def _creation_text(code, lineno: int) -> str:
+    f = _frame_of(code, lineno)
+    return f"{f.go_func} ({f.go_site})" if f.go_func else f"{f.func} ({f.file}:{f.line})"
+
+
+def creation_site(frame: FrameType | None) -> str | None:
+    """Where an object is made, as the same text in every run: ``GoFunc (file.go:line)`` when the
+    innermost project frame is a port function declared with ``gonames.go_func``, else
+    ``func (file.py:line)``; None outside project code. What identifies an unnamed map across
+    runs (root-cause groups), where its label's serial (``map#2``) does not."""
+    while frame is not None:
+        code = frame.f_code
+        if is_project_file(code.co_filename):
+            return _creation_text(code, frame.f_lineno)
+        frame = frame.f_back
+    return None
 
 
 def project_site(frame: FrameType | None) -> str | None:

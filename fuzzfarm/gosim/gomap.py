@@ -41,11 +41,13 @@ class Map:
     new map. Keys must be hashable; their order never depends on hashing.
     """
 
-    __slots__ = ("rt", "label", "d", "writing", "hb", "writer")
+    __slots__ = ("rt", "label", "d", "writing", "hb", "writer", "site")
 
     def __init__(self, init: Iterable | dict | None = None, name: str | None = None):
         self.rt = current_runtime()
         self.label = name or f"map#{self.rt.new_object_id()}"
+        # the map's identity across runs (a failure's ``obj_site``): its name, else where it is made
+        self.site = name or F.creation_site(sys._getframe(1))
         self.d: dict = dict(init) if init is not None else {}
         self.writing = False
         # With the race detector on, the map is one checked location (Go's -race checks the
@@ -60,6 +62,7 @@ class Map:
         """Go's fatal error ``text`` on this map, naming the map (``subject``, ``obj``) and the
         goroutine caught writing it (``racing``: the other side of the race)."""
         failure = cls(text, obj=self.label)
+        failure.obj_site = self.site
         failure.subject = f"map {self.label}"
         failure.racing = self.writer
         self.rt.fail(failure, frames=F.frames_from_frame(sys._getframe(1)))

@@ -159,3 +159,21 @@ def test_a_hazard_labelled_with_another_context_stays_in_its_group():
     assert [g["id"] for g in group_buckets([labelled])] == [g["id"] for g in group_buckets([hz])]
     assert group_buckets([labelled])[0]["hazard"]
     assert fixed_cell(labelled) == "kept (hazard) (under bound none)"
+
+
+def test_an_unnamed_maps_per_run_label_links_nothing():
+    """``map#2`` is the second object a run made: in two scenarios, two different maps. Buckets
+    are linked by the map's creation site (or declared name), never by that label."""
+    two = [
+        _b("o", "shop", "concurrent map writes", ["write_orders_b"], object="map#2", racing_site="write_orders_a",
+           object_site="new_orders (shop.py:10)"),
+        _b("u", "shop", "concurrent map writes", ["write_users_b"], object="map#2", racing_site="write_users_a",
+           object_site="new_users (shop.py:20)"),
+        # recorded before creation sites were: the serial label alone identifies nothing
+        _b("o2", "shop", "concurrent map read and map write", ["read_orders"], object="map#2", racing_site="w9"),
+        # the same map (creation site) raced by another writer: one bug with "o"
+        _b("o3", "shop", "concurrent map writes", ["write_orders_c"], object="map#5", racing_site="write_orders_c",
+           object_site="new_orders (shop.py:10)"),
+    ]
+    assert _ids(group_buckets(two)) == [["o", "o3"], ["u"], ["o2"]]
+    assert "new_orders (shop.py:10)" in group_buckets(two)[0]["name"]
