@@ -215,6 +215,33 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     return files
 
 
+def refresh_fix(files: dict[str, bytes], before: dict, after: dict) -> dict[str, bytes]:
+    """``files`` (a stored artifact of bucket record ``before``) with the fix verdict of record
+    ``after`` (the same bucket once its proof was added to the fix evidence): ``repro.json``'s
+    ``fix``, ``failure.txt``'s fix block, ``fixed-fails.input`` and the manifest; nothing is
+    replayed, every other byte stays."""
+    out = dict(files)
+    if REPRO in out:
+        try:
+            repro = json.loads(out[REPRO])
+        except ValueError:
+            repro = None
+        if isinstance(repro, dict):
+            repro["fix"] = fix_record(after)
+            out[REPRO] = json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n"
+    old_block, new_block = _text(fix_text(before)), _text(fix_text(after))
+    if "failure.txt" in out and old_block and old_block in out["failure.txt"]:
+        out["failure.txt"] = out["failure.txt"].replace(old_block, new_block, 1)
+    for c in (after.get("fix_evidence") or {}).get("checks") or ():
+        if c.get("reproducer_b64") and "fixed-fails.input" not in out:
+            out["fixed-fails.input"] = base64.b64decode(c["reproducer_b64"])
+    if MANIFEST in out:
+        body = {n: d for n, d in out.items() if n != MANIFEST}
+        manifest = {"format": FORMAT, "files": {n: _sha256(d) for n, d in sorted(body.items())}}
+        out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
+    return out
+
+
 def write_artifact(files: dict[str, bytes], out_dir) -> list[str]:
     """Write ``files`` into ``out_dir`` (created if missing); returns the paths written.
 

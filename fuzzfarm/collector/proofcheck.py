@@ -62,8 +62,9 @@ def with_proof(harness, fixed_variant: str, ev: dict, res: dict, *, expected_sig
                expected_go: tuple | None = None) -> tuple[dict, dict | None]:
     """The fix evidence ``ev`` (:func:`.verdict.evidence`, as the bucket stores it) with the proof
     ``res`` (:func:`.prove.prove_fixed`) as its last check and the verdict re-decided; and the
-    other failure the proof found (``{"data", "outcome"}``: to be filed as its own bucket), or
-    None. A proof that could not run (``error``) adds no check. Idempotent: an earlier proof
+    other failure the proof found (``{"data", "outcome"}``: to be filed as its own bucket) when it
+    is what makes the fixed variant fail (the verdict before the proof did not already say it
+    fails), else None: a bucket already ``NO`` keeps the bucket set the fix check filed. A proof that could not run (``error``) adds no check. Idempotent: an earlier proof
     entry is replaced."""
     ev = dict(ev)
     checks = [c for c in ev.get("checks") or () if c.get("name") != NAME]
@@ -83,4 +84,5 @@ def with_proof(harness, fixed_variant: str, ev: dict, res: dict, *, expected_sig
         new["kept_also"] = bool(ev.get("kept_also")) or verdict not in (V.FIXED, V.UNKNOWN_FLAKY)
         new["verdict"] = V.KEPT
         new["summary"] = V.KEPT + ("; a reproducer fails on the fixed variant too" if new["kept_also"] else "")
-    return new, other
+    already_failing = ev.get("verdict") in (V.NO, V.DIFFERENT) or bool(ev.get("kept_also"))
+    return new, (None if already_failing else other)

@@ -269,8 +269,8 @@ def verify(st: S.Store, bid: str, *, owner: str, enqueue_next: Callable[[str], N
         flaky = 0 < len(sigs) and rate[0] < rate[1]
         st.update_bucket(bid, reproducible=bool(res.reproducible) and ok == len(sigs), verify_ok=ok,
                          verify_n=len(sigs), first_divergence=res.first_divergence, flaky=flaky,
-                         buggy_rate=list(rate), verify_hash_seeds=list(res.hash_seeds),
-                         hash_seed_dependent=res.hash_seed_dependent)
+                         buggy_rate=list(rate), verify_hash_seeds=list(getattr(res, "hash_seeds", None) or []),
+                         hash_seed_dependent=getattr(res, "hash_seed_dependent", None))
     st.advance_bucket(bid, (S.B_VERIFYING,), S.B_FIX_CHECKING)
     enqueue_next(bid)
     st.release_lease(f"{bid}:verify", owner)
@@ -403,10 +403,8 @@ def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[s
     minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
     if fv:  # the proof fix_check handed on when it ran in this process, else computed here
         futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
-        run_as = _harness(b["harness"], b.get("max_starvation_s"))
-        prove(st, bid, run_as, fv, minimized, futs, enqueue_triage=enqueue_triage)
-        # the final artifact again: its repro.json and failure.txt carry the verdict as the proof left it
-        _artifact(st, bid, b, run_as, minimized, _data(b, "original_b64"), {}, _replay)
+        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs,
+              enqueue_triage=enqueue_triage)
     return _done(st, bid, owner, "prove", S.B_PROVING)
 
 
@@ -505,6 +503,10 @@ def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, 
     if other is not None and not ev.get("masked_bucket"):
         ev["masked_bucket"] = _file_masked(st, b, fixed_variant, other["data"], enqueue_triage)
     st.update_bucket(bid, **_verdict_fields(ev))
+    files = st.artifact(bid)
+    if files:  # the downloaded repro.json, failure.txt and fixed-fails.input say the verdict as it now is
+        from fuzzfarm.collector.artifact import refresh_fix
+        st.put_artifact(bid, refresh_fix(files, b, st.bucket(bid) or {}))
 
 
 def fail_bucket(st: S.Store, bid: str, error: str) -> None:

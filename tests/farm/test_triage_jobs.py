@@ -393,8 +393,9 @@ def test_a_flaky_bucket_is_fix_checked_with_its_own_rate_not_the_evidence_starte
     bid = _intake(store, cid, b"X-flaky-ahead", queued)
     _triage_all(store, bid)
     b = store.bucket(bid)
-    assert (10, 10) in calls and (3, 10) in calls, calls  # started ahead, then computed with the real rate
-    assert b["fix_evidence"]["buggy_rate"] == [3, 10], b["fix_evidence"]
+    # started ahead, then computed with the real rate: 3 of 10 verify replays and the intake's 1 of 1
+    assert (10, 10) in calls and (4, 11) in calls, calls
+    assert b["fix_evidence"]["buggy_rate"] == [4, 11] == b["buggy_rate"], b["fix_evidence"]
 
 
 # ---- the proof as its own step -----------------------------------------------------------------
