@@ -111,10 +111,8 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
         if res.get("stopped") and checks:
             checks[-1].setdefault("stopped", res["stopped"])
 
-    # A bounded exhaustive search of the scenario (a `dfs` strategy) appends its entry here, e.g.
-    # {"name": "dfs", "schedules": True, "runs": n, "failed": 0, "verdict": "fixed",
-    #  "statement": "proven up to K preemptions for this scenario"}: it then counts in
-    # schedules_tried and decides like every other check.
+    # The proof (a bounded exhaustive search of the scenario) is appended later, when it ends, by
+    # collector.proofcheck.with_proof: it counts in schedules_tried and decides like every other check.
     verdict = V.worst([c["verdict"] for c in checks])
     if verdict == V.FIXED and flaky and not (p is not None and p < V.ALPHA):
         verdict = V.UNKNOWN_FLAKY
