@@ -91,6 +91,11 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
             bugs = {r["group"] for r in rows if not r.get("fix_keeps")}
             assert len(bugs) == 1, [(r["group_name"], r["crash_type"], r["crash_state"]) for r in rows]
             assert all(r["group_name"].split(":")[1].strip().startswith("hazard") for r in rows if r.get("fix_keeps"))
+        # no bucket's verdict contradicts its proof (issue 29: "fixed" beside "NOT fixed")
+        for rows in res["buckets"].values():
+            for r in rows:
+                if (r.get("fix_proof_line") or "").startswith("NOT fixed"):
+                    assert r.get("fixed") is not True and r.get("fix_verdict") != "fixed", r
         groups = [{r["group"] for r in rows} for rows in res["buckets"].values()]
         assert not set.intersection(*groups), groups
         assert "groups of buckets" in p.stderr
