@@ -38,7 +38,7 @@ def _inside(fns: list[GoFunction], line: int) -> str:
     covering = [f for f in fns if f.covers(line)]
     if not covering:
         return ""
-    inner = min(covering, key=lambda f: (f.last - f.first, -len(f.name)))
+    inner = min(covering, key=lambda f: (f.last - f.first, len(f.name.split("."))))  # a literal that inherits its declaration's lines names the declaration
     return f"; line {line} is in {inner.name.split('.', 1)[1]} ({inner.span()})"
 
 

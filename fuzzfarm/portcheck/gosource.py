@@ -127,3 +127,23 @@ def read(root: str, tags: tuple[str, ...] = ()) -> GoSource:
             if up is not None:
                 out.append(_upstream_function(fn, up, where))
     return GoSource(root, twin, out)
+
+
+# The builds a tree is read under: the default one and a twin's fixed variant. A port cites the
+# buggy revision's lines; the few functions only the fixed revision has (prow's options
+# callback) are found in the fixed variant's files.
+VARIANT_TAGS: tuple[tuple[str, ...], ...] = ((), ("fixed",))
+
+
+def read_variants(root: str, tag_sets: tuple[tuple[str, ...], ...] = VARIANT_TAGS) -> GoSource:
+    """The functions of ``root`` under every build in ``tag_sets``, each once."""
+    sources = [read(root, tags) for tags in tag_sets]
+    seen: set = set()
+    out: list[GoFunction] = []
+    for src in sources:
+        for fn in src.functions:
+            key = (fn.name, fn.path, fn.first, fn.last)
+            if key not in seen:
+                seen.add(key)
+                out.append(fn)
+    return GoSource(root, any(s.twin for s in sources), out)
