@@ -52,9 +52,11 @@ def check(citations: list[Citation], source: GoSource) -> Outcome:
     for c in citations:
         key = (c.py_file, c.qualname)
         if c.site:
-            sites += 1
             fn = matched.get(key)
-            if fn is not None and not fn.covers(c.line):
+            if fn is None:
+                continue  # its declaration did not match: reported once, for the declaration
+            sites += 1
+            if not fn.covers(c.line):
                 out.append(_line(c, f"the '# :{c.line}' site is outside {c.name} ({fn.span()})"))
             continue
         decls += 1

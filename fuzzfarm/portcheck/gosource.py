@@ -23,6 +23,7 @@ import dataclasses
 import json
 import os
 import posixpath
+import re
 
 from fuzzfarm import gotool
 
@@ -56,9 +57,10 @@ class GoFunction:
 
     def named(self, cited: str) -> bool:
         """Whether citation name ``cited`` names this function: its dotted parts end this
-        function's name and leave out at most the package (``objectChecker.Stop`` and
-        ``common.objectChecker.Stop`` name ``common.objectChecker.Stop``; ``Stop`` does not)."""
-        want = cited.split(".")
+        function's name and leave out at most the package (``objectChecker.Stop``,
+        ``(*objectChecker).Stop`` and ``common.objectChecker.Stop`` name
+        ``common.objectChecker.Stop``; ``Stop`` does not)."""
+        want = _plain(cited).split(".")
         have = self.name.split(".")
         if not self.own <= len(want) <= len(have):
             return False
@@ -82,6 +84,12 @@ class GoSource:
         if "/" in cited_file:
             return [f for f in self.functions if f.path == cited_file or f.path.endswith("/" + cited_file)]
         return [f for f in self.functions if f.file == cited_file]
+
+
+def _plain(name: str) -> str:
+    """A name as a traceback spells it, in the form functions are listed in: ``(*T).M`` and
+    ``T[...].M`` are ``T.M``."""
+    return re.sub(r"\[[^\]]*\]", "", re.sub(r"\(\*(\w+)\)", r"\1", name))
 
 
 def _upstream_function(fn: dict, up: dict, twin_file: str) -> GoFunction:
