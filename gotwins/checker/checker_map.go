@@ -18,8 +18,7 @@ func (cm Map) Dispose() {
 	for _, c := range cm {
 		c.Stop()
 	}
-	cm = make(map[string]Checker) //nolint - upstream's quirk: rebinding the receiver clears nothing
-	_ = cm
+	cm = make(map[string]Checker) // upstream's quirk: rebinding the receiver clears nothing
 }
 
 // upstream: kubernetes/perf-tests clusterloader2/pkg/measurement/util/checker/checker_map.go:41-46 @83e45df022ca
