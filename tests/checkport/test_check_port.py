@@ -207,3 +207,15 @@ def test_go_missing_is_bad_input(tmp_path):
     p = subprocess.run([str(link), "-m", "fuzzfarm.cli", "check-port", "checker"], capture_output=True, text=True,
                        timeout=300, cwd=ROOT, env=env)
     _one_error_line(p, "Go is not installed")
+
+
+def test_module_narrows_the_check(go):
+    """--module keeps only the port modules under a dotted name: prow's alone; a name no port
+    module has is bad input, not a pass."""
+    whole = fuzzfarm("check-port", "cluster-builder")
+    part = fuzzfarm("check-port", "cluster-builder", "--module", "fuzzfarm.ports.prow")
+    assert whole.returncode == 0 and part.returncode == 0, whole.stderr + part.stderr
+    count = lambda p: int(p.stdout.split(": ", 1)[1].split()[0])  # noqa: E731
+    assert 0 < count(part) < count(whole), (part.stdout, whole.stdout)
+    _one_error_line(fuzzfarm("check-port", "cluster-builder", "--module", "fuzzfarm.ports.prowl"),
+                    "no go_func citations under fuzzfarm.ports.prowl")
