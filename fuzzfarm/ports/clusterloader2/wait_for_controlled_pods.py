@@ -154,22 +154,30 @@ class WaitForControlledPods:
             failed_errs: list[str] = []
             timed_out_objects: list[str] = []
             timed_out_pods: list[str] = []
+            max_duration = 0.0
+            failed_pods: list[str] = []  # upstream returns these beside the error; read as upstream reads them
             for checker in self.checker_map.values():
                 status, cerr = checker.get_status()
+                # :333-334 read the checker's fields after getStatus released o.lock, so they race
+                # with a checker goroutine still running (one started past handlingGroup.Wait, P3(b))
+                if checker.duration > max_duration:  # :333
+                    max_duration = checker.duration  # :334
                 if status == ObjectStatus.RUNNING:
                     number_running += 1
                 elif status == ObjectStatus.DELETED:
                     number_deleted += 1
                 elif status == ObjectStatus.TIMEOUT:
                     timed_out_objects.append(checker.key)
-                    timed_out_pods.extend(checker.failed_pods)
                     number_timeout += 1
+                    timed_out_pods.extend(checker.failed_pods)  # :344
                 elif status == ObjectStatus.DELETE_TIMEOUT:
                     timed_out_objects.append(checker.key)
                     number_timeout += 1
-                    self.cluster.delete_pod_collection(self.namespace)  # API I/O under w.lock (P7)
+                    self.cluster.delete_pod_collection(self.namespace)  # :349 API I/O under w.lock (P7)
+                    failed_pods.extend(checker.failed_pods)  # :350
                 elif status == ObjectStatus.FAILED:
                     number_failed += 1
+                    failed_pods.extend(checker.failed_pods)  # :356
                     if cerr is not None:
                         failed_errs.append(str(cerr))
                 else:

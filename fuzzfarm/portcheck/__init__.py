@@ -1,0 +1,123 @@
+"""``fuzzfarm check-port``: are a port's Go citations true of the Go source?
+
+A port says which Go function each of its functions stands for, ``@go_func("pkg.Func",
+"file.go:LINE")``, and which Go line a statement is, ``# :LINE``. Given Go source (a Go twin
+from ``gotwins/``, or a checkout of the upstream code), every citation of the ports a harness
+imports is checked: the file exists (by base name, or by a path suffix), the line lies inside
+the named function, the name matches (``objectChecker.Stop``, ``pkg.Func``, ``Outer.func1``).
+
+* :mod:`.citations` reads the citations (importing the harness in a fresh interpreter);
+* :mod:`.gosource` reads the Go functions, with Go's own ``go/parser`` (``gofuncs.go``);
+* :mod:`.check` compares them, one line per mismatch.
+
+Why Go's own parser rather than tree-sitter-go: it is the parser the compiler uses, so it never
+disagrees with Go on a file; ``go/build`` applies the build constraints that select a twin's
+buggy or fixed files exactly as ``go build -tags`` does; and function literals are numbered as
+Go's runtime names them (``func1``, ``func1.2``), which is how ports name goroutine bodies. Go is
+already what the twins need (issue 28), so it adds no dependency; without Go, check-port says so
+in one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from .check import TWINS_FILE, Outcome, check, load_twins, twin_of
+from .citations import Citation, CitationError, harness_citations
+from .gosource import GoSourceError, read_variants
+
+__all__ = ["CheckPortError", "PortReport", "check_port"]
+
+
+class CheckPortError(Exception):
+    """Bad input: no such harness, directory or twin, Go missing, nothing to check. One line."""
+
+
+@dataclasses.dataclass
+class PortReport:
+    """Every mismatch (``file.go:LINE: what``) and what was checked against what."""
+
+    harness: str
+    mismatches: list[str]
+    checked: dict[str, Outcome]  # Go source directory -> its outcome
+    untwinned: list[str]  # port modules with citations but no twin listed (twin mode only)
+
+    def summary(self) -> str:
+        decls = sum(o.declarations for o in self.checked.values())
+        sites = sum(o.sites for o in self.checked.values())
+        mods = sum(o.modules for o in self.checked.values())
+        where = ", ".join(_show(d) for d in self.checked)
+        text = (f"check-port {self.harness}: {decls + sites} citations checked ({decls} go_func declarations, "
+                f"{sites} '# :N' sites) in {mods} modules against {where}")
+        if self.mismatches:
+            text += f": {len(self.mismatches)} mismatch(es)"
+        else:
+            text += ": all agree"
+        if self.untwinned:
+            text += f"; not checked (no twin in {_show(TWINS_FILE)}): {', '.join(self.untwinned)}"
+        return text
+
+
+def _show(path: str) -> str:
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else path
+
+
+def check_port(harness: str, go_src: str | None = None, module: str | None = None,
+               twins_file: str = TWINS_FILE) -> PortReport:
+    """Check the citations of ``harness``'s ports against ``go_src`` (every port), or, without
+    it, each port against its twin listed in ``twins_file``. ``module``: only the port modules
+    under this dotted name. Raises CheckPortError for bad input."""
+    if go_src is not None and not os.path.isdir(go_src):
+        raise CheckPortError(f"no such directory: {go_src} (--go-src wants a directory of Go source: a twin or a checkout)")
+    try:
+        cites = harness_citations(harness, os.getcwd())
+    except CitationError as e:
+        raise CheckPortError(str(e)) from None
+    if module:
+        cites = [c for c in cites if c.module == module or c.module.startswith(module + ".")]
+    if not cites:
+        raise CheckPortError(f"harness {harness!r} has no go_func citations" + (f" under {module}" if module else "")
+                             + " to check")
+    groups: dict[str, list[Citation]] = {}
+    untwinned: list[str] = []
+    if go_src is not None:
+        groups[go_src] = cites
+    else:
+        table = _twins_of(harness, twins_file)
+        for c in cites:
+            d = twin_of(c.module, table)
+            if d is None:
+                if c.module not in untwinned:
+                    untwinned.append(c.module)
+                continue
+            groups.setdefault(d, []).append(c)
+        if not groups:
+            raise CheckPortError(f"no twin of harness {harness!r}'s ports ({', '.join(untwinned)}) is listed in "
+                                 f"{_show(twins_file)}; pass --go-src DIR")
+    mismatches: list[str] = []
+    checked: dict[str, Outcome] = {}
+    for d, group in groups.items():
+        try:
+            source = read_variants(d)
+        except GoSourceError as e:
+            raise CheckPortError(str(e)) from None
+        outcome = check(group, source)
+        checked[d] = outcome
+        mismatches.extend(outcome.mismatches)
+    return PortReport(harness, mismatches, checked, untwinned)
+
+
+def _twins_of(harness: str, twins_file: str) -> dict[str, str]:
+    if not os.path.isfile(twins_file):
+        raise CheckPortError(f"no Go twins here ({_show(twins_file)} is missing: fuzzfarm runs from a checkout with "
+                             f"gotwins/); pass --go-src DIR")
+    try:
+        twins = load_twins(twins_file)
+    except (OSError, ValueError) as e:
+        raise CheckPortError(f"cannot read {_show(twins_file)}: {e}") from None
+    if harness not in twins:
+        raise CheckPortError(f"no twin of harness {harness!r} is listed in {_show(twins_file)} "
+                             f"(listed: {', '.join(sorted(twins)) or 'none'}); pass --go-src DIR")
+    return twins[harness]

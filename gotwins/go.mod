@@ -1,0 +1,3 @@
+module fuzzfarm.dev/gotwins
+
+go 1.27
