@@ -1,0 +1,210 @@
+"""The conformance machinery: run one small program as real Go and as gosim, and compare.
+
+A case is a Go function in ``tests/conformance/go/`` (package main, registered with
+``register``) and a Python function of the same name in snake_case in ``cases_*.py``,
+decorated with :func:`case` and the outcomes Go can produce. An *outcome* is one line:
+
+* ``race``: ``-race`` printed ``WARNING: DATA RACE`` (gosim: a ``DataRace``);
+* Go's first line of a panic or fatal error, byte for byte (``panic: close of nil channel``,
+  ``fatal error: all goroutines are asleep - deadlock!``; gosim: ``GoFailure.go_says``);
+* ``ok`` or ``ok:TEXT``: the run ended normally, having reported ``TEXT`` (Go: ``result(...)``,
+  Python: the returned string).
+
+The suite checks, per case: every outcome Go showed is declared, gosim's bounded exhaustive
+search (every schedule with at most ``bound`` preemptions, timer firings included) reaches
+exactly the declared outcomes, so whatever Go showed is reachable in gosim and gosim reports
+nothing the case does not allow. A case declared ``differs=`` documents a known difference
+(docs/RUNTIME.md#differences): the test then checks that the difference is still there.
+
+Go runs: mode ``race`` cases run in the ``-race`` build, ``runs`` times in each of ``procs``
+fresh processes (``GORACE`` with report de-duplication off, so every run's race is printed);
+mode ``plain`` cases run in the plain build, once per fresh process (a panic ends the process,
+and the race runtime never reports a deadlock). A process still running after ``HANG_S``
+seconds is a hang: counted as the deadlock Go's plain runtime would report, in the race build
+only (where Go cannot report one).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from fuzzfarm import gosim
+from fuzzfarm.gotool import go_binary, go_env, run_go
+from fuzzfarm.strategies.dfs import DFSStrategy
+
+GO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
+RACE = "race"
+DEADLOCK = "fatal error: all goroutines are asleep - deadlock!"
+HANG_S = 5.0
+GORACE = "halt_on_error=0 suppress_equal_stacks=0 suppress_equal_addresses=0 atexit_sleep_ms=0"
+
+
+def ok(text: str | None = None) -> str:
+    return "ok" if text is None else f"ok:{text}"
+
+
+@dataclass
+class Case:
+    name: str          # the Python twin's name (the Go function's, in snake_case)
+    fn: object         # the Python twin: () -> str | None
+    expect: frozenset  # every outcome Go can produce
+    mode: str          # "race" or "plain"
+    procs: int
+    runs: int
+    bound: int
+    differs: str | None
+
+
+CASES: dict[str, Case] = {}
+
+
+def key(name: str) -> str:
+    """What a Go name and its Python twin's name share: ``RWMutexOrders`` and
+    ``rwmutex_orders`` are both ``rwmutexorders``."""
+    return name.replace("_", "").lower()
+
+
+def case(*expect: str, mode: str = "plain", procs: int | None = None, runs: int | None = None,
+         bound: int = 2, differs: str | None = None):
+    """Register the decorated Python twin. ``expect``: the outcomes Go can produce (at least
+    one). ``procs`` x ``runs``: Go runs (defaults: race 2 x 15, plain 4 x 1). ``bound``: the
+    preemption bound of gosim's search. ``differs``: the reason of a documented difference."""
+    def deco(fn):
+        if mode not in ("race", "plain"):
+            raise ValueError(f"mode {mode!r}: race or plain")
+        k = key(fn.__name__)
+        if k in CASES:
+            raise ValueError(f"conformance case {fn.__name__} defined twice")
+        CASES[k] = Case(fn.__name__, fn, frozenset(expect), mode,
+                           procs if procs is not None else (2 if mode == "race" else 4),
+                           runs if runs is not None else (15 if mode == "race" else 1), bound, differs)
+        return fn
+    return deco
+
+
+# -- Go side -----------------------------------------------------------------------------
+
+_RUN = re.compile(r"^=== run \d+$")
+_FAIL = re.compile(r"^(panic: |fatal error: )")
+
+
+def build(out_dir: str) -> dict:
+    """Build the Go half twice (``race`` and ``plain``) into ``out_dir``: {mode: binary}."""
+    bins = {}
+    for mode, flags in (("race", ["-race"]), ("plain", [])):
+        path = os.path.join(out_dir, f"conformance-{mode}")
+        p = run_go(["build", *flags, "-o", path, "."], cwd=GO_DIR)
+        if p.returncode != 0:
+            raise RuntimeError(f"go build {' '.join(flags)} failed:\n{p.stderr}")
+        bins[mode] = path
+    return bins
+
+
+def go_cases(binary: str) -> list[str]:
+    p = subprocess.run([binary, "-list"], capture_output=True, text=True, timeout=60, check=True)
+    return p.stdout.split()
+
+
+def parse(output: str, hung: bool, mode: str) -> list[str]:
+    """The outcome of each run in one process's output (stderr and stdout, in order)."""
+    outcomes: list[str] = []
+    cur: list[str] | None = None
+
+    def finish(seg: list[str], ended: bool) -> None:
+        fails = [ln for ln in seg if ln == "WARNING: DATA RACE" or _FAIL.match(ln)]
+        if fails:
+            first = fails[0]
+            outcomes.append(RACE if first == "WARNING: DATA RACE" else first)
+            return
+        if not ended:
+            if hung and mode == "race":
+                outcomes.append(DEADLOCK)  # the race runtime cannot report the deadlock
+            else:
+                outcomes.append("hang" if hung else "crash:" + " | ".join(seg[-3:]))
+            return
+        res = [ln[len("result: "):] for ln in seg if ln.startswith("result: ")]
+        outcomes.append(ok(res[-1]) if res else ok())
+
+    for line in output.splitlines():
+        if _RUN.match(line):
+            if cur is not None:
+                finish(cur, True)
+            cur = []
+        elif line == "=== end":
+            if cur is not None:
+                finish(cur, True)
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    if cur is not None:
+        finish(cur, False)
+    return outcomes
+
+
+def run_go_case(binary: str, go_name: str, c: Case) -> dict[str, int]:
+    """Run the Go function ``go_name`` (case ``c``) ``procs`` x ``runs`` times: {outcome: count}."""
+    env = go_env({"GORACE": GORACE, "GOMAXPROCS": "2"})
+    counts: dict[str, int] = {}
+    procs = []
+    for _ in range(c.procs):
+        f = tempfile.TemporaryFile()
+        procs.append((subprocess.Popen([binary, go_name, str(c.runs)], stdout=f, stderr=subprocess.STDOUT,
+                                       env=env), f))
+    for p, f in procs:
+        try:
+            p.wait(timeout=HANG_S)
+            hung = False
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            hung = True
+        f.seek(0)
+        out = f.read().decode("utf-8", "replace")
+        f.close()
+        for o in parse(out, hung, c.mode):
+            counts[o] = counts.get(o, 0) + 1
+    return counts
+
+
+# -- gosim side --------------------------------------------------------------------------
+
+def outcome_of(report, value) -> str:
+    f = report.failure
+    if f is None:
+        return ok(value)
+    if isinstance(f, gosim.DataRace):
+        return RACE
+    return f.go_says or f"{f.kind}: {f.detail}"
+
+
+def run_gosim(fn, strategy, race: bool) -> str:
+    box = []
+
+    def main():
+        box.append(fn())
+
+    report = gosim.run(main, strategy=strategy, race=race, check_leaks=False, max_steps=3000)
+    return outcome_of(report, box[0] if box else None)
+
+
+def explore(c: Case, max_runs: int = 4000) -> tuple[dict[str, list[int]], int, bool]:
+    """Every schedule of the twin with at most ``c.bound`` preemptions (plain bounded DFS, no
+    reduction): ({outcome: the decisions of one run reaching it}, runs, complete)."""
+    race = c.mode == "race"
+    found: dict[str, list[int]] = {}
+    stack: list = [([], 0)]
+    runs = 0
+    while stack:
+        if runs >= max_runs:
+            return found, runs, False
+        dec, p = stack.pop()
+        strat = DFSStrategy(dec, p, c.bound)
+        o = run_gosim(c.fn, strat, race)
+        runs += 1
+        found.setdefault(o, list(strat.decisions))
+        stack.extend(reversed(strat.branches))
+    return found, runs, True

@@ -1,0 +1,3 @@
+module conformance
+
+go 1.27
