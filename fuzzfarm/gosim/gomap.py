@@ -16,7 +16,7 @@ and the toggle, where Go hashes the key; and inside the write), and each range s
 before its check. Ports need no scheduling points of their own to open these windows.
 
 Two writers that both pass the entry check toggle the flag twice, leaving it clear, so the first
-one's exit check fails: Go's XOR flavour. ``len`` does no check. Iteration starts at a position
+one's exit check fails: Go's XOR flavour. ``len`` does no check (but is a race-detector read). Iteration starts at a position
 taken from the schedule, never from dict order. Detection is best-effort, as in Go: an overlap
 that no check lands in goes unseen.
 """
@@ -101,7 +101,13 @@ class Map:
         return k in self.d
 
     def __len__(self) -> int:
-        """``len(m)``: no check and no scheduling point, as in Go."""
+        """``len(m)``: no hashWriting check and no scheduling point, as in Go; with the race
+        detector running it is a read of the map: ``len`` compiles to a load of the header's
+        count word, the address mapassign's ``racewritepc`` names, so ``-race`` reports
+        ``len(m)`` unordered with a write (tests/conformance: ``LenMapRacesWrite``)."""
+        rt = self.rt
+        if rt.race is not None and rt.cur is not None:
+            rt.race.read(self.hb, sys._getframe(1))
         return len(self.d)
 
     # -- writes
