@@ -7,8 +7,12 @@ it; ``signal`` wakes the oldest ticket, ``broadcast`` all of them; a woken waite
 before ``wait`` returns (competing with every other contender). Calling ``wait`` without
 holding ``L`` unlocks an unlocked mutex: Go's fatal error, raised by ``L.unlock``.
 
-Race detector: a signal or broadcast happens before the ``wait`` it wakes returns (besides the
-edges of ``L`` itself).
+Race detector: only the edges of ``L``. Go's ``-race`` sees no edge from ``Signal``/``Broadcast``
+to the ``Wait`` it wakes: ``sync/cond.go`` has no race annotations and the runtime's notify list
+(``runtime/sema.go``: ``notifyListNotifyOne``/``notifyListWait``) has none either, so a
+signaller that writes without holding ``L`` races with the woken waiter's reads, and Go reports
+it (tests/conformance: ``CondSignalWithoutL``). The copy check's CAS in each call orders only
+the very first callers, with nothing any later call acquires: not modelled.
 """
 
 from __future__ import annotations
@@ -17,12 +21,11 @@ from .runtime import current_runtime
 
 
 class _Ticket:
-    __slots__ = ("g", "woken", "hb")
+    __slots__ = ("g", "woken")
 
     def __init__(self, g):
         self.g = g
         self.woken = False
-        self.hb = None
 
 
 class Cond:
@@ -49,8 +52,6 @@ class Cond:
         self.L.unlock()
         if not t.woken:
             rt.park("sync.Cond.Wait", self.label)
-        if rt.race is not None:
-            rt.race.acquire(t.hb)
         self.L.lock()
 
     def signal(self) -> None:
@@ -71,8 +72,6 @@ class Cond:
 
     def _wake(self, tickets: list[_Ticket]) -> None:
         rt = self.rt
-        hb = rt.race.release() if rt.race is not None else None
-        for t in tickets:
+        for t in tickets:  # no race-detector edge: Go's notify list has no annotations
             t.woken = True
-            t.hb = hb
             rt.ready(t.g)
