@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .gopanic import go_panic
 from .runtime import current_runtime
 
 
@@ -218,9 +219,9 @@ class Value(_Atomic):
 
     def _check(self, v: Any, op: str) -> None:
         if v is None:
-            raise RuntimeError(f"sync/atomic: {op} of nil value into Value")
+            raise go_panic(RuntimeError, f"sync/atomic: {op} of nil value into Value")
         if self.v is not None and type(v) is not type(self.v):
-            raise RuntimeError(f"sync/atomic: {op} of inconsistently typed value into Value")
+            raise go_panic(RuntimeError, f"sync/atomic: {op} of inconsistently typed value into Value")
 
     def load(self) -> Any:
         """Go: ``Load``."""
@@ -245,11 +246,11 @@ class Value(_Atomic):
         """Go: ``CompareAndSwap`` (values compared with ``==``, as Go compares interfaces)."""
         self.rt.sched("atomic.cas", self.label)
         if new is None:
-            raise RuntimeError("sync/atomic: compare and swap of nil value into Value")
+            raise go_panic(RuntimeError, "sync/atomic: compare and swap of nil value into Value")
         if old is not None and type(old) is not type(new):
-            raise RuntimeError("sync/atomic: compare and swap of inconsistently typed values")
+            raise go_panic(RuntimeError, "sync/atomic: compare and swap of inconsistently typed values")
         if self.v is not None and type(new) is not type(self.v):
-            raise RuntimeError("sync/atomic: compare and swap of inconsistently typed value into Value")
+            raise go_panic(RuntimeError, "sync/atomic: compare and swap of inconsistently typed value into Value")
         if self.v == old:
             self._acq_rel()
             self.v = new

@@ -15,6 +15,7 @@ from typing import Callable
 from . import race as _race
 from .chan import Chan
 from .failures import first_project_frame_of
+from .gopanic import go_panic
 from .runtime import current_runtime
 
 
@@ -101,7 +102,7 @@ class Ticker:
 
     def __init__(self, d: float, name: str | None = None):
         if d <= 0:
-            raise ValueError("non-positive interval for NewTicker")
+            raise go_panic(ValueError, "non-positive interval for NewTicker")
         self.rt = current_runtime()
         self.label = name or f"ticker#{self.rt.new_object_id()}"
         self.c = Chan(1, name=f"{self.label}.C")
@@ -132,7 +133,7 @@ class Ticker:
     def reset(self, d: float) -> None:
         """Tick every ``d`` seconds from now on. Go: ``(*Ticker).Reset``; ValueError for d <= 0."""
         if d <= 0:
-            raise ValueError("non-positive interval for Ticker.Reset")
+            raise go_panic(ValueError, "non-positive interval for Ticker.Reset")
         self.stop()
         self.d = d
         self.hb = _race.snapshot(self.rt)

@@ -392,7 +392,15 @@ class UnlockOfUnlockedMutex(GoFailure):
     """``fatal error: sync: unlock of unlocked mutex`` (also RWMutex unlock/runlock)."""
 
     kind = "unlock of unlocked mutex"
-    go_message = "sync: unlock of unlocked mutex"
+    # Go's three texts (sync/mutex.go, sync/rwmutex.go): the detail is Go's own for RWMutex
+    _GO_TEXTS = ("sync: unlock of unlocked mutex", "sync: RUnlock of unlocked RWMutex",
+                 "sync: Unlock of unlocked RWMutex")
+
+    @property
+    def go_message(self) -> str:  # type: ignore[override]
+        """``sync: unlock of unlocked mutex``, or the RWMutex form Go prints for ``RUnlock`` /
+        ``Unlock`` of an RWMutex (``sync: RUnlock of unlocked RWMutex``)."""
+        return self.detail if self.detail in self._GO_TEXTS else self._GO_TEXTS[0]
 
 
 class StepLimitExceeded(GoFailure):

@@ -30,9 +30,22 @@ _RULES = (
 )
 
 
+def go_panic(cls: type, text: str) -> BaseException:
+    """An exception of class ``cls`` for a panic gosim raises where Go's runtime or standard
+    library panics with ``text`` (``makechan: size out of range``, ``sync/atomic: store of nil
+    value into Value``): the crash reads ``panic: TEXT``, byte for byte Go's first line, while
+    the exception class (what a bucket's signature keeps) stays ``cls``."""
+    exc = cls(text)
+    exc.go_panic = text
+    return exc
+
+
 def go_text(exc: BaseException) -> str | None:
     """Go's panic message for ``exc``, or None when Go would not panic this way (the panic is
     then the program's own, reported with the Python text)."""
+    text = getattr(exc, "go_panic", None)
+    if isinstance(text, str):
+        return text
     msg = str(exc)
     for cls, pat, text in _RULES:
         if isinstance(exc, cls) and pat.search(msg):
