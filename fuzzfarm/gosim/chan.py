@@ -9,11 +9,13 @@ channel: operations on it block forever, ``select`` never picks it.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import Any, Iterator
 
 from . import failures as F
 from . import race as _race
+from .gopanic import go_panic
 from .runtime import current_runtime
 
 
@@ -58,14 +60,16 @@ class Chan:
 
     ``cap`` is the buffer size (0 = unbuffered; ValueError if negative, Go: ``makechan: size
     out of range``); ``name`` labels it in traces and dumps (default ``chan#<serial>``).
-    Raises RuntimeError when created outside a run.
+    ``zero_size=True`` says the element type has size zero (``chan struct{}``): it changes
+    only what the race detector orders (Go keeps one sync object for such a channel's whole
+    buffer, docs/RUNTIME.md#race). Raises RuntimeError when created outside a run.
     """
 
-    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq", "hb")
+    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc")
 
-    def __init__(self, cap: int = 0, name: str | None = None):
+    def __init__(self, cap: int = 0, name: str | None = None, zero_size: bool = False):
         if cap < 0:
-            raise ValueError("makechan: size out of range")
+            raise go_panic(ValueError, "makechan: size out of range")
         self.rt = current_runtime()
         self.label = name or f"chan#{self.rt.new_object_id()}"
         self.cap = cap
@@ -74,6 +78,8 @@ class Chan:
         self.recvq: deque[_Waiter] = deque()
         self.sendq: deque[_Waiter] = deque()
         self.hb = None  # race detector: slot and close clocks (race.ChanClocks)
+        self.zero_size = bool(zero_size)
+        self.loc = None  # race detector: the channel as a checked location (send reads, close writes)
 
     def __repr__(self) -> str:
         return self.label
@@ -167,6 +173,8 @@ class Chan:
         """``ch <- value``. Raises SendOnClosedChannel (a panic)."""
         rt = self.rt
         rt.sched("send", self.label)
+        if rt.race is not None:  # chansend's racereadpc(c.raceaddr()), before the closed check
+            _race.chan_access(rt.race, self, False, sys._getframe(1))
         if self.closed:
             rt.fail(F.SendOnClosedChannel("send on closed channel"))
         if self._send_now(value):
@@ -199,6 +207,8 @@ class Chan:
         rt = self.rt
         if self.closed:
             rt.fail(F.CloseOfClosedChannel("close of closed channel"))
+        if rt.race is not None:  # closechan's racewritepc(c.raceaddr())
+            _race.chan_access(rt.race, self, True, sys._getframe(1))
         self.close_from_runtime()
         rt.sched("close", self.label)
 
@@ -286,9 +296,12 @@ def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
             continue
         if (ch._can_recv() if op == "recv" else ch._can_send()):
             ready.append(i)
+    race = rt.race
     if ready:
         i = ready[rt.choose_index(len(ready), "select")]
         op, ch, v = cases[i]
+        if race is not None and op == "send":  # selectgo's racereadpc on the send case it took
+            _race.chan_access(race, ch, False, sys._getframe(1))
         if op == "recv":
             _, value, ok = ch._recv_now()
             return i, value, ok
@@ -296,6 +309,10 @@ def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
             rt.fail(F.SendOnClosedChannel("send on closed channel"))
         ch._send_now(v)
         return i, None, True
+    if race is not None:  # nothing ready: selectgo examined, and read, every send case
+        for op, ch, _ in cases:
+            if op == "send" and ch is not None:
+                _race.chan_access(race, ch, False, sys._getframe(1))
     if default:
         return DEFAULT, None, True
     sel = _Select()

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from . import context as _context
 from .chan import Chan, select, send_case
+from .gopanic import go_panic
 from .runtime import _name_of
 from .sync import Once, WaitGroup
 
@@ -84,8 +85,8 @@ class Group:
             self.sem = None
             return
         if self.sem is not None and len(self.sem) != 0:
-            raise RuntimeError(f"errgroup: modify limit while {len(self.sem)} goroutines in the group are still active")
-        self.sem = Chan(n, name="errgroup.sem")
+            raise go_panic(RuntimeError, f"errgroup: modify limit while {len(self.sem)} goroutines in the group are still active")
+        self.sem = Chan(n, name="errgroup.sem", zero_size=True)  # make(chan token, n); type token struct{}
 
 
 def with_context(ctx: _context.Context) -> tuple[Group, _context.Context]:

@@ -13,7 +13,10 @@ Clock operations, as ThreadSanitizer's Go interface names them:
 * ``acquire(obj)``: ``C[g] ⊔= obj``;
 * ``release`` (``racerelease``, a store): ``obj = C[g]``, then ``g`` ticks;
 * ``release_merge`` (``racereleasemerge``): ``obj ⊔= C[g]``, then ``g`` ticks;
-* ``release_acquire`` (a channel buffer slot): ``C[g] ⊔= slot; slot = C[g]``, then ``g`` ticks.
+* ``release_acquire`` (``racereleaseacquire``, a channel buffer slot): ``slot' = C[g]``
+  (before the acquire), ``C[g] ⊔= slot``, then ``g`` ticks;
+* ``acquire_release`` (``raceacquire`` + ``racerelease``, a zero-size channel's one sync
+  object): ``C[g] ⊔= obj; obj = C[g]``, then ``g`` ticks.
 
 A goroutine ticks (its own entry + 1) after every release, so that what it does afterwards is
 not ordered before the receiving side.
@@ -205,10 +208,27 @@ class RaceDetector:
         return into
 
     def release_acquire(self, gid: int, slot: list | None) -> list:
-        """A channel buffer slot passed by goroutine ``gid``: ``C ⊔= slot; slot = C``; tick."""
+        """A channel buffer slot passed by goroutine ``gid`` (Go's ``racereleaseacquireg``,
+        ThreadSanitizer's ``ReleaseStoreAcquire``): the slot gets ``C`` as it was *before*
+        the acquire, then ``C ⊔= slot``; tick. Storing the joined clock instead would hand
+        what the previous passer knew on to the next one (send -> receive -> send on a
+        capacity-1 channel: the second sender would inherit the first sender's clock, an
+        edge Go does not have)."""
         c = self.clock(gid)
+        snap = c[:]
         if slot is not self.last.get(gid):
             join(c, slot)
+        c[gid - 1] += 1
+        self.last[gid] = snap
+        return snap
+
+    def acquire_release(self, gid: int, obj: list | None) -> list:
+        """Goroutine ``gid`` acquires ``obj``, then release-stores into it (Go's
+        ``raceacquireg`` + ``racereleaseg`` on a zero-size channel's single sync object): returns
+        the new ``obj``, ``C`` after the join; tick. Happens-before accumulates in ``obj``."""
+        c = self.clock(gid)
+        if obj is not self.last.get(gid):
+            join(c, obj)
         snap = c[:]
         c[gid - 1] += 1
         self.last[gid] = snap
@@ -315,13 +335,21 @@ def detector(rt) -> RaceDetector | None:
 
 class ChanClocks:
     """A channel's happens-before state: one clock per buffer slot (Go's ``racenotify`` on
-    ``chanbuf(c, i)``), the send/receive slot counters, and the clock of ``close``."""
+    ``chanbuf(c, i)``), the send/receive slot counters, the clock of ``close``, and the
+    channel's checked location (``chansend`` reads it, ``closechan`` writes it).
 
-    __slots__ = ("det", "slots", "sendx", "recvx", "closed")
+    A channel of zero-size elements (``Chan(zero_size=True)``: ``chan struct{}``) has no
+    buffer: ``chanbuf(c, i)`` is the one address ``c.raceaddr()`` for every ``i``, which is
+    also the address ``close`` releases to and a receive of the close acquires from. Go then
+    accumulates (acquire + release-store) instead of the per-slot release-acquire, so there is
+    one clock, ``slots[0]``, shared with ``close``."""
 
-    def __init__(self, det: RaceDetector, cap: int):
+    __slots__ = ("det", "slots", "sendx", "recvx", "closed", "zero")
+
+    def __init__(self, det: RaceDetector, cap: int, zero: bool = False):
         self.det = det
-        self.slots: list = [None] * cap
+        self.zero = zero
+        self.slots: list = [None] * (1 if zero else cap)
         self.sendx = 0
         self.recvx = 0  # sendx - recvx = values in the buffer, also when started mid-run
         self.closed: list | None = None
@@ -336,20 +364,27 @@ def _chan(det: RaceDetector, ch, taken: int = 0) -> ChanClocks:
     send), hiding a race."""
     h = ch.hb
     if h is None or h.det is not det:
-        h = ch.hb = ChanClocks(det, ch.cap)
+        h = ch.hb = ChanClocks(det, ch.cap, ch.zero_size)
         h.sendx = len(ch.buf) + taken
     return h
 
 
 def _slot_pass(det: RaceDetector, h: ChanClocks, i: int, gid: int, src: list | None) -> None:
     """Goroutine ``gid`` (or, with ``src``, a runtime timer whose clock is ``src``) passes slot
-    ``i``: release-acquire on the slot's clock."""
+    ``i`` (Go's ``racenotify``): release-acquire on the slot's clock, or for zero-size elements
+    acquire + release on the channel's one clock."""
+    if h.zero:
+        if src is None:
+            h.slots[0] = h.closed = det.acquire_release(gid, h.slots[0])
+        else:
+            c = list(src)
+            join(c, h.slots[0])
+            h.slots[0] = h.closed = c
+        return
     if src is None:
         h.slots[i] = det.release_acquire(gid, h.slots[i])
         return
-    c = list(src)
-    join(c, h.slots[i])
-    h.slots[i] = c
+    h.slots[i] = list(src)  # the timer's clock before the acquire; nobody keeps the timer's
 
 
 def chan_send(det: RaceDetector, ch, receiver, src: list | None) -> None:
@@ -401,9 +436,26 @@ def chan_recv_closed(det: RaceDetector, ch, gid: int) -> None:
 
 
 def chan_close(det: RaceDetector, ch, src: list | None) -> None:
-    """``close(ch)`` by the running goroutine (or a runtime timer/context with clock ``src``)."""
+    """``close(ch)`` by the running goroutine (or a runtime timer/context with clock ``src``):
+    ``racerelease(c.raceaddr())``, a store (for zero-size elements it overwrites what the
+    sends accumulated in the same object, as in Go)."""
     h = _chan(det, ch)
     h.closed = det.release() if src is None else list(src)
+    if h.zero:
+        h.slots[0] = h.closed
+
+
+def chan_access(det: RaceDetector, ch, write: bool, frame) -> None:
+    """Go's checked access of the channel itself: ``chansend`` (and a ``select`` send case it
+    examines) reads ``c.raceaddr()``, ``closechan`` writes it, so a send not ordered with a
+    close is a data race (on ``<chan label>``), whichever comes first."""
+    loc = ch.loc
+    if loc is None:
+        loc = ch.loc = Loc(ch.label)
+    if write:
+        det.write(loc, frame)
+    else:
+        det.read(loc, frame)
 
 
 def snapshot(rt) -> list | None:
