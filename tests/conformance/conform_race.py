@@ -133,7 +133,9 @@ def int_chan_two_sends():
     _two_sends(gosim.Chan(2))
 
 
-@case(RACE, "panic: send on closed channel", mode="race")
+# ok: main's receive before the close (a slow closer). A close before the send is a race
+# too: chansend reads the channel before it checks closed.
+@case(RACE, ok(), mode="race")
 def zero_size_close_overwrites_sends():
     ch = gosim.Chan(1, zero_size=True)
     x = gosim.Var("x", 0)
