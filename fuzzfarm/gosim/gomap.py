@@ -73,10 +73,10 @@ class Map:
         map: mapaccess returns first)."""
         rt = self.rt
         rt.sched("map.read", self.label)
-        if self.writing and self.d:  # mapaccess on an empty map returns before the check
-            self._fail(F.ConcurrentMapReadWrite, "concurrent map read and map write")
         if rt.race is not None:  # Go's -race reads the header first (racereadpc), empty or not
             rt.race.read(self.hb, sys._getframe(1))
+        if self.writing and self.d:  # mapaccess on an empty map returns before the check
+            self._fail(F.ConcurrentMapReadWrite, "concurrent map read and map write")
 
     def __getitem__(self, k: Any) -> Any:
         """``m[k]`` (Go: mapaccess). KeyError when missing (Go would give the zero value: use
@@ -117,9 +117,9 @@ class Map:
         rt = self.rt
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
         rt.sched("map.write.enter", what)  # the operation starts: before its entry check
+        if rt.race is not None:  # -race's racewritepc comes first (mapassign, mapdelete, mapclear)
+            rt.race.write(self.hb, sys._getframe(1))
         if op != "set" and not self.d:  # mapdelete / mapclear on an empty map return before the check
-            if rt.race is not None:  # ... but after -race's racewritepc
-                rt.race.write(self.hb, sys._getframe(1))
             return _MISSING
         if self.writing:
             self._fail(F.ConcurrentMapWrites, "concurrent map writes")
@@ -136,10 +136,6 @@ class Map:
             self.d.clear()
         if not self.writing:
             self._fail(F.ConcurrentMapWrites, "concurrent map writes")
-        if rt.race is not None:
-            # checked once the write is over: writes that overlap in time end in Go's fatal
-            # above, a write merely unordered with another access is a data race
-            rt.race.write(self.hb, sys._getframe(1))
         self.writing = False
         if rt.trace is not None:
             rt.trace.event(rt, "map.write.end", what)
@@ -194,20 +190,20 @@ class Map:
         start = rt.choose_index(n, f"range {self.label}") if n > 1 else 0
         for i in range(n):
             rt.sched("map.iter", self.label)
+            if rt.race is not None:  # mapiternext: racereadpc, then the hashWriting check
+                rt.race.read(self.hb, sys._getframe(1))
             if self.writing:
                 self._fail(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write")
-            if rt.race is not None:
-                rt.race.read(self.hb, sys._getframe(1))
             k = keys[(start + i) % n]
             v = self.d.get(k, _MISSING)
             if v is _MISSING:  # deleted during the loop: Go does not produce it
                 continue
             yield k, v
         rt.sched("map.iter", self.label)  # the step that ends the loop checks too
-        if self.writing:
-            self._fail(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write")
         if rt.race is not None:
             rt.race.read(self.hb, sys._getframe(1))
+        if self.writing:
+            self._fail(F.ConcurrentMapIterationWrite, "concurrent map iteration and map write")
 
     def keys(self) -> Iterator[Any]:
         """``for k := range m`` (same checks and order as ``items``)."""

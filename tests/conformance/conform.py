@@ -69,7 +69,7 @@ def key(name: str) -> str:
 
 
 def case(*expect: str, mode: str = "plain", procs: int | None = None, runs: int | None = None,
-         bound: int = 2, differs: str | None = None):
+         bound: int = 3, differs: str | None = None):
     """Register the decorated Python twin. ``expect``: the outcomes Go can produce (at least
     one). ``procs`` x ``runs``: Go runs (defaults: race 2 x 15, plain 4 x 1). ``bound``: the
     preemption bound of gosim's search. ``differs``: the reason of a documented difference."""
@@ -80,8 +80,8 @@ def case(*expect: str, mode: str = "plain", procs: int | None = None, runs: int 
         if k in CASES:
             raise ValueError(f"conformance case {fn.__name__} defined twice")
         CASES[k] = Case(fn.__name__, fn, frozenset(expect), mode,
-                           procs if procs is not None else (2 if mode == "race" else 4),
-                           runs if runs is not None else (15 if mode == "race" else 1), bound, differs)
+                           procs if procs is not None else (2 if mode == "race" else 6),
+                           runs if runs is not None else (25 if mode == "race" else 1), bound, differs)
         return fn
     return deco
 
@@ -189,6 +189,15 @@ def run_gosim(fn, strategy, race: bool) -> str:
 
     report = gosim.run(main, strategy=strategy, race=race, check_leaks=False, max_steps=3000)
     return outcome_of(report, box[0] if box else None)
+
+
+def compare(c: Case, go: dict[str, int], sim: set[str], runs: int) -> tuple[bool, str]:
+    """(agree, what each side showed): Go showed only declared outcomes, and gosim's search
+    reached exactly the declared ones."""
+    agree = bool(go) and set(go) <= c.expect and sim == c.expect
+    detail = (f"{c.name}: Go showed {dict(sorted(go.items()))}, declared {sorted(c.expect)}, "
+              f"gosim reached {sorted(sim)} in {runs} schedules")
+    return agree, detail
 
 
 def explore(c: Case, max_runs: int = 4000) -> tuple[dict[str, list[int]], int, bool]:

@@ -12,8 +12,10 @@ import pytest
 
 import conform
 import conform_plain  # noqa: F401  (registers the cases)
+import conform_more  # noqa: F401
 import conform_race  # noqa: F401
-from conform import CASES
+from conform import CASES, DEADLOCK, RACE, ok
+from fuzzfarm import gosim
 
 
 @pytest.fixture(scope="session")
@@ -39,11 +41,70 @@ def test_gosim_agrees_with_go(k, go_bins, go_names):
     go = conform.run_go_case(go_bins[c.mode], go_names[k], c)
     found, runs, complete = conform.explore(c)
     assert complete, f"gosim's search of {c.name} did not finish in {runs} runs: lower its bound"
-    sim = set(found)
-    agree = set(go) <= c.expect and sim == c.expect
-    detail = (f"{c.name}: Go showed {dict(sorted(go.items()))}, declared {sorted(c.expect)}, "
-              f"gosim reached {sorted(sim)} in {runs} schedules")
+    agree, detail = conform.compare(c, go, set(found), runs)
     if c.differs:
         assert not agree, f"documented difference gone, remove differs= and the docs entry: {detail}"
         return
     assert agree, detail
+
+
+# -- the machinery can fail ----------------------------------------------------------------
+
+def test_parse_reads_each_runs_outcome():
+    out = "\n".join([
+        "=== run 0", "result: 1",
+        "=== run 1", "==================", "WARNING: DATA RACE", "Write at 0x00c by goroutine 7:",
+        "result: 1",
+        "=== run 2", "panic: send on closed channel", "", "goroutine 1 [running]:"])
+    assert conform.parse(out, hung=False, mode="race") == ["ok:1", RACE, "panic: send on closed channel"]
+    assert conform.parse("=== run 0\n", hung=True, mode="race") == [DEADLOCK]
+    assert conform.parse("=== run 0\n", hung=True, mode="plain") == ["hang"]
+    assert conform.parse("=== run 0\n=== end\n", hung=False, mode="plain") == ["ok"]
+
+
+def _twin(fn, *expect, mode="race"):
+    return conform.Case("twin", fn, frozenset(expect), mode, 2, 25, 2, None)
+
+
+def test_a_twin_that_misses_a_race_go_reports_is_a_disagreement(go_bins, go_names):
+    """LenMapRacesWrite against a twin without the len: Go's race is not reachable in gosim."""
+    def no_len():
+        m = gosim.Map()
+        wg = gosim.WaitGroup()
+        wg.add(1)
+        gosim.go(lambda: (m.__setitem__(1, 1), wg.done()))
+        wg.wait()
+
+    c = _twin(no_len, RACE)
+    go = conform.run_go_case(go_bins["race"], go_names["lenmapraceswrite"], c)
+    assert go == {RACE: 50}
+    found, runs, _ = conform.explore(c)
+    agree, detail = conform.compare(c, go, set(found), runs)
+    assert not agree and "gosim reached ['ok']" in detail
+
+
+def test_a_twin_that_reaches_more_than_go_allows_is_a_disagreement(go_bins, go_names):
+    """LenMapAfterJoin (Go: ok:1) against a twin that reads before the join: gosim reaches a
+    race the case does not allow."""
+    def early():
+        m = gosim.Map()
+        wg = gosim.WaitGroup()
+        wg.add(1)
+        gosim.go(lambda: (m.__setitem__(1, 1), wg.done()))
+        n = len(m)
+        wg.wait()
+        return str(n)
+
+    c = _twin(early, ok("1"))
+    go = conform.run_go_case(go_bins["race"], go_names["lenmapafterjoin"], c)
+    assert go == {ok("1"): 50}
+    found, runs, _ = conform.explore(c)
+    agree, _ = conform.compare(c, go, set(found), runs)
+    assert not agree and RACE in found
+
+
+def test_go_showing_an_undeclared_outcome_is_a_disagreement(go_bins, go_names):
+    c = conform.Case("twin", lambda: None, frozenset({ok()}), "plain", 2, 1, 2, None)
+    go = conform.run_go_case(go_bins["plain"], go_names["closenilchan"], c)
+    assert go == {"panic: close of nil channel": 2}
+    assert not conform.compare(c, go, {ok()}, 1)[0]

@@ -595,7 +595,10 @@ def test_map_without_the_detector_keeps_its_old_behaviour():
     ok(seq(_map_writers(), race=False))
 
 
-def test_overlapping_map_writes_stay_the_fatal_with_the_detector_on():
+def test_overlapping_map_writes_are_a_race_first_with_the_detector_on():
+    """Go's mapassign calls racewritepc before its hashWriting check, so under -race (halt on
+    the first report) two unordered writes are a data race at the second write's entry, never
+    the fatal; without the detector the same schedules end in ``concurrent map writes``."""
     from fuzzfarm.strategies import ReplayStrategy
 
     def main():
@@ -608,6 +611,9 @@ def test_overlapping_map_writes_stay_the_fatal_with_the_detector_on():
     # entry checks (each write has three points: map.write.enter, .begin, and inside)
     for decisions, gid in (([1, 2, 2, 2, 3], 3), ([1, 2, 2, 3, 3, 2, 3, 2], 2)):
         rep = gosim.run(main, strategy=ReplayStrategy(decisions, allow_incomplete=True), race=True)
+        f = fails(rep, DataRace, gid=3)
+        assert f.location == "m"
+        rep = gosim.run(main, strategy=ReplayStrategy(decisions, allow_incomplete=True), race=False)
         fails(rep, gosim.ConcurrentMapWrites, gid=gid)
 
 

@@ -1,0 +1,198 @@
+"""gosim twins of tests/conformance/go/more_cases.go: context, timer and select edges under
+the race detector, and Go's runtime errors."""
+
+from __future__ import annotations
+
+from fuzzfarm import gosim
+
+from conform import DEADLOCK, RACE, case, ok
+
+MS = 0.001
+HOUR = 3600.0
+
+
+@case(ok("1"), mode="race")
+def context_cancel_orders_done():
+    ctx, cancel = gosim.with_cancel(gosim.background())
+    x = gosim.Var("x", 0)
+
+    def w():
+        x.store(1)
+        cancel()
+    gosim.go(w)
+    ctx.done().recv()
+    return str(x.load())
+
+
+@case(ok("seen"), ok("unseen"), mode="race")
+def context_err_orders():
+    ctx, cancel = gosim.with_cancel(gosim.background())
+    x = gosim.Var("x", 0)
+    wg = gosim.WaitGroup()
+    wg.add(1)
+
+    def w():
+        x.store(1)
+        cancel()
+        wg.done()
+    gosim.go(w)
+    if ctx.err() is not None:
+        x.load()
+        res = "seen"
+    else:
+        res = "unseen"
+    wg.wait()
+    return res
+
+
+@case(ok(), mode="race")
+def after_func_orders():
+    x = gosim.Var("x", 0)
+    done = gosim.Chan()
+    x.store(1)
+
+    def f():
+        x.load()
+        done.send(True)
+    gosim.after_func(MS, f)
+    done.recv()
+
+
+@case(RACE, mode="race")
+def after_func_armed_before_write():
+    x = gosim.Var("x", 0)
+    done = gosim.Chan()
+
+    def f():
+        x.load()
+        done.send(True)
+    gosim.after_func(5 * MS, f)
+    x.store(1)
+    done.recv()
+
+
+# race: the hour timer fires before the Reset (a goroutine an hour slow: the strategy may fire
+# a timer early); Go shows the fast case. "ok" is reachable only through the Reset edge.
+@case(ok(), RACE, mode="race")
+def timer_reset_orders_tick():
+    t = gosim.new_timer(HOUR)
+    x = gosim.Var("x", 0)
+    done = gosim.Chan()
+
+    def receiver():
+        t.c.recv()
+        x.load()
+        done.send(True)
+
+    def resetter():
+        x.store(1)
+        t.reset(MS)
+    gosim.go(receiver)
+    gosim.go(resetter)
+    done.recv()
+
+
+@case(RACE, mode="race")
+def select_send_races_close():
+    ch = gosim.Chan(1)
+    wg = gosim.WaitGroup()
+    wg.add(1)
+
+    def w():
+        gosim.select(gosim.send_case(ch, 1), default=True)
+        wg.done()
+    gosim.go(w)
+    gosim.sleep(10 * MS)
+    ch.close()
+    wg.wait()
+
+
+@case(RACE, mode="race")
+def map_read_races_write():
+    m = gosim.Map({1: 1})
+    wg = gosim.WaitGroup()
+    wg.add(1)
+
+    def w():
+        m[1] = 2
+        wg.done()
+    gosim.go(w)
+    m[1]
+    wg.wait()
+
+
+@case(ok("0"), ok("2"), mode="race")
+def map_range_after_write_ordered():
+    m = gosim.Map()
+    mu = gosim.Mutex()
+    wg = gosim.WaitGroup()
+    wg.add(1)
+
+    def w():
+        mu.lock()
+        m[1] = 2
+        mu.unlock()
+        wg.done()
+    gosim.go(w)
+    mu.lock()
+    s = sum(m.values())
+    mu.unlock()
+    wg.wait()
+    return str(s)
+
+
+@case(ok("relocked"))
+def unlock_by_another_goroutine():
+    mu = gosim.Mutex()
+    mu.lock()
+    done = gosim.Chan()
+
+    def w():
+        mu.unlock()
+        done.send(True)
+    gosim.go(w)
+    done.recv()
+    mu.lock()
+    return "relocked"
+
+
+@case(ok("false false"))
+def close_wakes_every_receiver():
+    ch = gosim.Chan()
+    res = gosim.Chan(2)
+
+    def r():
+        _, k = ch.recv_ok()
+        res.send(k)
+    for _ in range(2):
+        gosim.go(r)
+    gosim.sleep(5 * MS)
+    ch.close()
+    a, b = res.recv(), res.recv()
+    return f"{str(a).lower()} {str(b).lower()}"
+
+
+@case("panic: assignment to entry in nil map")
+def nil_map_write():
+    m = None
+    m["a"] = 1
+
+
+@case("panic: runtime error: integer divide by zero")
+def divide_by_zero():
+    a, b = 1, 0
+    a // b
+
+
+@case("panic: runtime error: invalid memory address or nil pointer dereference")
+def nil_func_call():
+    f = None
+    f()
+
+
+# Go 1.23+: a ticker nobody receives from keeps no goroutine alive, so Go reports the deadlock.
+@case(DEADLOCK)
+def blocked_with_ticker_running():
+    t = gosim.new_ticker(MS)
+    gosim.recv_ok(None)
+    t.stop()
