@@ -196,3 +196,18 @@ def blocked_with_ticker_running():
     t = gosim.new_ticker(MS)
     gosim.recv_ok(None)
     t.stop()
+
+
+# ok: Wait ran before the Add (counter zero: it returns without blocking, no write of sema).
+@case(RACE, ok(), mode="race")
+def wait_group_add_unordered_with_wait():
+    wg = gosim.WaitGroup()
+
+    def w():
+        wg.add(1)
+        gosim.sleep(10 * MS)
+        wg.done()
+    gosim.go(w)
+    gosim.sleep(5 * MS)
+    wg.wait()
+    gosim.sleep(15 * MS)

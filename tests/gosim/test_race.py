@@ -755,3 +755,85 @@ def test_a_shared_attached_after_its_class_says_so():
     Late.v = Shared(default=0)  # no __set_name__: it would have no field name
     with pytest.raises(TypeError, match="declare it in the class body"):
         Late().v = 1
+
+
+# ------------------------------------------- Go's channel annotations (tests/conformance too)
+def test_a_slot_keeps_the_passers_clock_from_before_its_acquire():
+    """send -> receive -> send on a capacity-1 channel: the second sender does not inherit the
+    first sender's clock through the receiver (racereleaseacquire stores the pre-acquire clock)."""
+    def main():
+        x = Var("x", 0)
+        ch = gosim.Chan(1)
+
+        def second():
+            ch.send(2)  # waits for main's receive of the first value
+            x.load()
+        gosim.go(lambda: (x.store(1), ch.send(1)))
+        gosim.go(second)
+        gosim.sleep(1)
+        ch.recv()
+        ch.recv()
+    f = fails(seq(main, 2, 3, 1), DataRace, gid=3)
+    assert f.location == "x"
+
+
+def test_zero_size_elements_share_one_clock():
+    """Two sends into a chan struct{} of capacity 2 are ordered, as -race sees them; with
+    elements of non-zero size they are not."""
+    def body(edge):
+        def main():
+            x = Var("x", 0)
+            ch = gosim.Chan(2, zero_size=edge)
+
+            def second():
+                gosim.sleep(1)
+                ch.send(None)
+                x.load()
+            gosim.go(lambda: (x.store(1), ch.send(None)))
+            gosim.go(second)
+            gosim.sleep(2)
+        return main
+    pair(body)
+
+
+def test_a_send_not_ordered_with_the_close_is_a_race_on_the_channel():
+    def body(edge):
+        def main():
+            x = Var("x", 0)  # starts the detector (race=None)
+            x.load()
+            ch = gosim.Chan(1, name="ch")
+            done = gosim.Chan()
+
+            def sender():
+                ch.send(1)
+                done.send(True)
+            gosim.go(sender)
+            if edge:
+                done.recv()
+            gosim.sleep(1)
+            ch.close()
+            if not edge:
+                done.recv()
+        return main
+    ok(seq(body(True)))
+    f = fails(seq(body(False)), DataRace)
+    assert f.location == "ch"
+
+
+def test_len_of_a_map_is_a_read():
+    def body(edge):
+        def main():
+            x = Var("x", 0)
+            x.load()
+            m = gosim.Map(name="x")
+            wg = gosim.WaitGroup()
+            wg.add(1)
+            gosim.go(lambda: (m.__setitem__(1, 1), wg.done()))
+            if edge:
+                wg.wait()
+            len(m)
+            if not edge:
+                wg.wait()
+        return main
+    ok(seq(body(True)))
+    assert fails(seq(body(False)), DataRace).location == "x"

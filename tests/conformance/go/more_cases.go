@@ -147,3 +147,15 @@ func BlockedWithTickerRunning() {
 	var ch chan int
 	<-ch
 }
+
+var _ = register(WaitGroupAddUnorderedWithWait)
+
+// sync/waitgroup.go: an Add from zero reads wg.sema, the first Wait that blocks writes it; an
+// Add not ordered before that Wait is a race (a WaitGroup reused or misused).
+func WaitGroupAddUnorderedWithWait() {
+	var wg sync.WaitGroup
+	go func() { wg.Add(1); time.Sleep(10 * time.Millisecond); wg.Done() }()
+	time.Sleep(5 * time.Millisecond)
+	wg.Wait()
+	time.Sleep(15 * time.Millisecond)
+}
