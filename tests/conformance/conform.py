@@ -1,8 +1,10 @@
 """The conformance machinery: run one small program as real Go and as gosim, and compare.
 
 A case is a Go function in ``tests/conformance/go/`` (package main, registered with
-``register``) and a Python function of the same name in snake_case in ``cases_*.py``,
-decorated with :func:`case` and the outcomes Go can produce. An *outcome* is one line:
+``register``) and a Python function of the same name in snake_case in ``conform_*.py``
+(``RWMutexWriterOrders`` / ``rw_mutex_writer_orders``: names match ignoring case and
+underscores), decorated with :func:`case` and the outcomes Go can produce. An *outcome* of one
+run is one line, the first of these the run printed:
 
 * ``race``: ``-race`` printed ``WARNING: DATA RACE`` (gosim: a ``DataRace``);
 * Go's first line of a panic or fatal error, byte for byte (``panic: close of nil channel``,
@@ -33,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 
 from fuzzfarm import gosim
-from fuzzfarm.gotool import go_binary, go_env, run_go
+from fuzzfarm.gotool import go_env, run_go
 from fuzzfarm.strategies.dfs import DFSStrategy
 
 GO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
