@@ -4,6 +4,7 @@ the race detector, and Go's runtime errors."""
 from __future__ import annotations
 
 from fuzzfarm import gosim
+from fuzzfarm.gosim import atomic
 
 from conform import DEADLOCK, RACE, case, ok
 
@@ -211,3 +212,73 @@ def wait_group_add_unordered_with_wait():
     gosim.sleep(5 * MS)
     wg.wait()
     gosim.sleep(15 * MS)
+
+
+def _b(v) -> str:
+    return "true" if v else "false"
+
+
+@case(ok("true false true"))
+def mutex_try_lock():
+    mu = gosim.Mutex()
+    a = mu.try_lock()
+    b = mu.try_lock()
+    mu.unlock()
+    c = mu.try_lock()
+    return f"{_b(a)} {_b(b)} {_b(c)}"
+
+
+@case(ok("true false true"))
+def r_locker_locks():
+    rw = gosim.RWMutex()
+    lk = rw.rlocker()
+    lk.lock()
+    a = rw.try_rlock()
+    b = rw.try_lock()
+    rw.runlock()
+    lk.unlock()
+    c = rw.try_lock()
+    return f"{_b(a)} {_b(b)} {_b(c)}"
+
+
+@case("panic: non-positive interval for Ticker.Reset")
+def ticker_reset_non_positive():
+    gosim.new_ticker(HOUR).reset(0)
+
+
+@case("panic: sync/atomic: swap of nil value into Value")
+def atomic_value_swap_nil():
+    atomic.Value().swap(None)
+
+
+@case("panic: sync/atomic: compare and swap of nil value into Value")
+def atomic_value_c_a_s_nil():
+    atomic.Value().compare_and_swap(None, None)
+
+
+@case("panic: sync/atomic: compare and swap of inconsistently typed values")
+def atomic_value_c_a_s_mixed_old_new():
+    atomic.Value().compare_and_swap(1, "x")
+
+
+@case("panic: sync/atomic: compare and swap of inconsistently typed value into Value")
+def atomic_value_c_a_s_other_type():
+    v = atomic.Value()
+    v.store(1)
+    v.compare_and_swap("a", "b")
+
+
+@case(ok("context canceled"))
+def context_child_done_after_parent_err():
+    parent, cancel = gosim.with_cancel(gosim.background())
+    child, cancel_child = gosim.with_cancel(parent)
+    res = gosim.Chan()
+
+    def w():
+        child.done().recv()
+        res.send(str(parent.err()))
+    gosim.go(w)
+    cancel()
+    out = res.recv()
+    cancel_child()
+    return out

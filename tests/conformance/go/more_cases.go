@@ -5,7 +5,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -158,4 +160,51 @@ func WaitGroupAddUnorderedWithWait() {
 	time.Sleep(5 * time.Millisecond)
 	wg.Wait()
 	time.Sleep(15 * time.Millisecond)
+}
+
+var _ = register(MutexTryLock, RLockerLocks, TickerResetNonPositive, AtomicValueSwapNil,
+	AtomicValueCASNil, AtomicValueCASMixedOldNew, AtomicValueCASOtherType, ContextChildDoneAfterParentErr)
+
+func MutexTryLock() {
+	var mu sync.Mutex
+	a := mu.TryLock()
+	b := mu.TryLock()
+	mu.Unlock()
+	c := mu.TryLock()
+	result("%v %v %v", a, b, c)
+}
+
+// RLocker's Lock is RLock: a second reader gets in while the first holds it; a writer's
+// TryLock does not.
+func RLockerLocks() {
+	var rw sync.RWMutex
+	l := rw.RLocker()
+	l.Lock()
+	a := rw.TryRLock()
+	b := rw.TryLock()
+	rw.RUnlock()
+	l.Unlock()
+	c := rw.TryLock()
+	result("%v %v %v", a, b, c)
+}
+
+func TickerResetNonPositive() { t := time.NewTicker(time.Hour); t.Reset(0) }
+
+func AtomicValueSwapNil() { var v atomic.Value; v.Swap(nil) }
+
+func AtomicValueCASNil() { var v atomic.Value; v.CompareAndSwap(nil, nil) }
+
+func AtomicValueCASMixedOldNew() { var v atomic.Value; v.CompareAndSwap(1, "x") }
+
+func AtomicValueCASOtherType() { var v atomic.Value; v.Store(1); v.CompareAndSwap("a", "b") }
+
+// A child's Done is closed after its parent's Err is set (cancelCtx.cancel: the parent first).
+func ContextChildDoneAfterParentErr() {
+	parent, cancel := context.WithCancel(context.Background())
+	child, cancelChild := context.WithCancel(parent)
+	defer cancelChild()
+	res := make(chan string)
+	go func() { <-child.Done(); res <- fmt.Sprint(parent.Err()) }()
+	cancel()
+	result("%s", <-res)
 }
