@@ -9,6 +9,7 @@ source columns).
 
 from __future__ import annotations
 
+import ast
 import linecache
 import re
 from types import TracebackType
@@ -49,13 +50,14 @@ def go_text(exc: BaseException) -> str | None:
     msg = str(exc)
     for cls, pat, text in _RULES:
         if isinstance(exc, cls) and pat.search(msg):
+            if text == INDEX_OUT_OF_RANGE:
+                return _index_text(exc) or text
             return text
     return None
 
 
-def _failing_expression(tb: TracebackType | None) -> str | None:
-    """``expr at file.py:N``: the source of the failing instruction in the innermost project
-    frame (the callee of a call, the object of an item assignment), or None."""
+def _failing_source(tb: TracebackType | None):
+    """(frame, source of the failing instruction, line) in the innermost project frame, or None."""
     last = None
     while tb is not None:
         if is_project_file(tb.tb_frame.f_code.co_filename):
@@ -72,10 +74,59 @@ def _failing_expression(tb: TracebackType | None) -> str | None:
     if line is None or col is None or end_col is None or line != end_line:
         return None
     src = linecache.getline(code.co_filename, line)[col:end_col]
-    expr = re.split(r"[(\[]", src, maxsplit=1)[0].strip() if src else ""
+    return (last.tb_frame, src, line) if src else None
+
+
+def _failing_expression(tb: TracebackType | None) -> str | None:
+    """``expr at file.py:N``: the source of the failing instruction in the innermost project
+    frame (the callee of a call, the object of an item assignment), or None."""
+    got = _failing_source(tb)
+    if got is None:
+        return None
+    frame, src, line = got
+    expr = re.split(r"[(\[]", src, maxsplit=1)[0].strip()
     if not expr:
         return None
-    return f"{expr} at {code.co_filename.rsplit('/', 1)[-1]}:{line}"
+    return f"{expr} at {frame.f_code.co_filename.rsplit('/', 1)[-1]}:{line}"
+
+
+_NO_VALUE = object()
+
+
+def _plain_value(frame, node):
+    """The value of a name or an int literal in ``frame`` (nothing else is evaluated: an
+    attribute could be a gosim ``Shared`` field, whose read is a scheduling point)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _plain_value(frame, node.operand)
+        return -v if type(v) is int else _NO_VALUE
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals):
+            if node.id in scope:
+                return scope[node.id]
+    return _NO_VALUE
+
+
+def _index_text(exc: BaseException) -> str | None:
+    """Go's ``index out of range [i] with length n`` when the failing subscript is
+    ``name[name_or_int]`` on a list, tuple or str (Go prints the index and the length)."""
+    got = _failing_source(exc.__traceback__)
+    if got is None:
+        return None
+    frame, src, _ = got
+    try:
+        node = ast.parse(src.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Subscript):
+        return None
+    seq, i = _plain_value(frame, node.value), _plain_value(frame, node.slice)
+    if not isinstance(seq, (list, tuple, str)) or type(i) is not int:
+        return None
+    if i < 0:  # Go's boundsError prints no length for a negative index
+        return f"{INDEX_OUT_OF_RANGE} [{i}]"
+    return f"{INDEX_OUT_OF_RANGE} [{i}] with length {len(seq)}"
 
 
 def panic_detail(exc: BaseException) -> str:

@@ -282,3 +282,17 @@ def context_child_done_after_parent_err():
     out = res.recv()
     cancel_child()
     return out
+
+
+@case("panic: runtime error: index out of range [5] with length 3")
+def index_out_of_range():
+    s = [1, 2, 3]
+    i = 5
+    s[i]
+
+
+@case("panic: runtime error: index out of range [-5]")
+def negative_index():
+    s = [1, 2, 3]
+    i = -5
+    s[i]

@@ -208,3 +208,17 @@ func ContextChildDoneAfterParentErr() {
 	cancel()
 	result("%s", <-res)
 }
+
+var _ = register(IndexOutOfRange, NegativeIndex)
+
+func IndexOutOfRange() {
+	s := []int{1, 2, 3}
+	i := 5
+	_ = s[i]
+}
+
+func NegativeIndex() {
+	s := []int{1, 2, 3}
+	i := -5
+	_ = s[i]
+}
