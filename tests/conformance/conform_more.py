@@ -296,3 +296,12 @@ def negative_index():
     s = [1, 2, 3]
     i = -5
     s[i]
+
+
+@case(ok("a1"), ok("b2"), procs=12)
+def select_both_ready():
+    a, b = gosim.Chan(1), gosim.Chan(1)
+    a.send(1)
+    b.send(2)
+    i, v, _ = gosim.select(gosim.recv_case(a), gosim.recv_case(b))
+    return f"{'ab'[i]}{v}"

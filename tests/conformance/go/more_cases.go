@@ -222,3 +222,18 @@ func NegativeIndex() {
 	i := -5
 	_ = s[i]
 }
+
+var _ = register(SelectBothReady)
+
+// Go picks uniformly among ready cases: both are seen over a few processes.
+func SelectBothReady() {
+	a, b := make(chan int, 1), make(chan int, 1)
+	a <- 1
+	b <- 2
+	select {
+	case v := <-a:
+		result("a%d", v)
+	case v := <-b:
+		result("b%d", v)
+	}
+}
