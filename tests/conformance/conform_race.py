@@ -358,3 +358,29 @@ def chan_len_no_race():
     n = len(ch)
     wg.wait()
     return str(n)
+
+
+@case(ok(), mode="race")
+def go_statement_orders():
+    x = gosim.Var("x", 0)
+    done = gosim.Chan()
+    x.store(1)
+
+    def reader():
+        x.load()
+        done.send(True)
+    gosim.go(reader)
+    done.recv()
+
+
+@case(RACE, mode="race")
+def write_after_go_statement():
+    x = gosim.Var("x", 0)
+    done = gosim.Chan()
+
+    def reader():
+        x.load()
+        done.send(True)
+    gosim.go(reader)
+    x.store(1)
+    done.recv()

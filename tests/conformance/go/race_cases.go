@@ -246,3 +246,21 @@ func ChanLenNoRace() {
 	wg.Wait()
 	result("%d", n)
 }
+
+var _ = register(GoStatementOrders, WriteAfterGoStatement)
+
+func GoStatementOrders() {
+	x := 0
+	done := make(chan bool)
+	x = 1
+	go func() { _ = x; done <- true }()
+	<-done
+}
+
+func WriteAfterGoStatement() {
+	x := 0
+	done := make(chan bool)
+	go func() { _ = x; done <- true }()
+	x = 1
+	<-done
+}
