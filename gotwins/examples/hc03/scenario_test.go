@@ -20,6 +20,6 @@ func TestScenario(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); podDelete(&Pod{Namespace: "ns", Name: "p1", NodeName: "node1"}) }() // A
-	go func() { defer wg.Done(); oc.deleteNetworkPolicyOld("ns", "np") }()                            // B
+	go func() { defer wg.Done(); oc.deleteNetworkPolicyOld("ns", "np") }()                           // B
 	wg.Wait()
 }
