@@ -12,7 +12,8 @@ Each run is classified from its exit status and output:
 * ``fatal``: ``fatal error: ...`` (concurrent map writes, all goroutines are asleep, ...);
 * ``deadlock``: the test binary's ``-test.timeout`` fired (``panic: test timed out``) or Go's
   ``all goroutines are asleep``;
-* ``race``: ``WARNING: DATA RACE`` (the race detector's report) and nothing worse;
+* ``race``: ``WARNING: DATA RACE`` (the race detector's report) and nothing worse (a race report
+  names the first racing access, ``race: file.go:N``);
 * ``fail``: the test failed otherwise (``t.Fatal`` / ``t.Error``: an invariant the scenario asserts);
 * ``clean``: exit 0, no race report.
 
@@ -70,11 +71,24 @@ def classify(rc: int, out: str) -> tuple[str, str]:
     if m:
         return "panic", m.group(0)
     if "WARNING: DATA RACE" in out:
-        return "race", "WARNING: DATA RACE"
+        return "race", "race: " + _race_site(out)
     if rc != 0:
         m = re.search(r"^\s+\S+_test\.go:\d+: .*$", out, re.M)
         return "fail", (m.group(0).strip() if m else f"exit {rc}")
     return "clean", ""
+
+
+def _race_site(out: str) -> str:
+    """The first access of the first race report outside the runtime: ``file.go:N (func)``."""
+    lines = out[out.index("WARNING: DATA RACE"):].splitlines()[2:]
+    for fn, loc in zip(lines, lines[1:]):
+        m = re.match(r"\s+(\S+)\(\)$", fn)
+        f = re.match(r"\s+\S*/([^/\s]+\.go):(\d+)", loc)
+        if m and f and not m.group(1).startswith("runtime."):
+            return f"{f.group(1)}:{f.group(2)} ({m.group(1).rsplit('/', 1)[-1]})"
+        if not fn.strip():
+            break
+    return "?"
 
 
 def run_binary(binary: str, procs: int, timeout_s: float) -> tuple[str, str, float]:
@@ -91,16 +105,19 @@ def run_binary(binary: str, procs: int, timeout_s: float) -> tuple[str, str, flo
 
 def measure(case: str, variant: str, binary: str, procs: int, runs: int, timeout_s: float) -> dict:
     counts = {k: 0 for k in KINDS}
+    lines: dict[str, int] = {}
     first_bug, first_line, wall = None, "", 0.0
     for i in range(runs):
         kind, line, dt = run_binary(binary, procs, timeout_s)
         counts[kind] += 1
+        if kind != "clean":
+            lines[line] = lines.get(line, 0) + 1
         wall += dt
         if kind != "clean" and first_bug is None:
             first_bug, first_line = i + 1, line
     bugs = runs - counts["clean"]
     return {"case": case, "variant": variant, "gomaxprocs": procs, "runs": runs, "bug_runs": bugs,
-            "first_bug_run": first_bug, "first_bug": first_line, "counts": counts,
+            "first_bug_run": first_bug, "first_bug": first_line, "counts": counts, "messages": lines,
             "seconds_per_run": round(wall / runs, 4)}
 
 
@@ -151,8 +168,9 @@ def _print_row(r: dict) -> None:
         print(f"{'case':6} {'variant':7} {'P':>2} {'bug runs':>10} {'1st bug':>7} {'s/run':>6}  kinds; first bug")
         _HEADER_DONE.append(1)
     kinds = " ".join(f"{k}={v}" for k, v in r["counts"].items() if v and k != "clean")
+    msgs = " | ".join(f"{n}x {m}" for m, n in sorted(r["messages"].items(), key=lambda kv: -kv[1]))
     print(f"{r['case']:6} {r['variant']:7} {r['gomaxprocs']:>2} {r['bug_runs']:>4}/{r['runs']:<5} "
-          f"{r['first_bug_run'] or '-':>7} {r['seconds_per_run']:>6}  {kinds or 'clean'}; {r['first_bug']}", flush=True)
+          f"{r['first_bug_run'] or '-':>7} {r['seconds_per_run']:>6}  {kinds or 'clean'}; {msgs}", flush=True)
 
 
 if __name__ == "__main__":
