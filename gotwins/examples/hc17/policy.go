@@ -38,6 +38,15 @@ type Controller struct {
 	namespacePolicies map[string]map[string]*namespacePolicy
 }
 
+// Caches and clients other than the watch factory and the policies left out.
+// upstream: ovn-org/ovn-kubernetes go-controller/pkg/ovn/ovn.go:66-82 @5d836b6b08c42a87118515e6eb2f08184c8c57a9
+func NewOvnController(wf *WatchFactory) *Controller {
+	return &Controller{
+		watchFactory:      wf,
+		namespacePolicies: make(map[string]map[string]*namespacePolicy),
+	}
+}
+
 // upstream: ovn-org/ovn-kubernetes go-controller/pkg/ovn/policy.go:795-829 @5d836b6b08c42a87118515e6eb2f08184c8c57a9
 func (oc *Controller) handleLocalPodSelectorDelFunc(policy *NetworkPolicy, np *namespacePolicy, obj interface{}) {
 	pod := obj.(*Pod)

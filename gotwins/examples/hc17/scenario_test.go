@@ -13,7 +13,7 @@ import (
 // was added long before the teardown), which also places the Add before B's Wait.
 func TestScenario(t *testing.T) {
 	wf := &WatchFactory{pods: newInformer()}
-	oc := &Controller{watchFactory: wf, namespacePolicies: map[string]map[string]*namespacePolicy{}}
+	oc := NewOvnController(wf)
 	policy := &NetworkPolicy{Namespace: "ns", Name: "np", Ingress: 1, Egress: 1}
 	oc.AddNetworkPolicy(policy)
 	for registered := false; !registered; runtime.Gosched() {
