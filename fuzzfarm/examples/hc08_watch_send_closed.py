@@ -3,8 +3,12 @@
 etcd-io/etcd issue #8056 (also #8171), fixed by PR #8069; same family #4708/#4704 and
 #5099/#5101. One report's results channel serves two phases: watch-creation latencies and
 watch-event latencies. Main waits until every watch is created, closes the channel to finish
-the creation report, and the putter's events make the per-watcher receive goroutines send
-event latencies on the same, now closed, channel: ``panic: send on closed channel``.
+the creation report, and only then starts the put phase (watch.go:138 before :167); the
+putter's events make the per-watcher receive goroutines send event latencies on the same, now
+closed, channel: ``panic: send on closed channel``, in every schedule (depth 0). The Go twin
+(gotwins/examples/hc08) panics in every real-Go run. (This port used to start the putter
+before the close, which let a schedule deliver every event first and pass: an ordering upstream
+does not have.)
 
 Fixed: a dedicated events channel, closed only after every receiver has exited (a WaitGroup).
 
@@ -24,7 +28,7 @@ SOURCE = "https://github.com/etcd-io/etcd/issues/8056 (fix PR #8069)"
 KIND = "send on closed channel"
 KINDS = (KIND,)
 EXC_CLASS = None
-DEPTH = 1
+DEPTH = 0
 RUN_KW = {"check_leaks": True}
 
 STREAMS = 2
@@ -78,8 +82,8 @@ def _benchmark(separate_channels: bool):
         for k in range(STREAMS):
             gosim.go(create, k, name=f"watch{k}")  # :123
         created.wait()  # :136
-        gosim.go(putter, name="putter")  # :167 events may already flow ...
-        results.close()  # :138 ... when the creation report is finished
+        results.close()  # :138 the creation report is finished ...
+        gosim.go(putter, name="putter")  # :167 ... before the put phase starts
         if separate_channels:
             receivers.wait()
             events.close()

@@ -169,3 +169,15 @@ def test_atheris_fixed_form_runs_clean(case):
     n, data, out = atheris_runs_to_crash(case.ID, "fixed", 1, 20_000, timeout=900)
     assert data is None, out[-3000:]
     assert n == 20_000
+
+
+def test_hc08_fails_in_every_schedule_as_upstream_and_its_go_twin_do():
+    """etcd's watch benchmark closes the creation report's channel (watch.go:138) before it starts
+    the put phase (:167), so every event a receiver forwards is a send on a closed channel: the Go
+    twin (gotwins/examples/hc08) panics in every real-Go run. A port that starts the putter before
+    the close has schedules that deliver every event first and pass: not upstream's bug."""
+    case = examples.load("hc08")
+    assert case.DEPTH == 0
+    for strategy in [RandomStrategy(s) for s in range(100)] + [PCTStrategy(s) for s in range(100)]:
+        f = gosim.run(case.buggy, strategy=strategy, **case.RUN_KW).failure
+        assert f is not None and f.kind == case.KIND, f"{type(strategy).__name__}: {f and f.render()}"
