@@ -1,7 +1,8 @@
 """Go twins of the examples under real Go: how often each buggy twin shows its bug, and that
 each fixed twin stays clean (issue 28, item 2).
 
-    python -m benchmarks.go_twin_runs [--runs N] [--case hc01 ...] [--procs 1,2] [--timeout S] [--json]
+    python -m benchmarks.go_twin_runs [--runs N] [--case hc01 ...] [--procs 1,2] [--timeout S]
+                                      [--variant buggy|fixed|both] [--no-race] [--json]
 
 For every package under ``gotwins/examples/`` and both variants (default build = buggy,
 ``-tags fixed`` = fixed) the test binary is built once with ``go test -c -race`` and then run
@@ -14,6 +15,8 @@ Each run is classified from its exit status and output:
   ``all goroutines are asleep``;
 * ``race``: ``WARNING: DATA RACE`` (the race detector's report) and nothing worse (a race report
   names the first racing access, ``race: file.go:N``);
+* ``leak``: the scenario's own leak check failed (Go reports no leaks by itself; the twins of the
+  leak cases check as goleak does: every goroutine they started has exited within a grace);
 * ``fail``: the test failed otherwise (``t.Fatal`` / ``t.Error``: an invariant the scenario asserts);
 * ``clean``: exit 0, no race report.
 
@@ -38,7 +41,7 @@ from fuzzfarm.gotool import go_binary, go_env, go_version
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gotwins")
 EXAMPLES = os.path.join(ROOT, "examples")
-KINDS = ("deadlock", "fatal", "panic", "race", "fail", "clean")
+KINDS = ("deadlock", "fatal", "panic", "race", "leak", "fail", "clean")
 
 
 def cases() -> list[str]:
@@ -46,10 +49,10 @@ def cases() -> list[str]:
     return sorted(d for d in os.listdir(EXAMPLES) if os.path.isfile(os.path.join(EXAMPLES, d, "scenario_test.go")))
 
 
-def build(case: str, variant: str, outdir: str) -> str:
-    """``go test -c -race`` of one twin and variant; the binary's path."""
+def build(case: str, variant: str, outdir: str, race: bool = True) -> str:
+    """``go test -c -race`` (or without ``-race``) of one twin and variant; the binary's path."""
     out = os.path.join(outdir, f"{case}-{variant}.test")
-    args = [go_binary(), "test", "-c", "-race", "-o", out]
+    args = [go_binary(), "test", "-c", *(["-race"] if race else []), "-o", out]
     if variant == "fixed":
         args += ["-tags", "fixed"]
     args.append(f"./examples/{case}")
@@ -72,6 +75,9 @@ def classify(rc: int, out: str) -> tuple[str, str]:
         return "panic", m.group(0)
     if "WARNING: DATA RACE" in out:
         return "race", "race: " + _race_site(out)
+    if rc != 0 and "goroutine leak:" in out:
+        m = re.search(r"goroutine leak: .*$", out, re.M)
+        return "leak", m.group(0)
     if rc != 0:
         m = re.search(r"^\s+\S+_test\.go:\d+: .*$", out, re.M)
         return "fail", (m.group(0).strip() if m else f"exit {rc}")
@@ -128,6 +134,8 @@ def main(argv=None) -> int:
     ap.add_argument("--procs", default="1,2", help="GOMAXPROCS values, comma-separated")
     ap.add_argument("--timeout", type=float, default=3.0, help="-test.timeout per run, seconds (a hang past it is a deadlock)")
     ap.add_argument("--variant", choices=("buggy", "fixed", "both"), default="both")
+    ap.add_argument("--no-race", action="store_true",
+                    help="build without the race detector (what a plain go test shows: panics, fatal errors, hangs)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     if go_binary() is None:
@@ -150,13 +158,14 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="go-twins-") as tmp:
         for case in chosen:
             for variant in variants:
-                binary = build(case, variant, tmp)
+                binary = build(case, variant, tmp, race=not a.no_race)
                 for p in procs:
                     rows.append(measure(case, variant, binary, p, a.runs, a.timeout))
                     if not a.json:
                         _print_row(rows[-1])
     if a.json:
-        print(json.dumps({"go": go_version(), "runs": a.runs, "timeout_s": a.timeout, "rows": rows}, indent=1))
+        print(json.dumps({"go": go_version(), "race": not a.no_race, "runs": a.runs, "timeout_s": a.timeout,
+                          "rows": rows}, indent=1))
     return 0
 
 
