@@ -10,10 +10,12 @@ import (
 // NewRunner returns a controller's Run method.
 type NewRunner func() (func(ctx context.Context, workers int), error)
 
-// The fixed file was not in the stored corpus (only the buggy version of this file is). This is
-// the fix the Python example models, the alternative discussed in PRs #127668/#127737: the
-// cancellable context and its cancel exist before the elector starts (the merged PR #127834
-// only added a nil check before cancel()).
+// The fix the Python case models: PR #127668's diff (kubernetes/kubernetes, in the stored issues
+// corpus: "ctx, cancel := context.WithCancel(ctx)" replaces "var cancel context.CancelFunc" at the
+// top of RunWithLeaderElection, so cancel exists before the elector starts; that PR was closed
+// unmerged). The merged fix, PR #127834, is not in the stored corpus (the kubernetes repository is
+// too large to fetch here, and the stored copy of this file is the buggy one), so the lines
+// cited are the buggy file's.
 // upstream: kubernetes/kubernetes pkg/controlplane/controller/leaderelection/run_with_leaderelection.go:38-91 @1892e4deb967a2b39cfc2fea87a8bd49274449ef
 func RunWithLeaderElection(ctx context.Context, newRunnerFn NewRunner) {
 	ctx, cancel := context.WithCancel(ctx)
