@@ -181,3 +181,13 @@ def test_hc08_fails_in_every_schedule_as_upstream_and_its_go_twin_do():
     for strategy in [RandomStrategy(s) for s in range(100)] + [PCTStrategy(s) for s in range(100)]:
         f = gosim.run(case.buggy, strategy=strategy, **case.RUN_KW).failure
         assert f is not None and f.kind == case.KIND, f"{type(strategy).__name__}: {f and f.render()}"
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.ID for c in ALL_CASES])
+def test_under_go_test_race_every_buggy_failure_is_one_of_the_case_kinds(case):
+    """``go test -race`` is how users run Go: with the detector on from the start (race=True), a
+    case may end with a race report where the plain run ends with a panic (HC-04's map, HC-09's
+    WaitGroup: their Go twins report races in most real-Go -race runs), so KINDS lists it."""
+    for seed in range(60):
+        f = gosim.run(case.buggy, strategy=RandomStrategy(seed), **{**case.RUN_KW, "race": True}).failure
+        assert f is None or f.kind in case.KINDS, f.render()
