@@ -60,28 +60,52 @@ func NewLeaderElector(lec LeaderElectionConfig) (*LeaderElector, error) {
 	return &le, nil
 }
 
-// wait.Until and wait.PollImmediateUntil written out: every RetryPeriod, poll
-// tryAcquireOrRenew until it succeeds or the renew deadline passes.
 // upstream: kubernetes/client-go tools/leaderelection/leaderelection.go:260-286 @c36b96a74bd5d233e22f83bf8ab2968016010eab
 func (le *LeaderElector) renew(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for ctx.Err() == nil { // wait.Until
-		func() {
-			timeoutCtx, timeoutCancel := context.WithTimeout(ctx, le.config.RenewDeadline)
-			defer timeoutCancel()
-			for !le.tryAcquireOrRenew(timeoutCtx) { // wait.PollImmediateUntil
-				select {
-				case <-timeoutCtx.Done():
-					cancel()
-					return
-				case <-time.After(le.config.RetryPeriod):
-				}
-			}
-		}()
+	waitUntil(func() {
+		timeoutCtx, timeoutCancel := context.WithTimeout(ctx, le.config.RenewDeadline)
+		defer timeoutCancel()
+		err := pollImmediateUntil(le.config.RetryPeriod, func() (bool, error) {
+			return le.tryAcquireOrRenew(timeoutCtx), nil
+		}, timeoutCtx.Done())
+
+		if err == nil {
+			return
+		}
+		cancel()
+	}, le.config.RetryPeriod, ctx.Done())
+}
+
+// waitUntil is apimachinery's wait.Until: f every period until stopCh closes (no jitter).
+func waitUntil(f func(), period time.Duration, stopCh <-chan struct{}) {
+	for {
 		select {
-		case <-ctx.Done():
-		case <-time.After(le.config.RetryPeriod):
+		case <-stopCh:
+			return
+		default:
+		}
+		f()
+		select {
+		case <-stopCh:
+			return
+		case <-time.After(period):
+		}
+	}
+}
+
+// pollImmediateUntil is apimachinery's wait.PollImmediateUntil: the condition at once, then
+// every interval until it holds or stopCh closes.
+func pollImmediateUntil(interval time.Duration, condition func() (bool, error), stopCh <-chan struct{}) error {
+	for {
+		if ok, err := condition(); err != nil || ok {
+			return err
+		}
+		select {
+		case <-stopCh:
+			return context.DeadlineExceeded
+		case <-time.After(interval):
 		}
 	}
 }

@@ -18,6 +18,11 @@ type EtcdServer struct {
 	done     chan struct{}
 }
 
+type raftReadyHandler struct {
+	leadershipUpdate func()
+	sendMessage      func()
+}
+
 func newServer() *EtcdServer {
 	return &EtcdServer{stopping: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 }

@@ -2,8 +2,26 @@
 
 package hc09
 
+import "sync"
+
 // upstream: etcd-io/etcd etcdserver/server.go:587-722 @546873f27e4b834b0cdbcdae3851e30aaa27b9e4
 func (s *EtcdServer) run() {
+	// raft's ready handler and the sync ticker (stubbed: the closures upstream builds here)
+	var smu sync.RWMutex
+	setSyncC := func() {
+		smu.Lock()
+		smu.Unlock()
+	}
+	getSyncC := func() {
+		smu.RLock()
+		smu.RUnlock()
+	}
+	rh := &raftReadyHandler{
+		leadershipUpdate: func() { setSyncC() },
+		sendMessage:      func() { getSyncC() },
+	}
+	_ = rh
+
 	defer func() {
 		close(s.stopping)
 

@@ -2,8 +2,26 @@
 
 package hc09
 
+import "sync"
+
 // upstream: etcd-io/etcd etcdserver/server.go:589-726 @614adb0230505f93193ffcbc739da3f54407ded4
 func (s *EtcdServer) run() {
+	// raft's ready handler and the sync ticker (stubbed: the closures upstream builds here)
+	var smu sync.RWMutex
+	setSyncC := func() {
+		smu.Lock()
+		smu.Unlock()
+	}
+	getSyncC := func() {
+		smu.RLock()
+		smu.RUnlock()
+	}
+	rh := &raftReadyHandler{
+		leadershipUpdate: func() { setSyncC() },
+		sendMessage:      func() { getSyncC() },
+	}
+	_ = rh
+
 	defer func() {
 		s.wgMu.Lock() // block concurrent waitgroup adds in goAttach while stopping
 		close(s.stopping)

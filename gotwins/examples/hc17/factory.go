@@ -16,11 +16,33 @@ import (
 	"sync/atomic"
 )
 
-// ResourceEventHandlerFuncs keeps client-go's delete callback.
-type ResourceEventHandlerFuncs struct{ DeleteFunc func(obj interface{}) }
+// ResourceEventHandlerFuncs is client-go's cache.ResourceEventHandlerFuncs.
+type ResourceEventHandlerFuncs struct {
+	AddFunc    func(obj interface{})
+	UpdateFunc func(oldObj, newObj interface{})
+	DeleteFunc func(obj interface{})
+}
 
-// OnDelete calls DeleteFunc.
-func (r ResourceEventHandlerFuncs) OnDelete(obj interface{}) { r.DeleteFunc(obj) }
+// OnAdd calls AddFunc if set.
+func (r ResourceEventHandlerFuncs) OnAdd(obj interface{}) {
+	if r.AddFunc != nil {
+		r.AddFunc(obj)
+	}
+}
+
+// OnUpdate calls UpdateFunc if set.
+func (r ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj interface{}) {
+	if r.UpdateFunc != nil {
+		r.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc if set.
+func (r ResourceEventHandlerFuncs) OnDelete(obj interface{}) {
+	if r.DeleteFunc != nil {
+		r.DeleteFunc(obj)
+	}
+}
 
 type informer struct {
 	sync.Mutex
@@ -48,13 +70,25 @@ func newInformer() *informer {
 	return &informer{handlers: make(map[uint64]ResourceEventHandlerFuncs)}
 }
 
-// The DeleteFunc of the federated handler (its tombstone unwrapping stubbed).
+// DeleteFunc's tombstone unwrapping stubbed.
 // upstream: ovn-org/ovn-kubernetes go-controller/pkg/factory/factory.go:104-138 @5d836b6b08c42a87118515e6eb2f08184c8c57a9
-func (wf *WatchFactory) newFederatedHandler(inf *informer) func(obj interface{}) {
-	return func(obj interface{}) {
-		inf.forEachHandler(obj, func(id uint64, handler ResourceEventHandlerFuncs) {
-			handler.OnDelete(obj)
-		})
+func (wf *WatchFactory) newFederatedHandler(inf *informer) ResourceEventHandlerFuncs {
+	return ResourceEventHandlerFuncs{
+		AddFunc: func(obj interface{}) {
+			inf.forEachHandler(obj, func(id uint64, handler ResourceEventHandlerFuncs) {
+				handler.OnAdd(obj)
+			})
+		},
+		UpdateFunc: func(oldObj, newObj interface{}) {
+			inf.forEachHandler(newObj, func(id uint64, handler ResourceEventHandlerFuncs) {
+				handler.OnUpdate(oldObj, newObj)
+			})
+		},
+		DeleteFunc: func(obj interface{}) {
+			inf.forEachHandler(obj, func(id uint64, handler ResourceEventHandlerFuncs) {
+				handler.OnDelete(obj)
+			})
+		},
 	}
 }
 

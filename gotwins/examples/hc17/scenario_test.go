@@ -21,7 +21,7 @@ func TestScenario(t *testing.T) {
 		registered = len(wf.pods.handlers) == 1
 		wf.pods.Unlock()
 	}
-	podDelete := wf.newFederatedHandler(wf.pods)
+	podDelete := wf.newFederatedHandler(wf.pods).DeleteFunc
 
 	var done sync.WaitGroup
 	done.Add(2)
