@@ -58,9 +58,9 @@ def _get(serialize: bool):
             wg.done()
 
         # perform(): consecutive resources of the same kind run concurrently
-        wg.add(len(RESOURCES))  # :641
+        wg.add(len(RESOURCES))  # batchPerform's wg.Add(1) per resource (client.go line 641, not in Get)
         for kind, name in RESOURCES:
-            gosim.go(callback, kind, name, name=f"callback[{name}]")  # :642 batchPerform's go func
+            gosim.go(callback, kind, name, name=f"callback[{name}]")  # batchPerform's go func (client.go line 642)
         wg.wait()
         assert not missing
 

@@ -49,7 +49,7 @@ SEND_S = 2.0  # a remote-write request to a slow endpoint: the shard's last flus
 class _Shards:
     @go_func("QueueManager.newShards", "queue_manager.go:528")
     def __init__(self):
-        self.mtx = gosim.RWMutex("shards.mtx")  # :537
+        self.mtx = gosim.RWMutex("shards.mtx")  # the shards struct's mtx field (queue_manager.go line 537)
         self.queues = []
         self.done = gosim.Chan(name="done")  # :531
         self.running = 0  # int32, changed with atomic.AddInt32 (one step)

@@ -72,7 +72,7 @@ class _IdleAwareFramer:
     def __init__(self, fixed):
         self.fixed = fixed
         self.conn = None
-        self.write_lock = gosim.Mutex("writeLock")  # :34
+        self.write_lock = gosim.Mutex("writeLock")  # the idleAwareFramer struct's writeLock field (connection.go line 34)
         self.reset_chan = gosim.Chan(RESET_CHAN_CAP, name="resetChan", zero_size=True)  # :43 chan struct{}
         self.set_timeout_chan = gosim.Chan(name="setTimeoutChan")  # :44
         self.timeout = 0.0

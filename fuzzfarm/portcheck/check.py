@@ -46,18 +46,22 @@ def check(citations: list[Citation], source: GoSource) -> Outcome:
     """Every citation against ``source``. A ``# :N`` site is checked against the function its
     declaration matched (skipped when the declaration itself did not match: one line for it)."""
     out: list[str] = []
-    matched: dict[tuple[str, str], GoFunction | None] = {}
+    # a declaration may match more than one function: a twin's buggy and fixed builds each have
+    # it, at their own lines (the port's buggy and fixed forms cite their own); a site is inside
+    # when one of them covers it
+    matched: dict[tuple[str, str], list[GoFunction] | None] = {}
     kind = "twin" if source.twin else "source tree"
     decls = sites = 0
     for c in citations:
         key = (c.py_file, c.qualname)
         if c.site:
-            fn = matched.get(key)
-            if fn is None:
+            fns = matched.get(key)
+            if fns is None:
                 continue  # its declaration did not match: reported once, for the declaration
             sites += 1
-            if not fn.covers(c.line):
-                out.append(_line(c, f"the '# :{c.line}' site is outside {c.name} ({fn.span()})"))
+            if not any(fn.covers(c.line) for fn in fns):
+                spans = ", ".join(sorted({fn.span() for fn in fns}))
+                out.append(_line(c, f"the '# :{c.line}' site is outside {c.name} ({spans})"))
             continue
         decls += 1
         matched[key] = None
@@ -68,7 +72,7 @@ def check(citations: list[Citation], source: GoSource) -> Outcome:
         named = [f for f in in_file if f.named(c.name)]
         hit = [f for f in named if f.covers(c.line)]
         if hit:
-            matched[key] = min(hit, key=lambda f: f.last - f.first)
+            matched[key] = sorted(hit, key=lambda f: f.last - f.first)
         elif named:
             spans = ", ".join(sorted({f.span() for f in named}))
             out.append(_line(c, f"line {c.line} is outside {c.name} ({spans}){_inside(in_file, c.line)}"))

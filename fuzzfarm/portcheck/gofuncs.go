@@ -91,6 +91,11 @@ func recvName(e ast.Expr) string {
 	}
 }
 
+// inits counts the package init functions of each directory's non-test files, in the order the
+// walk meets them (lexical, the order go build compiles them in): the runtime names the k-th
+// `init.k` (from 0), and its literals `init.k.func1`, ... (log.go's `init.0.func1`).
+var inits = map[string]int{}
+
 func listFile(fset *token.FileSet, path, rel string) (file, error) {
 	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -117,6 +122,10 @@ func listFile(fset *token.FileSet, path, rel string) (file, error) {
 		name := fd.Name.Name
 		if fd.Recv != nil && len(fd.Recv.List) > 0 {
 			name = recvName(fd.Recv.List[0].Type) + "." + name
+		} else if name == "init" && !strings.HasSuffix(path, "_test.go") {
+			dir := filepath.Dir(path)
+			name = "init." + strconv.Itoa(inits[dir])
+			inits[dir]++
 		}
 		up := upstreamAt(fd.Pos())
 		if up == nil && fd.Doc != nil {

@@ -97,3 +97,50 @@ def test_a_twin_function_stands_for_its_upstream_lines(go, tmp_path):
     start = next(f for f in src.functions if f.name == "wait.Start")
     assert start.named("wait.Start") and start.named("Start") and not start.named("Start.func1")
     assert not start.named("other.Start")
+
+
+INIT_A = '''\
+package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+func name() string {
+	pc, _, _, _ := runtime.Caller(1)
+	return runtime.FuncForPC(pc).Name()
+}
+
+func init() {
+	fmt.Println(name())
+	func() { fmt.Println(name()) }()
+}
+
+func main() {}
+'''
+INIT_B = '''\
+package main
+
+import "fmt"
+
+func init() {
+	fmt.Println(name())
+	go func() {}()
+	func() { fmt.Println(name()) }()
+}
+'''
+
+
+def test_package_inits_are_named_as_the_runtime_numbers_them(go, tmp_path):
+    """A package's init functions are ``init.0``, ``init.1``, ... in file order, their literals
+    ``init.0.func1`` (controller-runtime's log.go fallback goroutine, which DR-03 cites)."""
+    (tmp_path / "go.mod").write_text("module example\n\ngo 1.27\n")
+    (tmp_path / "a.go").write_text(INIT_A)
+    (tmp_path / "b.go").write_text(INIT_B)
+    p = run_go(["run", "-gcflags=all=-l", "."], cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    ran = set(p.stdout.split())
+    assert ran == {"main.init.0", "main.init.0.func1", "main.init.1", "main.init.1.func2"}, ran
+    names = {f.name for f in read(str(tmp_path)).functions}
+    assert ran <= names, sorted(ran - names)
