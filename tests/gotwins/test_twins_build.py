@@ -1,8 +1,11 @@
 """The Go twins of the examples (``gotwins/examples/``, issue 28): one stdlib-only package per
 case, buggy and fixed selected by the ``fixed`` build tag. Here: every case has its twin, laid out
-as the lead's layout asks; every twin vets and compiles for both variants; and every fixed twin
-runs its ``TestScenario`` clean under ``go test -race`` (one run each: how often the buggy ones
-fail is a measurement, ``benchmarks/go_twin_runs.py``, not a test)."""
+as agreed (a ``TestScenario``, a buggy and a fixed file, stdlib imports, citations in the
+``// upstream:`` form). Real Go runs them in tests/checkport: ``test_twins.py`` vets every twin
+in both variants and runs every fixed twin's scenario 30 times under ``go test -race`` (the
+whole ``gotwins/`` module, examples included), and ``test_check_port.py`` checks every citation
+of the examples harness against these twins (gotwins/TWINS.toml). How often the buggy twins fail
+is a measurement, ``benchmarks/go_twin_runs.py``, not a test."""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ import os
 import re
 
 from fuzzfarm import examples
-from fuzzfarm.gotool import run_go
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "gotwins")
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -46,17 +48,3 @@ def test_every_example_has_a_twin_in_the_agreed_layout():
                     assert m.group(1) is None or int(m.group(1)) <= int(m.group(2)), (case, f, line)
         cited = sum(line.startswith("// upstream:") for src in files.values() for line in src.splitlines())
         assert cited >= 2, (case, "the racy functions name their upstream source")
-
-
-def test_every_twin_builds_for_both_variants_and_every_fixed_twin_runs_clean(go):
-    # vet type-checks every file of both variants, tests included (the buggy builds are linked by
-    # the benchmark only: linking 17 race binaries twice would double this test's time)
-    for tags in ([], ["-tags", "fixed"]):
-        p = run_go(["vet", *tags, "./examples/..."], cwd=ROOT)
-        assert p.returncode == 0, p.stdout + p.stderr
-    p = run_go(["test", "-race", "-count=1", "-tags", "fixed", "-run", "^TestScenario$", "-timeout", "60s",
-                "./examples/..."], cwd=ROOT)
-    out = p.stdout + p.stderr
-    assert p.returncode == 0 and "DATA RACE" not in out, out
-    ran = re.findall(r"^ok\s+fuzzfarm\.dev/gotwins/examples/(\w+)\s", p.stdout, re.M)
-    assert sorted(ran) == sorted(_cases()) and "no tests to run" not in out, out
