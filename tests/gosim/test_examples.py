@@ -40,6 +40,8 @@ MEASURED = {
     "HC-11": (1, 1, 1),
     "HC-12": (2, 2, 1),
     "HC-15": (9, 6, 1),
+    # needs 1 s of starvation: found by runs without the realism bound (docs/timing.md)
+    "HC-20": (120, 53, 2000),
     # data races (the detector: found on the first schedule, whatever it interleaves)
     "DR-01": (1, 1, 1),
     "DR-02": (1, 1, 1),
@@ -63,7 +65,7 @@ def runs_to_failure(case, strategy, limit: int):
 
 
 def test_every_case_has_the_metadata_and_both_forms():
-    assert len(ALL_CASES) == 17 and len({c.ID for c in ALL_CASES}) == 17 and len(CASES) == 13
+    assert len(ALL_CASES) == 18 and len({c.ID for c in ALL_CASES}) == 18 and len(CASES) == 14
     for c in ALL_CASES:
         assert callable(c.buggy) and callable(c.fixed)
         assert c.KIND == c.KINDS[0] and all(k in {f.kind for f in gosim.ALL_FAILURES} for k in c.KINDS)
@@ -142,7 +144,12 @@ def atheris_runs_to_crash(case_id: str, variant: str, seed: int, max_runs: int, 
         return int(m.group(1)), None, out
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+# HC-20 needs 1 s of starvation; under the 0.1 s bound as a filter atheris cannot reach it
+HIDDEN_BY_THE_BOUND = {"HC-20"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="hidden by the bound"))
+                                  if c.ID in HIDDEN_BY_THE_BOUND else c for c in CASES], ids=IDS)
 def test_atheris_finds_each_buggy_form_within_the_bound_and_the_crash_replays(case):
     limit = bound(case.ID, 2)
     n, data, out = atheris_runs_to_crash(case.ID, "buggy", 1, limit)
