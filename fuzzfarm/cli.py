@@ -618,11 +618,13 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     elif res["failed"]:
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
     if "max_starvation_s" in res:  # the bound the run had (the recorded one, or the harness's own)
-        bound = "none" if res["max_starvation_s"] is None else f"{res['max_starvation_s']:g} s"
+        bound = H.bound_words(res["max_starvation_s"])
     else:  # the run gave no outcome of its own (a timeout): the bound it was started under
         bound = T.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
               f"starvation bound {bound})", markup=False)
+    if res.get("failed"):  # what the failure needs, against the realism bound (docs/timing.md)
+        out.print(f"starvation: {H.starvation_need(res.get('starvation'), res.get('starved'))}", markup=False)
     raise typer.Exit(code)
 
 

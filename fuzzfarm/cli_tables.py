@@ -58,14 +58,48 @@ def crash_state_text(r: dict) -> str:
 def max_starvation_label(bound) -> str:
     """A campaign's starvation bound as shown: ``0.5 s``, ``none`` (no bound in time), or, when
     the campaign set none, the workers' setting (docs/timing.md)."""
-    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
+    from fuzzfarm.harness import LABEL, bound_words, parse_max_starvation
     if bound in (None, ""):
-        return f"workers' setting (default {DEFAULT_MAX_STARVATION_S:g} s)"
-    return "none" if bound == "none" else f"{float(bound):g} s"
+        return f"workers' setting (default {LABEL})"
+    return bound_words(parse_max_starvation(bound))
 
 
 def starvation_cell(r: dict) -> str:
-    return "-" if r.get("starvation_s") in (None, "") else f"{r['starvation_s']:g} s"
+    """A bucket's starvation as the table shows it: what it needs against the realism bound,
+    e.g. ``1 s G2 (processor.run) - over 0.1 s`` (docs/timing.md)."""
+    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
+    s = r.get("starvation_s")
+    if s in (None, ""):
+        return "-"
+    if float(s) <= 0:
+        return "0 s (realistic)"
+    who = _starved(r)
+    side = "over" if float(s) > DEFAULT_MAX_STARVATION_S else "within"
+    return f"{float(s):g} s{' ' + who if who else ''} - {side} {DEFAULT_MAX_STARVATION_S:g} s"
+
+
+def _starved(r: dict) -> str:
+    st = r.get("starved")
+    if isinstance(st, str) and st:
+        import json
+        try:
+            st = json.loads(st)
+        except ValueError:
+            return ""
+    return f"G{st[0]} ({st[1]})" if st else ""
+
+
+def starvation_need(r: dict) -> str:
+    """The full sentence (``fuzzfarm.harness.starvation_need``) for a bucket row."""
+    from fuzzfarm.harness import starvation_need as need
+    st = r.get("starved")
+    if isinstance(st, str) and st:
+        import json
+        try:
+            st = json.loads(st)
+        except ValueError:
+            st = None
+    return need(r.get("starvation_s"), st or None)
 
 
 def _states(rows: list[dict]) -> Text:
