@@ -454,7 +454,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
-                 "go_crash_state", "starvation_s", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label")
+                 "go_crash_state", "starvation_s", "starved", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label")
 
 
 def bucket_rows(st, campaign: str | None = None) -> list[dict]:
@@ -624,7 +624,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
               f"starvation bound {bound})", markup=False)
     if res.get("failed"):  # what the failure needs, against the realism bound (docs/timing.md)
-        out.print(f"starvation: {H.starvation_need(res.get('starvation'), res.get('starved'))}", markup=False)
+        out.print(f"starvation: {H.starvation_need(res.get('starvation'), H.starved_goroutines(res))}", markup=False)
     raise typer.Exit(code)
 
 

@@ -73,33 +73,29 @@ def starvation_cell(r: dict) -> str:
         return "-"
     if float(s) <= 0:
         return "0 s (realistic)"
-    who = _starved(r)
+    who = " ".join(f"G{g[0]} ({g[1]})" for g in starved_of(r))
     side = "over" if float(s) > DEFAULT_MAX_STARVATION_S else "within"
     return f"{float(s):g} s{' ' + who if who else ''} - {side} {DEFAULT_MAX_STARVATION_S:g} s"
 
 
-def _starved(r: dict) -> str:
+def starved_of(r: dict) -> list:
+    """A bucket row's ``starved`` as ``[[gid, name], ...]`` (one pair, as older rows kept it, too)."""
     st = r.get("starved")
-    if isinstance(st, str) and st:
+    if isinstance(st, str):
         import json
         try:
-            st = json.loads(st)
+            st = json.loads(st) if st else None
         except ValueError:
-            return ""
-    return f"G{st[0]} ({st[1]})" if st else ""
+            st = None
+    if not st or not isinstance(st, list):
+        return []
+    return [st] if not isinstance(st[0], list) else st
 
 
 def starvation_need(r: dict) -> str:
     """The full sentence (``fuzzfarm.harness.starvation_need``) for a bucket row."""
     from fuzzfarm.harness import starvation_need as need
-    st = r.get("starved")
-    if isinstance(st, str) and st:
-        import json
-        try:
-            st = json.loads(st)
-        except ValueError:
-            st = None
-    return need(r.get("starvation_s"), st or None)
+    return need(r.get("starvation_s"), starved_of(r) or None)
 
 
 def _states(rows: list[dict]) -> Text:

@@ -510,14 +510,26 @@ def bound_words(bound) -> str:
     return "none" if bound is None else f"{float(bound):g} s"
 
 
+def starved_goroutines(outcome: dict, realism_s: float = DEFAULT_MAX_STARVATION_S) -> list:
+    """``[[gid, name], ...]`` of a run outcome (``fuzzfarm.runone``): every goroutine kept
+    waiting past the realism bound, else the one that waited longest (empty: none waited)."""
+    over = [[r[0], r[1]] for r in outcome.get("starved_all") or () if r[2] > realism_s]
+    if over:
+        return over
+    return [list(outcome["starved"])] if outcome.get("starved") else []
+
+
 def starvation_need(starvation_s, starved=None, realism_s: float = DEFAULT_MAX_STARVATION_S) -> str:
     """What a finding needs, labelled against the realism bound (docs/timing.md): e.g. ``needs
     G3 (processor.run) runnable but not running for 1 s (over the 0.1 s realism bound)``.
-    ``starved``: ``(gid, name)``, ``[gid, name]`` or None; ``starvation_s`` None: unknown."""
+    ``starved``: ``[gid, name]``, a list of them (:func:`starved_goroutines`) or None;
+    ``starvation_s`` None: unknown."""
     if starvation_s in (None, ""):
         return "starvation not measured"
     s = float(starvation_s)
-    who = f"G{starved[0]} ({starved[1]})" if starved else "a goroutine"
+    if starved and not isinstance(starved[0], (list, tuple)):
+        starved = [starved]
+    who = " and ".join(f"G{g[0]} ({g[1]})" for g in starved) if starved else "a goroutine"
     if s <= 0:
         return f"realistic: needs no goroutine kept runnable by early timer firings (within the {realism_s:g} s realism bound)"
     side = "over" if s > realism_s else "within"

@@ -87,6 +87,7 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         starvation=rep.starvation,
         starved=list(rep.starved) if rep.starved else None,  # (gid, Go name) of the goroutine that waited longest
         bound_lifted=getattr(rep, "bound_lifted", False),  # this schedule left the realism bound
+        starved_all=[list(r) for r in getattr(rep, "starved_all", ())],  # [gid, name, wait], longest first
         early_fires=rep.early_fires,
         max_starvation_s=getattr(ex, "max_starvation_s", None),
     )

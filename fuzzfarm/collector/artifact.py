@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 
-from fuzzfarm.harness import bound_words, max_starvation_text, parse_max_starvation, starvation_need
+from fuzzfarm.harness import bound_words, max_starvation_text, parse_max_starvation, starvation_need, starved_goroutines
 from fuzzfarm.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
@@ -166,8 +166,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "preemptions": outcome.get("preemptions"),
         "go_crash_state": outcome.get("go_crash_state") or [],
         "starvation_s": outcome.get("starvation"),
-        "starved": outcome.get("starved"),  # [gid, Go name] kept runnable longest (docs/timing.md)
-        "starvation_need": starvation_need(outcome.get("starvation"), outcome.get("starved")),
+        "starved": starved_goroutines(outcome),  # [[gid, name], ...] kept runnable (docs/timing.md)
+        "starvation_need": starvation_need(outcome.get("starvation"), starved_goroutines(outcome)),
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
@@ -189,13 +189,13 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
-               + (f"starvation:  {starvation_need(starved, outcome.get('starved'))}\n"
+               + (f"starvation:  {starvation_need(starved, starved_goroutines(outcome))}\n"
                   f"             (ran under starvation setting {_bound_text(bound)})\n" if starved is not None else "")
                + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),
-        "trace.txt": _text((f"starvation need: {starvation_need(starved, outcome.get('starved'))}\n"
+        "trace.txt": _text((f"starvation need: {starvation_need(starved, starved_goroutines(outcome))}\n"
                             if starved is not None else "") + (outcome.get("trace") or outcome.get("dump") or "")),
         "failure.txt": _text(failure),
         REPRO: json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n",

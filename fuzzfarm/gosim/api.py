@@ -57,6 +57,8 @@ class RunReport:
     drained_at: int | None = None
     max_starvation_s: float | None = None  # the bound the run had (None: none in time)
     bound_lifted: bool = False  # the schedule left the realism bound (``lift_one_in``)
+    # every goroutine kept waiting at a clock jump: (gid, name, longest wait), longest first
+    starved_all: list[tuple[int, str, float]] = dataclasses.field(default_factory=list)
     realism_bound_s: float | None = None  # the bound the run started with (kept when lifted)
 
     @property
@@ -125,6 +127,12 @@ class _G:
     created_by: str | None
 
 
+def _starved_all(rt) -> list[tuple[int, str, float]]:
+    names = {g.gid: g.name for g in rt.goroutines}
+    return sorted(((gid, names.get(gid, "?"), w) for gid, w in rt.starved_waits.items() if w > 0),
+                  key=lambda r: (-r[2], r[0]))
+
+
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
         leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
         max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0) -> RunReport:
@@ -164,4 +172,5 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         max_starvation_s=rt.max_starvation_s,
         bound_lifted=rt.bound_lifted,
         realism_bound_s=max_starvation_s,
+        starved_all=_starved_all(rt),
     )

@@ -281,6 +281,7 @@ class Runtime:
         # the realism bound may be left once (lift_one_in): asked? and left? (docs/timing.md)
         self.lift_one_in = lift_one_in if max_starvation_s is not None and lift_one_in >= 2 else 0
         self.bound_lifted = False
+        self.starved_waits: dict[int, float] = {}  # gid -> its longest wait at a clock jump
         self.early_fires = 0
         self.starvation = 0.0
         self.starved: tuple[int, str] | None = None  # (gid, name) of the goroutine that waited longest
@@ -679,9 +680,13 @@ class Runtime:
 
     def _measure_starvation(self, when: float) -> None:
         """The clock jumps to ``when`` while goroutines are runnable: each has waited since it
-        last ran (or became runnable); keep the longest."""
+        last ran (or became runnable); keep the longest, and each goroutine's longest
+        (``starved_waits``: which goroutines a schedule starves, not only the first of them)."""
+        waits = self.starved_waits
         for g in self.runnable:
             w = when - g.ran_at
+            if w > waits.get(g.gid, 0.0):
+                waits[g.gid] = w
             if w > self.starvation:
                 self.starvation = w
                 self.starved = (g.gid, g.name)
