@@ -107,6 +107,8 @@ def _states(rows: list[dict]) -> Text:
         states.append("\n")
         if r.get("fix_proof_line"):
             states.append(f"  fix: {r['fix_proof_line']}\n", style="dim")
+        if r.get("starvation_s") not in (None, "") and float(r["starvation_s"]) > 0:
+            states.append(f"  {starvation_need(r)}\n", style="dim")
     return states
 
 

@@ -74,6 +74,18 @@ def test_correct_ticker_program_searched_without_the_bound_never_fails(cls):
     assert _ticker_runs(cls(21), 2_000) > 0
 
 
+def test_a_step_limit_of_a_run_past_the_bound_is_rechecked_with_early_firing_off():
+    """Heavier handlers and a smaller step budget: runs that left the bound pile up handlers
+    until the budget is spent. The drain (docs/timing.md) re-checks them with early firing off,
+    as a realistic schedule would run them: they finish, so none is the program's failure."""
+    s, drained = RandomStrategy(21), 0
+    for i in range(500):
+        r = gosim.run(ticker_with_slow_handler(handler_work=60), strategy=s, max_steps=5_000, **LABEL)
+        assert r.failure is None, (i, r.failure.render())
+        drained += r.bound_lifted and r.drained_at is not None
+    assert drained > 0  # not vacuous: the re-check was needed
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("cls", [RandomStrategy, PCTStrategy])
 def test_correct_ticker_program_searched_without_the_bound_never_fails_20000_runs(cls):
