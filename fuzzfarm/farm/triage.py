@@ -398,7 +398,7 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
-                "proven_bound", "proven_schedules", "reduction", "line")
+                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound")
 
 
 def _proof_wanted() -> bool:
