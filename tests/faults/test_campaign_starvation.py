@@ -190,6 +190,15 @@ def test_the_default_campaign_finds_the_starved_bug_and_ci_fails_only_within_its
     from fuzzfarm.web import data
     (w,) = data.bucket_rows(fst, [b["id"]], rep["campaign"])
     assert need in w["starvation_need"] and not w["realistic"] and "over 0.1 s" in w["starvation"], w
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web"))
+    from webtools import WebServer, get
+    web = WebServer(fault_farm.url, tmp_path / "web.log")
+    try:  # as rendered: the bucket page and the campaign's bucket table
+        for path in (f"/bucket/{b['id']}", f"/campaign/{rep['campaign']}"):
+            status, html = get(web.base + path)
+            assert status == 200 and need in html.decode(), (path, html[:3000])
+    finally:
+        web.stop()
     # the same campaign's verdict without the limit: the run fails on it
     from fuzzfarm import ci_report
     (v,) = ci_report.verdicts([b], set())
