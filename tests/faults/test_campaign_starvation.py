@@ -146,6 +146,7 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
              env={"FUZZFARM_MAX_STARVATION_S": "0.1"})
     assert p.returncode == 1 and "fails as recorded" in p.stdout, (p.stdout, p.stderr)
     assert "starvation bound none)" in p.stdout, p.stdout
+    assert "runnable but not running for 1 s (over the 0.1 s realism bound)" in p.stdout, p.stdout  # what it needs
     monkeypatch.setenv("PYTHONPATH", faultlib.SITE)  # for this process's replay children
     monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     assert not _replay(None, data=(tmp_path / "repro" / "input.min").read_bytes())["failed"]  # it needs the bound
