@@ -32,15 +32,36 @@ def groups(rows: list[dict]) -> list[list[dict]]:
     return list(out.values())
 
 
-def verdicts(rows: list[dict], baseline: set[str]) -> list[dict]:
+def needs_starvation(g: list[dict]) -> float | None:
+    """The least starvation any bucket of group ``g`` needs (its minimized reproducer's,
+    ``starvation_s``; docs/timing.md), None when no bucket measured it."""
+    known = [float(r["starvation_s"]) for r in g if r.get("starvation_s") not in (None, "")]
+    return min(known) if known else None
+
+
+def verdicts(rows: list[dict], baseline: set[str], max_starvation: float | None = None) -> list[dict]:
     """One entry per group: ``new`` (no member's bucket known before), ``reproducible`` (a
-    member verified reproducible), ``fails`` (new and reproducible: the run fails on it)."""
+    member verified reproducible), ``needs`` (:func:`needs_starvation`), ``within`` (it needs no
+    more than ``max_starvation`` seconds; always, when that is None), ``fails`` (new,
+    reproducible and within: the run fails on it). A group beyond ``max_starvation`` is still
+    reported, never dropped."""
     out = []
     for g in groups(rows):
         new = not any(r["id"] in baseline for r in g)
         repro = any(bool(r.get("reproducible")) for r in g)
-        out.append({"buckets": g, "new": new, "reproducible": repro, "fails": new and repro})
+        needs = needs_starvation(g)
+        within = max_starvation is None or needs is None or needs <= max_starvation
+        out.append({"buckets": g, "new": new, "reproducible": repro, "needs": needs, "within": within,
+                    "fails": new and repro and within})
     return out
+
+
+def _mark(v: dict) -> str:
+    if v["fails"]:
+        return "new"
+    if v["new"] and v["reproducible"] and not v["within"]:
+        return "new, over --max-starvation"
+    return "new, flaky" if v["new"] else "known"
 
 
 # ---- baseline -------------------------------------------------------------------------------
@@ -145,6 +166,12 @@ def _repro(r: dict) -> str:
     return reproducibility(r)
 
 
+def _need(r: dict) -> str:
+    """What the bucket needs against the realism bound (docs/timing.md)."""
+    from fuzzfarm.cli_tables import starvation_need
+    return starvation_need(r)
+
+
 def _fixed(r: dict) -> str:
     """The bucket's fix verdict as the tables say it (fixed / NO / fails differently / ...)."""
     from fuzzfarm.cli_tables import fixed_cell
@@ -165,12 +192,17 @@ def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict],
         case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
         body = "".join(f"bucket: {b['id']}\nsignature: {b.get('signature')}\ncrash state: {_state(b)}\n"
                        f"reproducible: {_repro(b)}\nfixed: {_fixed(b)}\n"
+                       f"starvation: {_need(b)}\n"
                        f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
         if v["fails"]:
             f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}"
                         + (f" ({len(v['buckets'])} buckets of one group)" if len(v["buckets"]) > 1 else ""), _label(r))
             f.text = body
             case.result = [f]
+        elif v["new"] and v["reproducible"] and not v["within"]:
+            case.result = [Skipped(f"new, but needs more starvation than --max-starvation: {_label(r)}; "
+                                   f"{_need(r)}")]
+            case.system_out = body
         elif v["new"]:
             case.result = [Skipped(f"new, but not reproducible on replay: {_label(r)}")]
             case.system_out = body
@@ -205,9 +237,9 @@ def sarif(*, target: str, harness_path: str | None, campaign: str, verdicts_: li
                                     "helpUri": "https://github.com/google/atheris"})
             cmd = replay.get(r["id"], "")
             results.append({
-                "ruleId": rule, "level": "error" if v["reproducible"] else "warning",
+                "ruleId": rule, "level": "error" if v["fails"] else "warning",
                 "message": {"text": f"{_label(r)} in {_state(r)} ({target}, bucket {r['id']}, reproducible "
-                                    f"{_repro(r)}, fixed: {_fixed(r)}). "
+                                    f"{_repro(r)}, fixed: {_fixed(r)}; {_need(r)}). "
                                     f"Replay: {cmd}"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
                 "partialFingerprints": {FINGERPRINT: r["id"]},
@@ -233,10 +265,10 @@ def markdown(*, target: str, campaign: str, summary: dict, verdicts_: list[dict]
              f"({known} known before).", ""]
     rows = [(v, r) for v in verdicts_ for r in v["buckets"]]
     if rows:
-        lines += ["| | bucket | kind | crash state | repro | fixed | replay |", "|---|---|---|---|---|---|---|"]
+        lines += ["| | bucket | kind | crash state | repro | fixed | starvation | replay |",
+                  "|---|---|---|---|---|---|---|---|"]
         for v, r in rows:
-            mark = "new" if v["fails"] else ("new, flaky" if v["new"] else "known")
-            cells = [mark, f"`{r['id']}`", _label(r), _state(r), _repro(r),
-                     _fixed(r), f"`{replay.get(r['id'], '-')}`"]
+            cells = [_mark(v), f"`{r['id']}`", _label(r), _state(r), _repro(r),
+                     _fixed(r), _need(r), f"`{replay.get(r['id'], '-')}`"]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -454,7 +454,7 @@ BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "cras
                  "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
                  "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
                  "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
-                 "go_crash_state", "starvation_s", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label",
+                 "go_crash_state", "starvation_s", "starved", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label",
                  "buggy_rate", "verify_hash_seeds", "hash_seed_dependent", "object_site")
 
 
@@ -619,11 +619,13 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     elif res["failed"]:
         out.print(res.get("dump") or f"{res['kind']}: {res.get('message')}", markup=False)
     if "max_starvation_s" in res:  # the bound the run had (the recorded one, or the harness's own)
-        bound = "none" if res["max_starvation_s"] is None else f"{res['max_starvation_s']:g} s"
+        bound = H.bound_words(res["max_starvation_s"])
     else:  # the run gave no outcome of its own (a timeout): the bound it was started under
         bound = T.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
               f"starvation bound {bound})", markup=False)
+    if res.get("failed"):  # what the failure needs, against the realism bound (docs/timing.md)
+        out.print(f"starvation: {H.starvation_need(res.get('starvation'), H.starved_goroutines(res))}", markup=False)
     raise typer.Exit(code)
 
 

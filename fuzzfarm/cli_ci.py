@@ -46,6 +46,18 @@ def _baseline(st, spec: str | None) -> set[str]:
                    f"file of an earlier run, or its campaign id")
 
 
+def _fail_within(text: str | None) -> float | None:
+    """``ci --max-starvation``: the most starvation a new bug may need and still fail the run
+    (seconds; None: no limit). 'label' is the 0.1 s realism bound. A bad value is a usage error."""
+    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S, LABEL
+    if text is None:
+        return None
+    bound = check_max_starvation(text)
+    if bound == LABEL:
+        return DEFAULT_MAX_STARVATION_S
+    return None if bound == "none" else float(bound)
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     @errors_to_exit
@@ -62,8 +74,11 @@ def register(app: typer.Typer) -> None:
            summary_md: Optional[str] = typer.Option(None, "--markdown", help="Write a Markdown summary here."),
            output: str = typer.Option("fuzzfarm-ci", "-o", "--output", help="Where ci.json and new reproducers go."),
            timeout: float = typer.Option(1800, "--timeout", help="Give up after this many seconds."),
-           max_starvation: Optional[str] = typer.Option(None, "--max-starvation", metavar="SECONDS|none",
-                                                        help="The campaign's starvation bound (as submit)."),
+           max_starvation: Optional[str] = typer.Option(
+               None, "--max-starvation", metavar="SECONDS|none",
+               help="Fail only on new bugs that need at most this much starvation (a goroutine kept runnable "
+                    "but not running, virtual seconds; 'label': the 0.1 s realism bound). Default none: every "
+                    "new bug fails. Nothing is dropped: a bug beyond it is reported, marked, and does not fail."),
            as_json: bool = typer.Option(False, "--json", help="JSON on stdout.")) -> None:
         """Fuzz HARNESS briefly, triage, and fail (exit 1) only on a new reproducible bucket."""
         from fuzzfarm.engine.target import resolve
@@ -78,7 +93,7 @@ def register(app: typer.Typer) -> None:
             raise CLIError("fuzzfarm ci does not run --strategy dfs; an exhaustive search is "
                            "`fuzzfarm submit --strategy dfs` or `fuzzfarm explore`; use mix, bytes, random or pct here")
         _check_harness(harness, variant, jobs, strategy)
-        check_max_starvation(max_starvation)
+        fail_within = _fail_within(max_starvation)
         if baseline and not CAMPAIGN_ID.fullmatch(baseline):
             _baseline(None, baseline)  # a bad baseline file is reported before any farm is started
         show = err if as_json else out
@@ -96,7 +111,7 @@ def register(app: typer.Typer) -> None:
             st = _store(url)
             known = _baseline(st, baseline)
             t0 = time.monotonic()
-            cid = _submit(st, harness, variant, jobs, duration_s, strategy, max_starvation)
+            cid = _submit(st, harness, variant, jobs, duration_s, strategy)  # searched under the default setting
             err.print(f"fuzzfarm ci: campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s",
                       markup=False)
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]
@@ -104,7 +119,7 @@ def register(app: typer.Typer) -> None:
                 raise CLIError(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
             from fuzzfarm.cli_groups import annotate
             rows = annotate(st, bucket_rows(st, cid))  # one verdict per root-cause group
-            verdicts = ci_report.verdicts(rows, known)
+            verdicts = ci_report.verdicts(rows, known, fail_within)
             os.makedirs(output, exist_ok=True)
             replay = {}
             for v in verdicts:
@@ -120,7 +135,9 @@ def register(app: typer.Typer) -> None:
                       "elapsed_s": round(time.monotonic() - t0, 1), "baseline": sorted(known),
                       "buckets": [{**r, "new": v["new"], "fails": v["fails"], "replay": replay.get(r["id"])}
                                   for v in verdicts for r in v["buckets"]],
-                      "new_reproducible": sum(1 for v in verdicts if v["fails"])}
+                      "new_reproducible": sum(1 for v in verdicts if v["fails"]),
+                      "max_starvation_s": fail_within,
+                      "new_over_max_starvation": sum(1 for v in verdicts if v["new"] and v["reproducible"] and not v["within"])}
             with open(os.path.join(output, "ci.json"), "w") as f:
                 json.dump(report, f, indent=1, sort_keys=True, default=str)
             if junit:
@@ -153,5 +170,9 @@ def register(app: typer.Typer) -> None:
             out.print(f"fuzzfarm ci: {n_new} new reproducible bug(s) ({new_buckets} bucket(s)), "
                       f"{sum(1 for v in verdicts if not v['new'])} known bug(s) ({known_buckets} bucket(s)); results "
                       f"in {output}/ci.json (a baseline for the next run: --baseline {output}/ci.json)", markup=False)
+            if report["new_over_max_starvation"]:
+                out.print(f"fuzzfarm ci: {report['new_over_max_starvation']} more new reproducible bug(s) need more "
+                          f"starvation than --max-starvation {fail_within:g} s: reported above, not failing the run",
+                          markup=False)
         if n_new:
             raise typer.Exit(EXIT_FOUND)

@@ -58,14 +58,44 @@ def crash_state_text(r: dict) -> str:
 def max_starvation_label(bound) -> str:
     """A campaign's starvation bound as shown: ``0.5 s``, ``none`` (no bound in time), or, when
     the campaign set none, the workers' setting (docs/timing.md)."""
-    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
+    from fuzzfarm.harness import LABEL, bound_words, parse_max_starvation
     if bound in (None, ""):
-        return f"workers' setting (default {DEFAULT_MAX_STARVATION_S:g} s)"
-    return "none" if bound == "none" else f"{float(bound):g} s"
+        return f"workers' setting (default {LABEL})"
+    return bound_words(parse_max_starvation(bound))
 
 
 def starvation_cell(r: dict) -> str:
-    return "-" if r.get("starvation_s") in (None, "") else f"{r['starvation_s']:g} s"
+    """A bucket's starvation as the table shows it: what it needs against the realism bound,
+    e.g. ``1 s G2 (processor.run) - over 0.1 s`` (docs/timing.md)."""
+    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
+    s = r.get("starvation_s")
+    if s in (None, ""):
+        return "-"
+    if float(s) <= 0:
+        return "0 s (realistic)"
+    who = " ".join(f"G{g[0]} ({g[1]})" for g in starved_of(r))
+    side = "over" if float(s) > DEFAULT_MAX_STARVATION_S else "within"
+    return f"{float(s):g} s{' ' + who if who else ''} - {side} {DEFAULT_MAX_STARVATION_S:g} s"
+
+
+def starved_of(r: dict) -> list:
+    """A bucket row's ``starved`` as ``[[gid, name], ...]`` (one pair, as older rows kept it, too)."""
+    st = r.get("starved")
+    if isinstance(st, str):
+        import json
+        try:
+            st = json.loads(st) if st else None
+        except ValueError:
+            st = None
+    if not st or not isinstance(st, list):
+        return []
+    return [st] if not isinstance(st[0], list) else st
+
+
+def starvation_need(r: dict) -> str:
+    """The full sentence (``fuzzfarm.harness.starvation_need``) for a bucket row."""
+    from fuzzfarm.harness import starvation_need as need
+    return need(r.get("starvation_s"), starved_of(r) or None)
 
 
 def _states(rows: list[dict]) -> Text:
@@ -77,6 +107,8 @@ def _states(rows: list[dict]) -> Text:
         states.append("\n")
         if r.get("fix_proof_line"):
             states.append(f"  fix: {r['fix_proof_line']}\n", style="dim")
+        if r.get("starvation_s") not in (None, "") and float(r["starvation_s"]) > 0:
+            states.append(f"  {starvation_need(r)}\n", style="dim")
     return states
 
 

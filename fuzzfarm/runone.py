@@ -38,7 +38,9 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     (when asked: ``events`` as ``Trace.to_json``, ``legend`` [[gid, name, created_by], ...],
     ``failing_goroutine``, ``now``), ``input_sha256``, ``input_size``; ``go_crash_state`` (the
     crash state in Go's names and lines), ``subject`` (what it happened on), ``starvation`` (s),
-    ``early_fires`` and ``max_starvation_s`` (the bound the run had; see ``docs/timing.md``).
+    ``starved`` ([gid, Go name] of the goroutine that waited longest), ``bound_lifted`` (the
+    schedule left the realism bound), ``early_fires`` and ``max_starvation_s`` (the bound
+    setting the run had: seconds, None or ``"label"``; see ``docs/timing.md``).
     An exception escaping the harness's own decoding is reported as kind ``harness error``.
     Raises HarnessError when the harness cannot be loaded or has no such variant.
     ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
@@ -84,6 +86,9 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         go_crash_state=f.go_crash_state if f else [],
         subject=f.subject if f else None,
         starvation=rep.starvation,
+        starved=list(rep.starved) if rep.starved else None,  # (gid, Go name) of the goroutine that waited longest
+        bound_lifted=getattr(rep, "bound_lifted", False),  # this schedule left the realism bound
+        starved_all=[list(r) for r in getattr(rep, "starved_all", ())],  # [gid, name, wait], longest first
         early_fires=rep.early_fires,
         max_starvation_s=getattr(ex, "max_starvation_s", None),
     )

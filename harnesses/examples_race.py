@@ -2,7 +2,7 @@
 """Harness ``examples``: the Go concurrency bugs of docs/CASES.md and docs/ports/race_examples.md as one fuzz target.
 
 Input layout, as in every fuzzfarm harness (``fuzzfarm.harness.ScenarioReader``): the LAST byte
-picks the case (``fuzzfarm.examples.CASE_NAMES[byte % len(CASE_NAMES)]``, 17 cases; no byte: the first case); every
+picks the case (``fuzzfarm.examples.CASE_NAMES[byte % len(CASE_NAMES)]``, 18 cases; no byte: the first case); every
 byte before it drives the runtime's bytes strategy (which goroutine runs at each scheduling
 point, whether a timer fires early, select cases, map iteration starts). With
 ``FUZZFARM_EXAMPLE=hc06`` (a case id or module name) the case is pinned and the whole input
@@ -57,7 +57,7 @@ def program(case, variant: str) -> Program:
 
 
 harness = declare(__name__, name="examples", variants=("buggy", "fixed"),
-                  description="17 real Go concurrency bugs (HC-01..HC-19, DR-01..DR-03), case from the last byte, "
+                  description="18 real Go concurrency bugs (HC-01..HC-20, DR-01..DR-03), case from the last byte, "
                               "schedule from the rest",
                   decode=read_scenario, program=program,
                   describe=lambda case, variant: f"{case.ID} {case.TITLE} ({variant})")

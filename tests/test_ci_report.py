@@ -98,3 +98,26 @@ def test_junit_has_one_case_per_group_and_reads_back_every_bucket(tmp_path):
     (suite,) = JUnitXml.fromfile(path)
     assert suite.tests == 2 and suite.failures == 2  # one per group
     assert R.read_baseline(path) == {"b1", "b2", "b3"}  # the group's other bucket is known next time
+
+
+def test_max_starvation_fails_only_on_bugs_within_it_and_drops_nothing(tmp_path):
+    """``ci --max-starvation S``: a new reproducible bug whose minimized reproducer needs more
+    starvation than S is reported (JUnit skipped with why, SARIF warning, Markdown marked) and
+    does not fail the run; one within S, or of unknown starvation, still fails."""
+    starved = {**row("s1"), "starvation_s": 1.0, "starved": [[2, "processor.run"]]}
+    rows = [starved, {**row("r1"), "starvation_s": 0.0}, row("u1")]
+    v = {x["buckets"][0]["id"]: x for x in R.verdicts(rows, set(), 0.1)}
+    assert [k for k, x in v.items() if x["fails"]] == ["r1", "u1"] and v["s1"]["needs"] == 1.0
+    assert all(x["fails"] for x in R.verdicts(rows, set()))  # no limit: every new reproducible bug fails
+    assert R.verdicts(rows, set(), 1.0)[0]["fails"]  # within 1 s
+    vs = R.verdicts(rows, set(), 0.1)
+    R.write_junit(str(tmp_path / "j.xml"), target="examples/buggy", campaign="c1", verdicts_=vs, replay={},
+                  summary={"execs": 1})
+    (case,) = [c for s in JUnitXml.fromfile(str(tmp_path / "j.xml")) for c in s if c.name.startswith("s1")]
+    (res,) = case.result
+    assert isinstance(res, Skipped) and "needs G2 (processor.run) runnable but not running for 1 s" in res.message
+    doc = R.sarif(target="examples/buggy", harness_path=None, campaign="c1", verdicts_=vs, replay={}, version="0")
+    levels = {r["properties"]["bucket"]: r["level"] for r in doc["runs"][0]["results"]}
+    assert levels == {"s1": "warning", "r1": "error", "u1": "error"}
+    md = R.markdown(target="examples/buggy", campaign="c1", summary={}, verdicts_=vs, replay={}, duration_s=1, jobs=1)
+    assert "| new, over --max-starvation | `s1`" in md and "over the 0.1 s realism bound" in md

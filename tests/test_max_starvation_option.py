@@ -50,7 +50,7 @@ def test_the_campaigns_bound_beats_the_workers_and_the_worker_beats_the_default(
     assert resolve("checker", 2).child_env({"FUZZFARM_VARIANT": "buggy"})[H.MAX_STARVATION_ENV] == "2.0"
     assert resolve(t, 0.25).max_starvation == "0.25" and resolve(t, None) is t
     monkeypatch.delenv(H.MAX_STARVATION_ENV)
-    assert H.MAX_STARVATION_ENV not in t.child_env() and H.max_starvation_s() == H.DEFAULT_MAX_STARVATION_S
+    assert H.MAX_STARVATION_ENV not in t.child_env() and H.max_starvation_s() == H.LABEL == "label"
     with pytest.raises(ValueError):
         resolve("checker", "-3")
 
@@ -64,7 +64,7 @@ def test_the_triage_bound_is_the_campaigns_else_the_collectors(store, monkeypatc
 
     none, three, unset = campaign(max_starvation_s="none"), campaign(max_starvation_s=3.0), campaign()
     monkeypatch.delenv(H.MAX_STARVATION_ENV, raising=False)
-    assert [starvation_bound(store, c) for c in (none, three, unset)] == ["none", "3.0", "0.1"]
+    assert [starvation_bound(store, c) for c in (none, three, unset)] == ["none", "3.0", "label"]
     monkeypatch.setenv(H.MAX_STARVATION_ENV, "none")  # this collector's own setting
     assert [starvation_bound(store, c) for c in (three, unset, "no-such-campaign")] == ["3.0", "none", "none"]
 
@@ -76,9 +76,9 @@ def test_a_reproducer_names_the_bound_to_replay_under():
 
 
 def test_the_parser_round_trips_every_bound():
-    for b in (0.0, 0.1, 1 / 3, 20.0, None):
+    for b in (0.0, 0.1, 1 / 3, 20.0, None, "label"):
         assert H.parse_max_starvation(H.max_starvation_text(b)) == b
-    assert H.parse_max_starvation(" None ") is None
+    assert H.parse_max_starvation(" None ") is None and H.parse_max_starvation(" Label ") == "label"
 
 
 @pytest.mark.parametrize("raw", [True, False, "", "1_0", "inf", "-inf", float("inf"), None, [], "0x10"])

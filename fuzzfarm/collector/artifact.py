@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 
-from fuzzfarm.harness import max_starvation_text
+from fuzzfarm.harness import bound_words, max_starvation_text, parse_max_starvation, starvation_need, starved_goroutines
 from fuzzfarm.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
@@ -96,7 +96,8 @@ def fix_text(bucket: dict) -> str:
              f"{ev.get('schedules_tried', 0)} schedules tried)"]
     if bucket.get("verdict_context"):  # a verdict holds for the bound and harness it was decided under
         bound, h = str(bucket["verdict_context"]).split("|", 1)
-        lines.append(f"  decided under: starvation bound {bound}, harness {h}")
+        words = bound if bound in ("", "none") else _bound_text(parse_max_starvation(bound))
+        lines.append(f"  decided under: starvation bound {words}, harness {h}")
     out = ev.get("outcome")
     if out and out.get("failed"):
         lines.append(f"  fixed run:  {out.get('crash_type') or out.get('kind')}: {out.get('message') or ''}")
@@ -123,11 +124,11 @@ def _run_bound(outcome: dict, bucket: dict):
     b = bucket.get("max_starvation_s")
     if b in (None, ""):
         return _UNKNOWN
-    return None if b == "none" else float(b)
+    return parse_max_starvation(b)
 
 
 def _bound_text(bound) -> str:
-    return "unknown" if bound is _UNKNOWN else "none" if bound is None else f"{bound:g} s"
+    return "unknown" if bound is _UNKNOWN else bound_words(bound)
 
 
 def recorded_max_starvation(repro: dict):
@@ -169,6 +170,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "preemptions": outcome.get("preemptions"),
         "go_crash_state": outcome.get("go_crash_state") or [],
         "starvation_s": outcome.get("starvation"),
+        "starved": starved_goroutines(outcome),  # [[gid, name], ...] kept runnable (docs/timing.md)
+        "starvation_need": starvation_need(outcome.get("starvation"), starved_goroutines(outcome)),
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
@@ -195,12 +198,14 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
-               + (f"starvation:  {starved:g} s (bound {_bound_text(bound)})\n" if starved is not None else "")
+               + (f"starvation:  {starvation_need(starved, starved_goroutines(outcome))}\n"
+                  f"             (ran under starvation setting {_bound_text(bound)})\n" if starved is not None else "")
                + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),
-        "trace.txt": _text(outcome.get("trace") or outcome.get("dump")),
+        "trace.txt": _text((f"starvation need: {starvation_need(starved, starved_goroutines(outcome))}\n"
+                            if starved is not None else "") + (outcome.get("trace") or outcome.get("dump") or "")),
         "failure.txt": _text(failure),
         REPRO: json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n",
     }

@@ -26,6 +26,7 @@ import time
 
 from fuzzfarm.engine import process
 from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
 
 from .replay import check_size, replay
 from .shrink import ExitReason, Probe, Shrinker
@@ -129,7 +130,8 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
         out = classify(out)
         return Probe(out["signature"], out.get("preemptions", 0),
                      tuple(tuple(e) for e in out.get("preemption_edits", ())), out.get("schedule_bytes", 0),
-                     tuple(out.get("decisions", ())), out.get("scenario", ""), out.get("starvation") or 0.0)
+                     tuple(out.get("decisions", ())), out.get("scenario", ""), out.get("starvation") or 0.0,
+                     sum(r[2] for r in out.get("starved_all") or ()))
 
     return test
 
@@ -229,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     shrinker = Shrinker(_prober(mod, a.harness, a.variant, a.timeout), data, a.expect, max_runs=a.max_runs,
                         budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d),
                         guide=_guide(mod, a.variant, a.timeout), bounded=_bounded(mod, a.variant, a.timeout),
-                        switches=_switches(mod, a.variant, a.timeout), anchored=_anchored(mod, a.variant, a.timeout))
+                        switches=_switches(mod, a.variant, a.timeout), anchored=_anchored(mod, a.variant, a.timeout),
+                        realism_s=DEFAULT_MAX_STARVATION_S)
     reason = shrinker.run()
     result = {
         "stopped": reason.describe(max_runs=a.max_runs, budget_s=a.budget),

@@ -108,6 +108,11 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
         res = {"error": f"the search process {'timed out' if rc is None else f'exited with code {rc}'}: {tail[0]}",
                "exhausted": False, "schedules": 0, "bound": bound, "failure": None}
     res["line"] = proof_line(res)
+    # the starvation setting the search ran under (docs/timing.md): a proof holds for it only
+    from fuzzfarm import harness as H
+    setting = H.parse_max_starvation(target.max_starvation) if target.max_starvation else H.max_starvation_s()
+    res["starvation_bound"] = H.max_starvation_text(setting)
+    res["line"] += f"; starvation bound {H.bound_words(setting)}"
     return res
 
 

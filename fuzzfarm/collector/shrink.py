@@ -9,10 +9,15 @@ Acceptance: the candidate fails with the *expected signature* (a candidate that 
 differently does not count, however small: minimization must not drift to another bug,
 docs/TRAPS.md#g3) and is strictly smaller by the current sort key:
 
-* phase ``bytes``: shortlex, ``(len(data), data)``;
-* phase ``schedule``: ``(preemptions, starvation, len(data), data)``: fewer preemptions first,
-  then less starvation (a runnable goroutine kept waiting while the clock advanced, which real
-  Go rarely does: docs/timing.md).
+* phase ``bytes``: ``(over, len(data), data)``, shortlex behind ``over``;
+* phase ``schedule``: ``(over, preemptions, starvation, starved_total, len(data), data)``:
+  fewer preemptions first, then less starvation (a runnable goroutine kept waiting while the
+  clock advanced, which real Go rarely does: docs/timing.md), then fewer goroutines kept
+  waiting (so the reproducer names the goroutine the bug needs starved, not a bystander).
+
+``over`` is the starvation past the realism bound (``realism_s``, 0.1 s; 0 within it): a
+reproducer that needs no unrealistic starvation never becomes one that does, and one that
+does needs as little as the search can find, whatever its length or preemptions.
 
 Passes (deterministic, each one sweep, never looping to a fixed point itself; the index is
 kept when the target changes): ``delete_chunks`` (ddmin-style, halving chunk sizes),
@@ -44,6 +49,7 @@ class Probe:
     decisions: tuple[int, ...] = ()  # the recorded schedule (gosim RunReport.decisions)
     scenario: str = ""  # what the events decoded to (the harness's description)
     starvation: float = 0.0  # virtual s a runnable goroutine waited while the clock advanced
+    starved_total: float = 0.0  # the longest waits of every goroutine kept waiting, summed
 
 
 class ExitReason(enum.Enum):
@@ -72,8 +78,10 @@ class Shrinker:
                  guide: "Callable[[bytes, tuple, int | None], tuple[bytes, list[int]]] | None" = None,
                  bounded: "Callable[[bytes, dict], tuple[bytes, list]] | None" = None,
                  switches: "Callable[[bytes, tuple], list] | None" = None,
-                 anchored: "Callable[[bytes, list], bytes] | None" = None):
+                 anchored: "Callable[[bytes, list], bytes] | None" = None,
+                 realism_s: float = 0.1):
         self.test = test
+        self.realism_s = realism_s
         # switches(data, decisions) -> the context switches of the run following ``decisions``,
         # anchored to goroutine progress; anchored(data, switches) -> bytes input of ``data``'s
         # events under exactly those switches (see ``strategies.anchored``)
@@ -122,17 +130,22 @@ class Shrinker:
         return p
 
     # -- "smaller", defined once
+    def over(self, probe: Probe | None) -> float:
+        """Starvation past the realism bound (0 within it): the first thing "smaller" compares."""
+        s = probe.starvation if probe is not None else 0.0
+        return s if s > self.realism_s else 0.0
+
     def sort_key(self, data: bytes, probe: Probe) -> tuple:
         if self.phase == "bytes":
-            return (len(data), data)
-        return (probe.preemptions, probe.starvation, len(data), data)
+            return (self.over(probe), len(data), data)
+        return (self.over(probe), probe.preemptions, probe.starvation, probe.starved_total, len(data), data)
 
     # -- the acceptance function
     def consider(self, data: bytes) -> bool:
         data = bytes(data)
         if data == self.best:
             return False
-        if self.phase == "bytes" and (len(data), data) >= (len(self.best), self.best):
+        if self.phase == "bytes" and not self.over(self.best_probe) and (len(data), data) >= (len(self.best), self.best):
             return False  # cannot be smaller whatever it does
         p = self.probe(data)
         if p.signature != self.expected:

@@ -46,6 +46,7 @@ CASE_NAMES = (
     "hc17_policy_stop_wait",
     "hc18_spdy_write_close",
     "hc19_workqueue_drain_shutdown",
+    "hc20_processor_listener_start",
 )
 
 

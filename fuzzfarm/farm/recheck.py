@@ -21,7 +21,7 @@ from fuzzfarm import store as S
 # What a context record decides and the view takes from it (the rest is the bucket's).
 VERDICT_FIELDS = ("reproducible", "verify_ok", "verify_n", "first_divergence", "flaky", "fixed", "fix_variant",
                   "fix_kind", "fix_keeps", "fix_proof", "fix_proof_line", "fix_verdict", "fix_summary", "fix_outcome",
-                  "fix_schedules", "fix_evidence", "fix_check_s", "masked_bucket", "go_crash_state", "starvation_s",
+                  "fix_schedules", "fix_evidence", "fix_check_s", "masked_bucket", "go_crash_state", "starvation_s", "starved",
                   "max_starvation_s", "harness_hash", "minimized_size", "preemptions_before", "preemptions_after",
                   "minimize_note", "done_at", "state", "error", "buggy_rate", "verify_hash_seeds",
                   "hash_seed_dependent")

@@ -135,6 +135,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
               "racing_site": out.get("racing_site") or "",
               "go_racing_site": out.get("go_racing_site") or "",
               "go_crash_state": list(out.get("go_crash_state") or []), "starvation_s": out.get("starvation"),
+              "starved": H.starved_goroutines(out),
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,
@@ -426,12 +427,12 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
     files = _collector().build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                         harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
-    st.update_bucket(bid, starvation_s=out.get("starvation"),
+    st.update_bucket(bid, starvation_s=out.get("starvation"), starved=H.starved_goroutines(out),
                      go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
-                "proven_bound", "proven_schedules", "reduction", "line")
+                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound")
 
 
 def _proof_wanted() -> bool:

@@ -56,6 +56,10 @@ class RunReport:
     early_fires: int = 0
     drained_at: int | None = None
     max_starvation_s: float | None = None  # the bound the run had (None: none in time)
+    bound_lifted: bool = False  # the schedule left the realism bound (``lift_one_in``)
+    # every goroutine kept waiting at a clock jump: (gid, name, longest wait), longest first
+    starved_all: list[tuple[int, str, float]] = dataclasses.field(default_factory=list)
+    realism_bound_s: float | None = None  # the bound the run started with (kept when lifted)
 
     @property
     def failed(self) -> bool:
@@ -77,6 +81,7 @@ class RunReport:
             "starvation": self.starvation,
             "early_fires": self.early_fires,
             "drained_at": self.drained_at,
+            "bound_lifted": self.bound_lifted,
             "failure": self.failure.to_json() if self.failure is not None else None,
             "trace": self.trace.to_json() if self.trace is not None else None,
         }
@@ -94,6 +99,8 @@ class RunReport:
         """One line stating the run's starvation figure and its bound (see ``docs/timing.md``)."""
         who = f" (G{self.starved[0]} {self.starved[1]})" if self.starved else ""
         bound = "none" if self.max_starvation_s is None else f"{self.max_starvation_s:g} s"
+        if self.bound_lifted:
+            bound = f"realism bound {self.realism_bound_s:g} s, left by this schedule"
         text = (f"starvation: {self.starvation:g} s{who} (bound {bound}), the longest a runnable goroutine waited "
                 f"while the clock advanced; {self.early_fires} timer(s) fired early")
         if self.drained_at is not None:
@@ -120,9 +127,15 @@ class _G:
     created_by: str | None
 
 
+def _starved_all(rt) -> list[tuple[int, str, float]]:
+    names = {g.gid: g.name for g in rt.goroutines}
+    return sorted(((gid, names.get(gid, "?"), w) for gid, w in rt.starved_waits.items() if w > 0),
+                  key=lambda r: (-r[2], r[0]))
+
+
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
         leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
-        max_starvation_s: float | None = None, early_cap: int = EARLY_CAP) -> RunReport:
+        max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0) -> RunReport:
     """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
     (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
     ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
@@ -133,12 +146,14 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
     race detector (``gosim.DataRace``): None (default) starts it at the first ``Shared``/``Var``
     access of the run, True runs it from the start (``Map`` accesses checked too), False never;
     ``max_starvation_s`` and ``early_cap`` bound how long the schedule's early timer firings may
-    keep a runnable goroutine waiting (see ``Runtime``).
+    keep a runnable goroutine waiting; with ``lift_one_in`` N >= 2 the bound is a realism bound
+    the schedule may leave for the rest of the run (one decision in N options; see ``Runtime``
+    and docs/timing.md).
     """
     if race is not None and race is not True and race is not False:  # "False" or 1 would read as on
         raise TypeError(f"race={race!r}: use None (start at the first Shared/Var access), True or False")
     rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
-                 race=race, max_starvation_s=max_starvation_s, early_cap=early_cap)
+                 race=race, max_starvation_s=max_starvation_s, early_cap=early_cap, lift_one_in=lift_one_in)
     rt.execute(main, args)
     return RunReport(
         failure=rt.failure,
@@ -155,4 +170,7 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         early_fires=rt.early_fires,
         drained_at=rt.drained_at,
         max_starvation_s=rt.max_starvation_s,
+        bound_lifted=rt.bound_lifted,
+        realism_bound_s=max_starvation_s,
+        starved_all=_starved_all(rt),
     )

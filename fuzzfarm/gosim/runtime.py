@@ -245,11 +245,17 @@ class Runtime:
             virtual seconds; None: no bound in time (the count bound ``early_cap`` still holds).
         early_cap: at most this many early firings while one goroutine stays runnable and
             unscheduled (so timing inputs can never starve a runnable goroutine indefinitely).
+        lift_one_in: 0: ``max_starvation_s`` is a filter. N >= 2: it is a realism bound the
+            schedule may leave: at the first early firing the bound would refuse, one data
+            decision over N options (``"starvation bound"``) says whether this run goes on
+            with no bound in time (the last option) or keeps it (every other option; the
+            bytes strategy's exhausted default 0 keeps it). Asked at most once per run, and
+            never in a run no timer could fire past the bound.
     """
 
     def __init__(self, strategy, *, max_steps: int = 20_000, check_leaks: bool = True,
                  leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
-                 max_starvation_s: float | None = None, early_cap: int = EARLY_CAP):
+                 max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0):
         self.strategy = strategy
         # The race detector (race.py): on from the start (True), off (False), or started by
         # the first Shared/Var access (None). ``race`` is None while it is not running.
@@ -272,6 +278,10 @@ class Runtime:
         # the step at which early firing was switched off to let the program drain (or None).
         self.max_starvation_s = max_starvation_s
         self.early_cap = early_cap
+        # the realism bound may be left once (lift_one_in): asked? and left? (docs/timing.md)
+        self.lift_one_in = lift_one_in if max_starvation_s is not None and lift_one_in >= 2 else 0
+        self.bound_lifted = False
+        self.starved_waits: dict[int, float] = {}  # gid -> its longest wait at a clock jump
         self.early_fires = 0
         self.starvation = 0.0
         self.starved: tuple[int, str] | None = None  # (gid, name) of the goroutine that waited longest
@@ -655,13 +665,28 @@ class Runtime:
             return False
         b = self.max_starvation_s
         when = self.timers[0].when
-        return b is None or when <= self.now or when - oldest_t <= b
+        if b is None or when <= self.now or when - oldest_t <= b:
+            return True
+        if self.lift_one_in:  # the first firing past the realism bound: the schedule decides
+            n, self.lift_one_in = self.lift_one_in, 0
+            if self.choose_index(n, "starvation bound") == n - 1:
+                self.max_starvation_s = None
+                self.bound_lifted = True
+                if self.trace is not None:
+                    self.trace.event(self, "bound", f"this run leaves the {b:g} s realism bound: "
+                                     "timers may fire early past it", gid=0)
+                return True
+        return False
 
     def _measure_starvation(self, when: float) -> None:
         """The clock jumps to ``when`` while goroutines are runnable: each has waited since it
-        last ran (or became runnable); keep the longest."""
+        last ran (or became runnable); keep the longest, and each goroutine's longest
+        (``starved_waits``: which goroutines a schedule starves, not only the first of them)."""
+        waits = self.starved_waits
         for g in self.runnable:
             w = when - g.ran_at
+            if w > waits.get(g.gid, 0.0):
+                waits[g.gid] = w
             if w > self.starvation:
                 self.starvation = w
                 self.starved = (g.gid, g.name)

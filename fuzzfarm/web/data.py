@@ -18,7 +18,7 @@ BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", 
                  "reproducible", "verify_ok", "verify_n", "fixed", "fix_variant", "fix_kind", "fix_keeps",
                  "fix_verdict", "fix_summary", "fix_evidence", "flaky", "group", "first_campaign", "created", "done_at", "error",
                  "first_divergence", "signature", "minimize_note", "verdict_context", "verdict_record", "verdict_label",
-                 "fix_proof_line", "hash_seed_dependent", "object_site")
+                 "fix_proof_line", "hash_seed_dependent", "object_site", "starvation_s", "starved")
 
 
 # ---- campaigns ----------------------------------------------------------------------------
@@ -119,6 +119,13 @@ def bucket(st: S.Store, bid: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def _starvation(row: dict) -> tuple[str, str, bool]:
+    """The table cell, the sentence and the realism of what a bucket needs (docs/timing.md)."""
+    from fuzzfarm.cli_tables import starvation_cell, starvation_need
+    from fuzzfarm.harness import is_realistic
+    return starvation_cell(row), starvation_need(row), is_realistic(row.get("starvation_s"))
+
+
 def bucket_rows(st: S.Store, bids: list[str], cid: str | None = None) -> list[dict]:
     """The table rows of ``bids`` (unknown ids left out), read in two pipelined round trips:
     the bucket records, then when the campaign that last hit each one did so. Verdicts as
@@ -140,6 +147,7 @@ def bucket_rows(st: S.Store, bids: list[str], cid: str | None = None) -> list[di
         row["verdict"], row["evidence"] = verdict(b)
         from fuzzfarm.collector.artifact import reproducibility
         row["repro_label"] = reproducibility(b)  # as the CLI and ci say it (flaky, hash-seed dependent)
+        row["starvation"], row["starvation_need"], row["realistic"] = _starvation(row)
         row["group"] = group_of(b)
         row["first_seen"] = b.get("created")
         # the latest time a campaign first hit it (joins of known inputs are not timed)

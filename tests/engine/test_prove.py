@@ -9,11 +9,23 @@ TOYS = HarnessInfo("dfs-toys", "dfs_toys")
 
 
 @pytest.mark.parametrize("reduce", [False, True])
-def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce):
+def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce, monkeypatch):
+    monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     r = prove_fixed(TOYS, "guarded", b"\x00", bound=2, budget=60, reduce=reduce)
     assert r["reduction"] is reduce
     assert r["exhausted"] and r["failure"] is None
-    assert r["line"] == f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules)"
+    assert r["line"] == (f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules); "
+                         f"starvation bound label (0.1 s realism bound, unbounded runs searched too)")
+    assert r["starvation_bound"] == "label"
+
+
+def test_a_proof_states_the_starvation_setting_it_ran_under(monkeypatch):
+    from fuzzfarm.engine.target import resolve
+    monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
+    r = prove_fixed(resolve(TOYS, "none"), "guarded", b"\x00", bound=1, budget=60)
+    assert r["starvation_bound"] == "none" and r["line"].endswith("; starvation bound none"), r["line"]
+    r = prove_fixed(resolve(TOYS, 0.25), "guarded", b"\x00", bound=1, budget=60)
+    assert r["starvation_bound"] == "0.25" and r["line"].endswith("; starvation bound 0.25 s"), r["line"]
 
 
 def test_a_fix_that_only_narrows_the_window_is_not_proven():

@@ -62,7 +62,7 @@ def _row(st, cid=None):
 
 def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, tmp_path):
     from fuzzfarm.web import data
-    a, b = _campaign(store), _campaign(store, "none")
+    a, b = _campaign(store, "0.1"), _campaign(store, "none")  # 0.1: the bound as a filter
     queued: list[str] = []
     bid = _intake(store, a, X1, queued)
     assert queued == [bid]
@@ -115,7 +115,7 @@ def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, t
 
 def test_a_newer_harness_version_is_labelled_until_rechecked(store, site):
     from fuzzfarm.farm import recheck
-    a, b = _campaign(store, harness_hash="6337e9" + "a" * 58), _campaign(store, harness_hash="b" * 64)
+    a, b = _campaign(store, "0.1", harness_hash="6337e9" + "a" * 58), _campaign(store, "0.1", harness_hash="b" * 64)
     queued: list[str] = []
     bid = _intake(store, a, X1, queued)
     store.update_bucket(bid, fixed=True, fix_verdict="fixed", fix_summary="fixed", state=S.B_DONE)  # as triaged
@@ -133,3 +133,17 @@ def test_a_newer_harness_version_is_labelled_until_rechecked(store, site):
     assert row["fixed"] is True and cell.startswith("fixed") and "harness" not in cell, cell
     assert row["verdict_context"] == "0.1|" + "b" * 12 and row["go_crash_state"] == rec["go_crash_state"]
     assert _row(store, a)[1] == "fixed"
+
+
+def test_the_default_campaign_checks_the_fix_beyond_the_realism_bound(store, site):
+    """Under the default setting (the 0.1 s bound as a label) the fix check searches runs that
+    leave the bound too: a fix that only holds while no goroutine is starved past 0.1 s is not
+    ``fixed`` (ff-starved's ``fixed`` fails when the worker waits 1 s), and the verdict says
+    the setting it was decided under."""
+    a = _campaign(store)
+    queued: list[str] = []
+    bid = _intake(store, a, X1, queued)
+    b = _triage(store, bid)
+    assert b["max_starvation_s"] == "label" and b["verdict_context"] == "label|" + "h" * 12
+    assert b["fix_verdict"] != "fixed" and b["fixed"] is False, b
+    assert "decided under: starvation bound label (0.1 s realism bound" in store.artifact(bid)["failure.txt"].decode()

@@ -146,6 +146,7 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
              env={"FUZZFARM_MAX_STARVATION_S": "0.1"})
     assert p.returncode == 1 and "fails as recorded" in p.stdout, (p.stdout, p.stderr)
     assert "starvation bound none)" in p.stdout, p.stdout
+    assert "runnable but not running for 1 s (over the 0.1 s realism bound)" in p.stdout, p.stdout  # what it needs
     monkeypatch.setenv("PYTHONPATH", faultlib.SITE)  # for this process's replay children
     monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     assert not _replay(None, data=(tmp_path / "repro" / "input.min").read_bytes())["failed"]  # it needs the bound
@@ -165,3 +166,41 @@ def test_a_dfs_search_runs_its_subtrees_under_its_bound(fault_farm, fst, tmp_pat
              "--max-starvation", "none", "--wait", "--timeout", "120", "--json")
     res = json.loads(p.stdout or "{}")
     assert p.returncode == 1 and res.get("failures"), (p.stdout, p.stderr)  # under the default it is exhausted clean
+
+
+def test_the_default_campaign_finds_the_starved_bug_and_ci_fails_only_within_its_max_starvation(fault_farm, fst,
+                                                                                                tmp_path):
+    """No bound given anywhere: the default setting (the 0.1 s realism bound as a label) still
+    finds ff-starved's bug, which needs its worker kept runnable for 1 s; its bucket says so.
+    ``ci --max-starvation 0.1`` reports it and does not fail on it; nothing is dropped."""
+    p = _cli(fault_farm.url, tmp_path, "ci", "ff-starved", "-j", "2", "-d", "6", "--strategy", "mix",
+             "--max-starvation", "0.1", "-o", str(tmp_path / "ci"), "--json", "--markdown", str(tmp_path / "s.md"))
+    assert p.returncode == 0, (p.stdout[-3000:], p.stderr[-3000:])
+    rep = json.loads(p.stdout)
+    (b,) = rep["buckets"]
+    assert b["reproducible"] is True and b["starvation_s"] >= 1.0 and b["fails"] is False and b["new"], b
+    assert b["max_starvation_s"] == "label" and rep["new_over_max_starvation"] == 1 and rep["new_reproducible"] == 0
+    assert any(name != "main" for _, name in b["starved"]), b["starved"]  # the worker, by its Go name
+    md = (tmp_path / "s.md").read_text()
+    assert "new, over --max-starvation" in md and "over the 0.1 s realism bound" in md, md
+    # the bucket's reproducer and the web view say what it needs
+    art = fst.artifact(b["id"])
+    need = "runnable but not running for 1 s (over the 0.1 s realism bound)"
+    assert need in art["failure.txt"].decode() and need in art["trace.txt"].decode()
+    assert json.loads(art["repro.json"])["starvation_need"].startswith("needs G")
+    from fuzzfarm.web import data
+    (w,) = data.bucket_rows(fst, [b["id"]], rep["campaign"])
+    assert need in w["starvation_need"] and not w["realistic"] and "over 0.1 s" in w["starvation"], w
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web"))
+    from webtools import WebServer, get
+    web = WebServer(fault_farm.url, tmp_path / "web.log")
+    try:  # as rendered: the bucket page and the campaign's bucket table
+        for path in (f"/bucket/{b['id']}", f"/campaign/{rep['campaign']}"):
+            status, html = get(web.base + path)
+            assert status == 200 and need in html.decode(), (path, html[:3000])
+    finally:
+        web.stop()
+    # the same campaign's verdict without the limit: the run fails on it
+    from fuzzfarm import ci_report
+    (v,) = ci_report.verdicts([b], set())
+    assert v["fails"] and v["needs"] >= 1.0

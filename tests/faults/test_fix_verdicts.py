@@ -25,6 +25,9 @@ def site():
     with pytest.MonkeyPatch.context() as mp:
         mp.syspath_prepend(faultlib.SITE)
         mp.setenv("PYTHONPATH", faultlib.SITE)
+        # REPRO_GO (ff-gonames has a ticker) was found under the 0.1 s bound as a filter; under
+        # the default 'label' setting its bytes read differently past the bound (docs/timing.md)
+        mp.setenv("FUZZFARM_MAX_STARVATION_S", "0.1")
         yield faultlib.SITE
 
 
