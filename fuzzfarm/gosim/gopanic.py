@@ -9,7 +9,6 @@ source columns).
 
 from __future__ import annotations
 
-import ast
 import linecache
 import re
 from types import TracebackType
@@ -96,6 +95,7 @@ _NO_VALUE = object()
 def _plain_value(frame, node):
     """The value of a name or an int literal in ``frame`` (nothing else is evaluated: an
     attribute could be a gosim ``Shared`` field, whose read is a scheduling point)."""
+    import ast
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -115,6 +115,7 @@ def _index_text(exc: BaseException) -> str | None:
     if got is None:
         return None
     frame, src, _ = got
+    import ast  # here, not at the top: a fuzz child loads it only when a panic is rendered (docs/BENCHMARKS.md#startup)
     try:
         node = ast.parse(src.strip(), mode="eval").body
     except SyntaxError:
