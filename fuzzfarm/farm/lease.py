@@ -277,18 +277,24 @@ class Janitor:
 
     def _run(self) -> None:
         from fuzzfarm import retention
-        from fuzzfarm.farm import rescue
+        from fuzzfarm.farm import rescue, unacked
 
         st = None
+        self._restore = unacked.restore_with(self.app)
         while not self._stop.wait(self.interval_s):
             try:
                 # short socket timeouts, as the broker's: a half-open pooled connection costs a
                 # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
                 st = st or S.Store(redis_url.from_env(), client=S.connect(
                     redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
+                # the messages this worker holds have a live owner (farm/unacked.py): first, so a
+                # round after an outage renews before any janitor judges them
+                unacked.renew(st, unacked.held_tags())
                 sweep(st, self._enqueue)
                 # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
+                # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
                 if st.r.set(S.P + "lease:rescue-sweep", "1", nx=True, px=int(max(0.5, self.interval_s * 0.9) * 1000)):
+                    unacked.sweep(st, self._restore)
                     rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
                 retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
             except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
