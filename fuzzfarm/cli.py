@@ -226,7 +226,7 @@ def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
     cmd = worker_command(qs, concurrency=concurrency, name=name, loglevel=loglevel)
     err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
     sys.stderr.flush()
-    os.execv(cmd[0], cmd)
+    raise typer.Exit(split_worker.run([cmd], dict(os.environ)))  # kept up as with both queues
 
 
 # ---- submit / status ------------------------------------------------------------------------
