@@ -237,11 +237,24 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     return owner_task(job.get("lost_owner") or "") == task_id
 
 
-def state_label(job: dict) -> str:
-    """What ``status`` shows in a job's state column."""
+def missed_heartbeat_s() -> float:
+    """A running slice whose last stats tick is older than this has missed its heartbeats: three
+    ticks (``jobs.STATS_INTERVAL_S``), at least 5 s."""
+    from fuzzfarm.farm import jobs
+    return max(5.0, 3 * jobs.STATS_INTERVAL_S)
+
+
+def state_label(job: dict, now: float | None = None) -> str:
+    """What ``status`` shows in a job's state column. A running job whose worker stopped ticking
+    (its box lost, frozen or cut off: the lease window before the janitor takes it over) says so,
+    ``running on fuzzA@vm — no heartbeat for 12 s``, so its frozen counters are not read as live."""
     state = job.get("state", S.JOB_QUEUED)
     if state == S.JOB_QUEUED and job.get("recovery"):
         return f"{job['recovery']} (was on {job.get('lost_worker') or '?'})"
+    if state == S.JOB_RUNNING and job.get("updated"):
+        silent = (time.time() if now is None else now) - float(job["updated"])
+        if silent > missed_heartbeat_s():
+            return f"running on {job.get('worker') or '?'} — no heartbeat for {silent:.0f} s"
     return state
 
 
