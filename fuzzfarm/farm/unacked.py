@@ -81,6 +81,7 @@ def renew(st: S.Store, tags: list[str], now: float | None = None) -> None:
     pipe = st.r.pipeline(transaction=False)
     if tags:
         pipe.zadd(HELD, {t: now + lease.LEASE_TTL_S for t in tags})
+        pipe.expire(HELD, int(10 * lease.LEASE_TTL_S) + 1)  # gone once no worker holds anything
     pipe.zremrangebyscore(HELD, "-inf", now - 10 * lease.LEASE_TTL_S)
     pipe.execute()
 
@@ -121,6 +122,7 @@ def sweep(st: S.Store, restore, now: float | None = None) -> list[str]:
         first = float(seen.get(t, 0) or 0)
         if not first:
             st.r.hset(UNOWNED, t, repr(now))
+            st.r.expire(UNOWNED, int(10 * unowned_s()) + 1)  # a fleet whose janitors all stopped leaves nothing
             continue
         if now - first < unowned_s():
             continue
