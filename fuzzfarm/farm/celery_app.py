@@ -39,6 +39,27 @@ def _refuse_a_bad_url(**_) -> None:
         os._exit(2)
 
 
+@signals.celeryd_init.connect
+def _refuse_missing_rights(**_) -> None:
+    """A worker whose Redis user lacks rights the farm needs stops at once with one line naming
+    them (exit 2) instead of a Celery traceback ending in NOPERM (farm/aclcheck.py). Redis not
+    reachable yet: nothing to check here (the worker waits for it as usual)."""
+    if URL_ERROR is not None:
+        return
+    from fuzzfarm import store
+    from . import aclcheck
+
+    url = redis_url.from_env()
+    try:
+        gaps = aclcheck.missing(store.connect(url))
+    except Exception:  # noqa: BLE001 - unreachable, or a transient error: not a rights problem
+        return
+    if gaps:
+        sys.stderr.write(f"fuzzfarm worker: {aclcheck.line(aclcheck.user_of(url), gaps)}\n")
+        sys.stderr.flush()
+        os._exit(2)
+
+
 def configure(url: str) -> None:
     """Use the Redis at ``url`` from now on (this process and the processes it starts)."""
     global URL_ERROR
