@@ -7,7 +7,7 @@ good, and the warning blamed the harness. The fault is the worker's, not the job
 as version skew (farm/skew.py) before its hand-back.
 
 What: before a slice starts (and when a slice's fuzzer ran nothing), the worker writes a probe of
-``PROBE_BYTES`` (the largest input the farm keeps, 1 MiB) into its temporary directory and syncs it.
+``PROBE_BYTES`` (the largest input the farm keeps, 1 MiB) into its temporary directory.
 When that fails with a local-resource errno (ENOSPC, EDQUOT, EROFS, EACCES), it logs one line naming
 the path and the errno, keeps the slice's process busy while the disk stays unwritable (at most
 ``MAX_WAIT_S`` per message, well inside the slice's time limit: meanwhile this pool process takes no
@@ -46,8 +46,8 @@ def cannot_write(path: str | None = None) -> tuple[str, OSError] | None:
         fd, name = tempfile.mkstemp(prefix=".fuzzfarm-probe-", dir=path)
         with os.fdopen(fd, "wb") as f:
             f.write(b"\0" * PROBE_BYTES)
-            f.flush()
-            os.fsync(f.fileno())
+            f.flush()  # no fsync: a full filesystem refuses the write itself (block reservation), and a
+            # sync per slice would cost a loaded disk seconds
     except OSError as e:
         if e.errno in LOCAL_ERRNOS:
             return path, e

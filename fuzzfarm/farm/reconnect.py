@@ -10,7 +10,7 @@ of its consumer an ``Unrecoverable error``, logs a traceback and exits with stat
 outage in the issue's measurement; nothing in Celery or kombu avoids it (no setting turns the
 close path off while keeping the remote control the watchdog pings through).
 
-What: a filter on the logger Celery reports it with (``celery.worker.worker``, in
+What: a filter on the logger Celery reports it with (``celery.worker``, in
 ``WorkController.start``) recognises a broker connection fault among those errors: a Redis or
 kombu connection error, a ``ConnectionError``, Redis refusing writes (out of memory), or an
 ``AttributeError`` on ``None`` raised from kombu's code. It replaces the traceback with one line and
@@ -85,7 +85,7 @@ FILTER = _Filter()
 
 
 def install() -> None:
-    logger = logging.getLogger("celery.worker.worker")
+    logger = logging.getLogger("celery.worker")  # celery.utils.log.worker_logger, which WorkController.start uses
     if FILTER not in logger.filters:
         logger.addFilter(FILTER)
 

@@ -68,6 +68,7 @@ def test_a_worker_with_a_full_disk_hands_its_slices_to_the_other(fault_farm, tmp
                 faultlib.hard_stop(w)
 
 
+@pytest.mark.slow  # ~20 s of hand-back waits
 def test_with_no_worker_able_to_write_the_job_fails_with_the_one_line(fault_farm, tmp_path, full_dir):
     url = fault_farm.url.rsplit("/", 1)[0] + "/6"
     env = faultlib.worker_env(FUZZFARM_DISK_HANDBACKS="2")

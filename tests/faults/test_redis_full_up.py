@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 import redis
 
 import faultlib
@@ -34,6 +35,7 @@ def _job(st, bound: float) -> float:
     return time.monotonic() - t0
 
 
+@pytest.mark.slow  # ~40 s; the default tier keeps test_supervisor_policy.py (the policy, real processes)
 def test_a_full_redis_under_up_then_freed_the_farm_takes_the_next_job(tmp_path, monkeypatch):
     _need_redis()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
