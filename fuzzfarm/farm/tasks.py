@@ -229,7 +229,9 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
         if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), S.P + f"bucket:{bid}",
                                        lambda: _enqueue_triage(task)(bid), lambda why: triage.fail_bucket(st, bid, why)):
             return False
-        return step(st, bid, owner=task.request.id, **kw)
+        owner = lease.delivery_owner(task.request.id or "")  # a claim per delivery (triage._step)
+        with triage.claims_renewed(st, bid, owner):
+            return step(st, bid, owner=owner, **kw)
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
     except SoftTimeLimitExceeded:

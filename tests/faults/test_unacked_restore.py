@@ -147,3 +147,27 @@ def test_redis_restarted_three_times_during_triage_the_campaign_settles(farm):
           f"(visibility timeout 300 s); worker restarts {restarts}; restored from unacked: "
           f"{logs.count('unacked: fuzzfarm.')}; step effects {eff}")
     assert took < BOUND_S
+
+
+def test_a_copy_of_a_running_steps_message_does_not_run_it_beside_the_first(farm, tmp_path):
+    """A restored copy of a triage message (same task id) delivered to another collector while the
+    first delivery still minimizes: the copy waits for the first's claim (renewed while it runs),
+    then finds the step done; minimize's effect is recorded once."""
+    import json
+
+    f, st = farm
+    cid, bid, shas = _triage_in_progress(st)
+    (raw,) = [r for r in st.r.hvals("unacked") if "fuzzfarm.minimize" in r]
+    tid = json.loads(raw)[0]["headers"]["id"]
+    f.workers.append(Worker(f.url, ["collect"], env=ENV, logfile=str(tmp_path / "collect2.log"),
+                            name="collect-b").start())
+    f.workers[-1].wait_ready()
+    if st.bucket(bid)["state"] != S.B_MINIMIZING:
+        pytest.skip("the first minimize ended before the copy could be sent (machine too fast)")
+    tasks.minimize.apply_async(args=[bid], task_id=tid, priority=0)  # the copy, as a restore makes it
+    took, _ = _settle(f, st, cid, bid, time.monotonic(), "a copy of a running step")
+    logs = "\n".join(w.log_text() for w in f.workers)
+    copy = re.findall(rf"Task fuzzfarm\.minimize\[{tid}\] succeeded in [0-9.]+s: (\w+)", f.workers[-1].log_text())
+    print(f"copy of a running minimize: the copy returned {copy}; effects {_effects(logs)}")
+    assert copy == ["False"], copy
+    _check_once(f, st, cid, bid, shas)
