@@ -214,7 +214,11 @@ def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
     if concurrency < 1 or collect_concurrency < 1:
         raise CLIError("--concurrency and --collect-concurrency must be at least 1")
     url = _url()
-    _store(url)
+    st = _store(url)
+    from fuzzfarm.farm import aclcheck
+    gaps = aclcheck.missing(st.r)  # the Redis user's rights, named in one line (exit 2) when missing
+    if gaps:
+        raise CLIError(aclcheck.line(aclcheck.user_of(url), gaps))
     os.environ["FUZZFARM_REDIS_URL"] = url
     if set(qs) == set(config.QUEUES):
         cmds = split_worker.commands(fuzz_concurrency=concurrency, collect_concurrency=collect_concurrency,
@@ -226,7 +230,7 @@ def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
     cmd = worker_command(qs, concurrency=concurrency, name=name, loglevel=loglevel)
     err.print(f"fuzzfarm: {' '.join(cmd[1:])}", markup=False)
     sys.stderr.flush()
-    os.execv(cmd[0], cmd)
+    raise typer.Exit(split_worker.run([cmd], dict(os.environ)))  # kept up as with both queues
 
 
 # ---- submit / status ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import sys
 
 from celery import Celery, signals
 
-from . import config, lease, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
+from . import config, lease, reconnect, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
 
 # A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
 # it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one
@@ -35,6 +35,27 @@ def _refuse_a_bad_url(**_) -> None:
     quietly serving the default Redis."""
     if URL_ERROR is not None and redis_url.ENV in os.environ:
         sys.stderr.write(f"fuzzfarm worker: {URL_ERROR}\n")
+        sys.stderr.flush()
+        os._exit(2)
+
+
+@signals.celeryd_init.connect
+def _refuse_missing_rights(**_) -> None:
+    """A worker whose Redis user lacks rights the farm needs stops at once with one line naming
+    them (exit 2) instead of a Celery traceback ending in NOPERM (farm/aclcheck.py). Redis not
+    reachable yet: nothing to check here (the worker waits for it as usual)."""
+    if URL_ERROR is not None:
+        return
+    from fuzzfarm import store
+    from . import aclcheck
+
+    url = redis_url.from_env()
+    try:
+        gaps = aclcheck.missing(store.connect(url))
+    except Exception:  # noqa: BLE001 - unreachable, or a transient error: not a rights problem
+        return
+    if gaps:
+        sys.stderr.write(f"fuzzfarm worker: {aclcheck.line(aclcheck.user_of(url), gaps)}\n")
         sys.stderr.flush()
         os._exit(2)
 

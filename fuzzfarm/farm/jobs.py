@@ -31,7 +31,7 @@ from typing import Callable
 from fuzzfarm import harness as H
 from fuzzfarm import store as S
 from fuzzfarm.engine.model import StopRequested
-from fuzzfarm.farm import config, lease, portfolio, skew, spool
+from fuzzfarm.farm import config, diskcheck, lease, portfolio, skew, spool
 from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.farm")
@@ -149,6 +149,11 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
         fail_job(st, cid, n, str(e))
         return "failed"
     skew.seen(st, cid, worker, spec["harness_hash"])
+    bad = diskcheck.cannot_write()  # a full disk is this worker's fault, not the job's (farm/diskcheck.py)
+    if bad:
+        if owner:
+            st.release_lease(claim, owner)
+        return diskcheck.hand_back(st, spec, bad, worker=worker, enqueue=enqueue_next)
     if engine is None:
         from fuzzfarm import engine as engine_mod
         engine = engine_mod
@@ -263,6 +268,10 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
 
     execs = int(stats.get("execs", 0) or 0)
     if result.error and execs == 0:
+        bad = diskcheck.cannot_write()  # its disk filled up meanwhile: the worker's fault, hand it back
+        if bad:
+            give_back(st, spec, owner)
+            return diskcheck.hand_back(st, spec, bad, worker=worker, enqueue=enqueue_next)
         fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
         return "failed"
     if stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
@@ -281,7 +290,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     execs_base += execs
     fields = {"elapsed_base": elapsed_base, "execs_base": execs_base, "execs": 0, "elapsed_s": 0,
               "restarts": int(job.get("restarts", 0) or 0) + int(result.restarts or 0),
-              "corpus_added": int(job.get("corpus_added", 0) or 0) + added}
+              "corpus_added": int(job.get("corpus_added", 0) or 0) + added,
+              "disk_handbacks": 0}  # a worker ran it: hand-backs for a full disk count anew (farm/diskcheck.py)
     if result.error:
         fields["warning"] = str(result.error)[:500]
     if float(spec["duration_s"]) - elapsed_base >= 1.0:
@@ -296,6 +306,16 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     if owner:
         st.release_lease(claim, owner)
     return "done"
+
+
+def give_back(st: S.Store, spec: dict, owner: str) -> None:
+    """Drop this delivery's hold on ``spec``'s slice (its lease and claim) so that the copy it
+    publishes for another worker can run it; the job waits ``queued``; nothing of the slice counts."""
+    if not owner:
+        return
+    cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
+    lease.hold(st, cid, n, k, owner, {"state": S.JOB_QUEUED, "worker": "", "execs": 0, "elapsed_s": 0}, ttl_s=None)
+    st.release_lease(lease.claim_name(cid, n, k), owner)
 
 
 def _record_end(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict) -> bool:

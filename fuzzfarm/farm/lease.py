@@ -237,11 +237,24 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     return owner_task(job.get("lost_owner") or "") == task_id
 
 
-def state_label(job: dict) -> str:
-    """What ``status`` shows in a job's state column."""
+def missed_heartbeat_s() -> float:
+    """A running slice whose last stats tick is older than this has missed its heartbeats: three
+    ticks (``jobs.STATS_INTERVAL_S``), at least 5 s."""
+    from fuzzfarm.farm import jobs
+    return max(5.0, 3 * jobs.STATS_INTERVAL_S)
+
+
+def state_label(job: dict, now: float | None = None) -> str:
+    """What ``status`` shows in a job's state column. A running job whose worker stopped ticking
+    (its box lost, frozen or cut off: the lease window before the janitor takes it over) says so,
+    ``running on fuzzA@vm — no heartbeat for 12 s``, so its frozen counters are not read as live."""
     state = job.get("state", S.JOB_QUEUED)
     if state == S.JOB_QUEUED and job.get("recovery"):
         return f"{job['recovery']} (was on {job.get('lost_worker') or '?'})"
+    if state == S.JOB_RUNNING and job.get("updated"):
+        silent = (time.time() if now is None else now) - float(job["updated"])
+        if silent > missed_heartbeat_s():
+            return f"running on {job.get('worker') or '?'} — no heartbeat for {silent:.0f} s"
     return state
 
 
@@ -277,18 +290,24 @@ class Janitor:
 
     def _run(self) -> None:
         from fuzzfarm import retention
-        from fuzzfarm.farm import rescue
+        from fuzzfarm.farm import rescue, unacked
 
         st = None
+        self._restore = unacked.restore_with(self.app)
         while not self._stop.wait(self.interval_s):
             try:
                 # short socket timeouts, as the broker's: a half-open pooled connection costs a
                 # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
                 st = st or S.Store(redis_url.from_env(), client=S.connect(
                     redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
+                # the messages this worker holds have a live owner (farm/unacked.py): first, so a
+                # round after an outage renews before any janitor judges them
+                unacked.renew(st, unacked.held_tags())
                 sweep(st, self._enqueue)
                 # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
+                # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
                 if st.r.set(S.P + "lease:rescue-sweep", "1", nx=True, px=int(max(0.5, self.interval_s * 0.9) * 1000)):
+                    unacked.sweep(st, self._restore)
                     rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
                 retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
             except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again

@@ -36,18 +36,28 @@ class Service:
     (``argv``) logging to ``logfile``."""
 
     def __init__(self, name: str, *, worker: Worker | None = None, argv: list[str] | None = None,
-                 logfile: str | None = None, env: dict | None = None, needle: str = "", url: str | None = None):
+                 logfile: str | None = None, env: dict | None = None, needle: str = "", url: str | None = None,
+                 quit_signal: int = signal.SIGTERM):
+        """``logfile=None`` with ``argv``: the process logs to this process's terminal (``fuzzfarm
+        worker``). ``quit_signal``: how :meth:`quit` asks it to stop (SIGQUIT for a Celery worker:
+        its running tasks go back to the queue)."""
         self.name, self.worker, self.argv, self.logfile, self.env = name, worker, argv, logfile, env or {}
         self.url = url  # what it serves, for a service that does (the web view)
         self.needle = needle or ("celery" if worker else (argv or [""])[0])
+        self.quit_signal = quit_signal
         self.proc: subprocess.Popen | None = worker.proc if worker else None
-        self.restarts: list[float] = []
+        self.restarts: list[float] = []   # deaths counted toward MAX_RESTARTS
+        self.tempfails = 0                # exits with TEMPFAIL in a row (Redis away): backoff, never given up
+        self.not_before = 0.0             # no restart before this time (backoff)
 
     def start(self) -> None:
         if self.worker:
             self.worker.start()
             self.worker.wait_ready()
             self.proc = self.worker.proc
+            return
+        if self.logfile is None:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, env={**os.environ, **self.env})
             return
         with open(self.logfile, "ab") as f:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
@@ -60,7 +70,7 @@ class Service:
         if self.worker:
             self.worker.quit()
         elif self.alive():
-            self.proc.terminate()
+            self.proc.send_signal(self.quit_signal)
 
     def stop(self) -> None:
         if self.worker:
@@ -71,10 +81,13 @@ class Service:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 pass
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            if self.logfile is not None:  # a session of its own: whatever is left in it
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            elif self.proc.poll() is None:
+                self.proc.kill()
             self.proc.wait()
 
     def record(self) -> dict:
@@ -115,6 +128,64 @@ def services(farm: Farm, args) -> list[Service]:
     return out
 
 
+def keep_up(services: list[Service], restart) -> bool:
+    """One round of the restart policy (``fuzzfarm up``'s supervisor and ``fuzzfarm worker``):
+    start again every service that exited, with ``restart(name, start, rc)``. A death (an exit
+    status other than 0 and TEMPFAIL) counts toward ``MAX_RESTARTS`` in ``RESTART_WINDOW_S``, past
+    which the service is left stopped (``proc`` None), said so once. An exit with TEMPFAIL (75: the
+    worker met a fault outside itself, Redis away or refusing writes, and asks to be started
+    again: farm/watchdog.py, farm/reconnect.py) never leaves it stopped: it is restarted after a
+    backoff (1 s, doubling, at most ``TEMPFAIL_BACKOFF_MAX_S``). True when something changed."""
+    changed = False
+    now = time.time()
+    for s in services:
+        if s.proc is None or s.alive():
+            continue
+        rc = s.proc.returncode
+        if rc == TEMPFAIL:
+            if not s.not_before:
+                s.not_before = now + min(TEMPFAIL_BACKOFF_MAX_S, 2.0 ** s.tempfails)
+                s.tempfails += 1
+                log.warning("%s exited with status %d (a fault outside it: Redis away or refusing writes); "
+                            "starting it again in %.0f s", s.name, rc, s.not_before - now)
+            if now < s.not_before:
+                continue
+        else:
+            s.tempfails = 0
+            s.restarts = [t for t in s.restarts if now - t < RESTART_WINDOW_S]
+            if len(s.restarts) >= MAX_RESTARTS:
+                log.error("%s died %d times in %.0f s; left stopped (see %s)", s.name, len(s.restarts),
+                          RESTART_WINDOW_S, s.record()["log"] or "its output above")
+                s.proc = None
+                changed = True
+                continue
+            if rc != 0:  # only deaths count towards the restart limit; a warm shutdown is an operator's restart
+                s.restarts.append(now)
+        s.not_before = 0.0
+        if s.worker:
+            s.worker.stop()  # reap it and whatever is left in its session
+        changed |= restart(s.name, s.start, rc)
+    return changed
+
+
+def restart(what: str, start, rc: int | None = None) -> bool:
+    """Start ``what`` again (``start()``), with one log line saying why."""
+    if rc == 0:  # a warm shutdown (SIGTERM: a rolling restart), not a death
+        log.info("%s exited cleanly (code 0, a warm shutdown); starting it again", what)
+    else:
+        log.warning("%s died%s; restarting it", what, "" if rc is None else f" (exit code {rc})")
+    try:
+        start()
+        return True
+    except Exception as e:  # noqa: BLE001 - keep supervising the others
+        log.error("could not restart %s: %s", what, e)
+        return False
+
+
+TEMPFAIL = 75
+TEMPFAIL_BACKOFF_MAX_S = 30.0
+
+
 class Supervisor:
     def __init__(self, args):
         self.dir = args.dir
@@ -149,40 +220,14 @@ class Supervisor:
                  ", ".join(f"{s.name} pid {s.proc.pid}" for s in self.services))
 
     def _restart(self, what: str, start, rc: int | None = None) -> bool:
-        if rc == 0:  # a warm shutdown (SIGTERM: a rolling restart), not a death
-            log.info("%s exited cleanly (code 0, a warm shutdown); starting it again", what)
-        else:
-            log.warning("%s died%s; restarting it", what, "" if rc is None else f" (exit code {rc})")
-        try:
-            start()
-            return True
-        except Exception as e:  # noqa: BLE001 - keep supervising the others
-            log.error("could not restart %s: %s", what, e)
-            return False
+        return restart(what, start, rc)
 
     def tick(self) -> None:
         r = self.farm.redis
         changed = False
         if r.proc is not None and r.proc.poll() is not None:
             changed |= self._restart("redis-server", r.start)
-        now = time.time()
-        for s in self.services:
-            if s.proc is None or s.alive():
-                continue
-            s.restarts = [t for t in s.restarts if now - t < RESTART_WINDOW_S]
-            if len(s.restarts) >= MAX_RESTARTS:
-                if s.proc.returncode is not None:
-                    log.error("%s died %d times in %.0f s; left stopped (see %s)", s.name, len(s.restarts),
-                              RESTART_WINDOW_S, s.record()["log"])
-                    s.proc = None
-                    changed = True
-                continue
-            rc = s.proc.returncode
-            if rc != 0:  # only deaths count towards the restart limit; a warm shutdown is an operator's restart
-                s.restarts.append(now)
-            if s.worker:
-                s.worker.stop()  # reap it and whatever is left in its session
-            changed |= self._restart(s.name, s.start, rc)
+        changed |= keep_up(self.services, self._restart)
         if changed:
             self.write("up")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 import time
 
 import redis
@@ -19,7 +20,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
 from fuzzfarm import store as S
-from fuzzfarm.farm import app, config, jobs, lease, redis_url, skew, triage
+from fuzzfarm.farm import app, config, diskcheck, jobs, lease, redis_url, skew, triage
 # Read at the worker's start like every other setting, so a bad value stops the worker there
 # (fuzzfarm/settings.py) instead of failing the first job that merges a corpus or the janitor's round.
 from fuzzfarm.farm import corpus_bound, rescue  # noqa: E402,F401
@@ -182,6 +183,15 @@ def fuzz_job(self, spec: dict) -> str:
         return "failed"
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
+    except OSError as e:
+        if e.errno not in diskcheck.LOCAL_ERRNOS:
+            jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
+            raise
+        # this worker's disk (full, read-only, quota), not the job: another worker runs the slice
+        owner = lease.delivery_owner(self.request.id or "")
+        jobs.give_back(st, spec, owner)
+        return diskcheck.hand_back(st, spec, (e.filename or tempfile.gettempdir(), e),
+                                   worker=self.request.hostname or "", enqueue=enqueue_fuzz)
     except Exception as e:
         jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
         raise
@@ -219,7 +229,9 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
         if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), S.P + f"bucket:{bid}",
                                        lambda: _enqueue_triage(task)(bid), lambda why: triage.fail_bucket(st, bid, why)):
             return False
-        return step(st, bid, owner=task.request.id, **kw)
+        owner = lease.delivery_owner(task.request.id or "")  # a claim per delivery (triage._step)
+        with triage.claims_renewed(st, bid, owner):
+            return step(st, bid, owner=owner, **kw)
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
     except SoftTimeLimitExceeded:

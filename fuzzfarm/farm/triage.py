@@ -4,9 +4,10 @@
     new bucket     ->  minimize -> verify (10 fresh processes) -> fix_check -> artifact
 
 Every step is idempotent: it reads the bucket's state in Redis, does nothing when the step is
-already past, and holds a lease (by task id) so duplicate messages never run a step twice at
-the same time. A redelivered message of a killed task carries the same id and takes its lease
-back. Each step stores its result before it enqueues the next one.
+already past, and holds a claim so duplicate messages never run a step twice at the same time:
+the claim is the delivery's (task id, host, pid), renewed while the task runs, and a redelivery
+after its process died takes it over (``_step``). Each step stores its result before it enqueues
+the next one.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ FIX_PCT_RUNS = settings.number("FUZZFARM_FIX_PCT_RUNS", 100, integer=True)
 FIX_CORPUS_MAX = settings.number("FUZZFARM_FIX_CORPUS_MAX", 200, integer=True)
 FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
 FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
-LEASE_TTL_S = config.COLLECT_HARD_LIMIT_S + 30
+# A triage step's claim lasts this long unless renewed (every CLAIM_TTL_S / 4 while its task runs:
+# tasks.py, claims_renewed), so a copy of its message waits at most this long for a dead holder.
+CLAIM_TTL_S = 20.0
 H.max_starvation_s()  # a bad FUZZFARM_MAX_STARVATION_S stops the worker at its start, not in a task
 # Kinds that a replay cannot minimize or verify cheaply (every run takes the limit) or at all.
 RESOURCE_KINDS = ("timeout", "oom", "leak")
@@ -203,17 +206,75 @@ def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str,
 
 
 def _step(st: S.Store, bid: str, owner: str, step: str, states: tuple[str, ...]):
-    """The bucket if ``owner`` may run ``step`` now, else None (past it, or someone else on it)."""
+    """The bucket if ``owner`` may run ``step`` now, else None (past it, or someone else on it).
+
+    The step's claim is held by the delivery (``lease.delivery_owner``: task id, host, pid; the
+    farm's tasks renew it while they run, :func:`claims_renewed`), not by the task id alone: a copy
+    of the message restored while the first delivery still runs (its worker's connection dropped, or
+    farm/unacked.py found it ownerless) must not run the step beside it. A copy that finds the claim
+    held waits, bounded, for it to end: released (the step is done: skipped by state) or expired (its
+    holder died on another host: this copy runs it). A holder on this host whose process is gone is
+    taken over at once (a killed pool process, redelivered by Celery)."""
+    from fuzzfarm.farm import lease
+
     b = st.bucket(bid)
     if b is None:
         log.warning("%s %s: no such bucket", step, bid)
         return None
-    if b.get("state") not in states:
-        return None
-    if not st.acquire_lease(f"{bid}:{step}", owner, LEASE_TTL_S):
-        log.info("%s %s: another task holds it", step, bid)
-        return None
-    return b
+    name = f"{bid}:{step}"
+    deadline = time.monotonic() + 2 * CLAIM_TTL_S + 5
+    while True:
+        if b.get("state") not in states:
+            return None
+        if st.acquire_lease(name, owner, CLAIM_TTL_S) or lease.take_from_dead_delivery(st, name, owner):
+            return b
+        if len(owner.split(" ")) != 3 or time.monotonic() > deadline:  # (a caller's plain owner: no waiting)
+            log.info("%s %s: another task holds it", step, bid)
+            return None
+        time.sleep(1.0)
+        b = st.bucket(bid) or {}
+
+
+
+# KEYS: claim keys; ARGV: owner, ttl ms -> how many were renewed
+_RENEW = """
+local n = 0
+for _, k in ipairs(KEYS) do
+  if redis.call('GET', k) == ARGV[1] then redis.call('PEXPIRE', k, ARGV[2]); n = n + 1 end
+end
+return n
+"""
+
+
+class claims_renewed:
+    """``with claims_renewed(st, bid, owner):`` renews, every ``CLAIM_TTL_S / 4``, each of ``bid``'s
+    step claims that ``owner`` holds, until the block ends (the task's end, whatever it was). A
+    process that dies or freezes stops renewing: its claim ends within ``CLAIM_TTL_S``."""
+
+    STEPS = ("minimize", "verify", "fix_check", "prove")
+
+    def __init__(self, st: S.Store, bid: str, owner: str):
+        import threading
+
+        self.st, self.owner = st, owner
+        self.keys = [S.P + f"lease:{bid}:{s}" for s in self.STEPS]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fuzzfarm-claim", daemon=True)
+
+    def _run(self) -> None:
+        script = self.st.r.register_script(_RENEW)
+        while not self._stop.wait(CLAIM_TTL_S / 4):
+            try:
+                script(keys=self.keys, args=[self.owner, int(CLAIM_TTL_S * 1000)])
+            except Exception:  # noqa: BLE001 - Redis away: the next round tries again
+                pass
+
+    def __enter__(self) -> "claims_renewed":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
 
 
 def _data(b: dict, field: str) -> bytes:
