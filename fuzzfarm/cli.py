@@ -556,8 +556,9 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     elif b.get("state") != "done":
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
-    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: fuzzfarm replay {out_dir}; "
-              f"regression test: pytest {out_dir}", markup=False)
+    from fuzzfarm.cli_path import typed
+    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {out_dir}; "
+              f"regression test: {typed('pytest')} {out_dir}", markup=False)
 
 
 @app.command()
@@ -683,8 +684,10 @@ def demo(names: Optional[list[str]] = typer.Argument(
                 if st.artifact(bid):
                     download_bucket(st, bid, d)
                     downloads.append({"campaign": cid, "bucket": bid, "dir": d})
+        from fuzzfarm.cli_path import path_advice, typed
+        ff = typed("fuzzfarm")  # every command printed runs as printed in the user's shell
         for d in downloads:
-            show.print(f"reproducer {d['bucket']} -> {d['dir']}   (fuzzfarm replay {d['dir']})", markup=False)
+            show.print(f"reproducer {d['bucket']} -> {d['dir']}   ({ff} replay {d['dir']})", markup=False)
         summaries = {cid: st.campaign_summary(cid) for cid in cids}
         for s in summaries.values():
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
@@ -697,10 +700,12 @@ def demo(names: Optional[list[str]] = typer.Argument(
         st.r.close()
     if started.get("local") and not started.get("stopped"):
         err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; the local farm stays up with these results "
-                  f"(`fuzzfarm crashes`, `fuzzfarm status`; `fuzzfarm down` stops it)", markup=False)
+                  f"(`{ff} crashes`, `{ff} status`; `{ff} down` stops it)", markup=False)
     else:
         err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped; the results "
                   f"stay in {'that Redis' if given else 'the local farm data'}", markup=False)
+    if path_advice():
+        err.print(f"fuzzfarm demo: {path_advice()}", markup=False)
     if as_json:
         _print_json({"campaigns": summaries, "buckets": buckets, "downloads": downloads, "started": started,
                      "elapsed_s": round(time.monotonic() - t0, 1)})
