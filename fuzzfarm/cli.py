@@ -33,6 +33,7 @@ from rich.text import Text
 import fuzzfarm
 from fuzzfarm import cli_tables as T
 from fuzzfarm import harness as H
+from fuzzfarm.store import fuzz_rate
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Fuzz ports of Go concurrency bugs on a Celery farm; download minimized, verified reproducers.")
@@ -347,7 +348,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
                 phase = _phase(s)
                 if phase == "queued" and time.monotonic() - start > 15:
                     phase = "queued (is a worker consuming -Q fuzz?)"
-                info = (f"{phase:<8} execs {s['execs']:>9,}  {s['exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
+                info = (f"{phase:<8} execs {s['execs']:>9,}  {s['fuzz_exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
                         f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
                 progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=escape(info))
             if all(s["settled"] for s in summaries.values()):
@@ -388,7 +389,10 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
             if summary.get("strategy") == "mix":
                 from fuzzfarm.farm import portfolio
                 summary["mix"] = portfolio.summary(st, campaign)
-            return _print_json({**summary, "jobs": st.jobs(campaign)})
+            by_job = st.crashes_by_job(campaign)  # distinct inputs each job reported first: they sum to "crashes"
+            return _print_json({**summary, "jobs": [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0),
+                                                     "fuzz_exec_per_s": round(fuzz_rate(j), 1)}
+                                                    for j in st.jobs(campaign)]})
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
@@ -423,7 +427,7 @@ def _status_view(st, campaign: str | None, wide: bool):
 
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
-                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
+                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['fuzz_exec_per_s']:,.0f}  "
                          f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}  "
                          f"max starvation {T.max_starvation_label(s.get('max_starvation_s'))}")
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
@@ -431,19 +435,22 @@ def _status_view(st, campaign: str | None, wide: bool):
         "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")
     for c in cols:
         t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
+    by_job = st.crashes_by_job(campaign)  # the distinct crash inputs each job reported first: they sum to the head's
     for j in st.jobs(campaign):
         cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
-                 "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
-                 "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", ""),
-                 "ran": j.get("ran", "")}
+                 "exec/s": f"{fuzz_rate(j):,.0f}", "cov": j.get("cov", ""),
+                 "crashes": by_job.get(int(j.get("job", -1)), 0), "worker": j.get("worker", ""),
+                 "error": j.get("error", ""), "ran": j.get("ran", "")}
         t.add_row(*(T.t(cells[c]) for c in cols))
+    if by_job.get(None):  # inputs whose crash record names no job (recorded before jobs were)
+        t.add_row(*(T.t({"job": "?", "crashes": by_job[None]}.get(c, "")) for c in cols))
     errors = [Text(f"job error: {e}", style="red") for e in ([] if wide else s["errors"])]
     mix = []
     if s["strategy"] == "mix":  # which engine each job's slice ran is the "ran" column
         from fuzzfarm.farm import portfolio
         mix = [Text(portfolio.status_line(st, campaign))]
-    return Group(head, *mix, t, *errors)
+    return Group(head, *mix, t, Text(T.RATE_LEGEND, style="dim"), *errors)
 
 
 # ---- crashes / download / replay --------------------------------------------------------------
@@ -537,7 +544,8 @@ def _regression_test(b: dict) -> dict[str, bytes]:
 @errors_to_exit
 def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm crashes`)."),
              output: Optional[str] = typer.Option(None, "-o", "--output", help="Directory (default ./fuzzfarm-out/BUCKET)."),
-             force: bool = typer.Option(False, "--force", help="Overwrite files already in the directory."),
+             force: bool = typer.Option(False, "--force", help="Write into a directory that is not empty "
+                                                                 "(files of the same name are overwritten)."),
              as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Download a bucket's reproducer (minimized + original input, trace, failure, sha256s)."""
     st = _store()
@@ -546,6 +554,10 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
     out_dir = output or os.path.join("fuzzfarm-out", bucket)
     check_output_dir(out_dir)
+    if not force and os.path.isdir(out_dir) and os.listdir(out_dir):  # never beside unrelated files
+        held = sorted(os.listdir(out_dir))
+        raise CLIError(f"{out_dir} is not empty (it holds {held[0]}" + (f" and {len(held) - 1} more" if len(held) > 1
+                       else "") + "); choose another -o DIR, or pass --force to write into it")
     written = download_bucket(st, bucket, out_dir, overwrite=force)
     b = st.bucket(bucket)
     if as_json:

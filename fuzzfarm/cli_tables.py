@@ -112,9 +112,14 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
     return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))
 
 
+RATE_LEGEND = ("exec/s: execs over fuzzing time (each job's execs over the seconds it fuzzed; a campaign's "
+               "jobs summed); crashes: distinct failing inputs")
+
+
 def campaign_rows_table(rows: list[dict], *, wide: bool, title: str = "campaigns"):
     """All campaigns with their live figures (what ``status`` and ``status --watch`` show)."""
-    tb = Table(title=title, box=None if not wide else box.HEAVY_HEAD, pad_edge=False)
+    tb = Table(title=title, box=None if not wide else box.HEAVY_HEAD, pad_edge=False, caption=RATE_LEGEND,
+               caption_justify="left")
     cols = (["campaign", "harness", "variant", "strategy", "status", "jobs done", "execs", "exec/s", "corpus",
              "crashes", "buckets", "first repro"] if wide else
             ["campaign", "target", "status", "jobs", "exec/s", "corpus", "bkts", "1st repro"])
@@ -124,7 +129,7 @@ def campaign_rows_table(rows: list[dict], *, wide: bool, title: str = "campaigns
     for s in rows:
         first = "-" if s.get("first_reproducer_s") is None else f"{s['first_reproducer_s']:.1f} s"
         jobs = f"{s['jobs_done']}/{s['jobs']}"
-        eps = f"{s.get('exec_per_s', 0):,.0f}"
+        eps = f"{s.get('fuzz_exec_per_s', 0):,.0f}"
         if wide:
             cells = (s["id"], s["harness"], s["variant"], s["strategy"], s["phase"], jobs, f"{s['execs']:,}", eps,
                      s.get("corpus_size", 0), s["crashes"], s["buckets"], first)
