@@ -25,8 +25,6 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.live import Live
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -331,26 +329,19 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
 
 def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console: Console = err,
                    poll_s: float = 0.5) -> dict[str, dict]:
-    """Live progress bars until every campaign is settled (fuzzed and triaged)."""
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                        TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console,
-                        refresh_per_second=4)
-    tasks = {}
+    """Live progress lines until every campaign is settled (fuzzed and triaged): two per
+    campaign, whole at 80 columns (cli_tables.progress_view)."""
     summaries: dict[str, dict] = {}
     start = time.monotonic()
-    with progress:
-        for cid in cids:
-            c = st.campaign(cid)
-            tasks[cid] = progress.add_task(escape(f"{c['harness']}/{c['variant']} {cid}"), total=1.0, info="queued")
+
+    def view():
+        return T.progress_view([(summaries[c], _phase(summaries[c]), time.monotonic() - start) for c in cids])
+
+    with Live(Text(""), console=console, auto_refresh=False, transient=False) as live:
         while True:
             for cid in cids:
-                s = summaries[cid] = st.campaign_summary(cid)
-                phase = _phase(s)
-                if phase == "queued" and time.monotonic() - start > 15:
-                    phase = "queued (is a worker consuming -Q fuzz?)"
-                info = (f"{phase:<8} execs {s['execs']:>9,}  {s['fuzz_exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
-                        f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
-                progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=escape(info))
+                summaries[cid] = st.campaign_summary(cid)
+            live.update(view(), refresh=True)
             if all(s["settled"] for s in summaries.values()):
                 break
             if timeout and time.monotonic() - start > timeout:
@@ -433,8 +424,9 @@ def _status_view(st, campaign: str | None, wide: bool):
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
     cols = ("job", "state", "slice", "ran", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
         "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")
-    for c in cols:
-        t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
+    for c in cols:  # ids and numbers never wrap (a number cut in two reads as two)
+        t.add_column(c, no_wrap=c in ID_COLUMNS or c in ("state", "slice", "execs", "exec/s", "cov", "crashes"),
+                     overflow="fold")
     by_job = st.crashes_by_job(campaign)  # the distinct crash inputs each job reported first: they sum to the head's
     for j in st.jobs(campaign):
         cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),

@@ -203,6 +203,16 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert narrow.returncode == 0 and bucket in narrow.stdout
         assert max(len(line) for line in narrow.stdout.splitlines()) <= 80, narrow.stdout
         print("\nCOLUMNS=80 fuzzfarm crashes:\n" + narrow.stdout)
+        # no cell cut inside a word: every id, count, Go name of the rows appears whole
+        rows = [r for rs in res["buckets"].values() for r in rs]
+        words = [w for r in rows for v in (r["id"], r["group"], r["count"], *(r.get("go_crash_state") or
+                                                                               r.get("crash_state") or []))
+                 for w in str(v).split()]
+        cut = [w for w in words if w not in narrow.stdout]
+        assert not cut, f"cut at 80 columns: {cut}\n{narrow.stdout}"
+        st80 = run("status", extra={"COLUMNS": "80"})
+        assert st80.returncode == 0 and max(len(line) for line in st80.stdout.splitlines()) <= 80, st80.stdout
+        assert all(cid in st80.stdout for cid in res["campaigns"]), st80.stdout
 
         lap("regression test, runone, 80 columns")
         # fuzzfarm ci on this farm: the demo's checker campaign as the baseline, then this run's ci.json
