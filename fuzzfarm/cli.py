@@ -105,9 +105,17 @@ def _url() -> str:
 
 def _store(url: str | None = None):
     """A Store for the configured Redis, pinged (fails fast with a clear error)."""
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm import local, redis_url
+    from fuzzfarm.store import Store, StoreError
     st = Store(url or _url())
-    st.ping()
+    try:
+        st.ping()
+    except StoreError:
+        if url is None and not redis_url.is_configured(_state.get("redis")) and not local.running_url():
+            from fuzzfarm.cli_local import which_farm  # say which farm these commands look for
+            raise CLIError(f"no farm to talk to: {which_farm()} is not running and no --redis or "
+                           f"${redis_url.ENV} is given; start it with `fuzzfarm up`") from None
+        raise
     return st
 
 
@@ -730,7 +738,8 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
         return
     from fuzzfarm.cli_local import ensure_up
     from fuzzfarm.farm import local
-    err.print("fuzzfarm demo: using the local farm (starting it if it is not up) ...", markup=False)
+    from fuzzfarm.cli_local import which_farm
+    err.print(f"fuzzfarm demo: using the local {which_farm()}, starting it if it is not up ...", markup=False)
     st, fresh = ensure_up(fuzz_concurrency=fuzz_c, env=worker_env)
     started = {"local": True, "started_now": fresh, "redis_pid": st["redis_pid"], "supervisor_pid": st["supervisor_pid"],
                "worker_pids": [s["pid"] for s in st["services"]],

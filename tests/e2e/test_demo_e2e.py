@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -241,7 +242,8 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         lap("ci run")
         # the supervisor restarts a worker that dies
         import signal
-        state_file = home / ".local" / "share" / "fuzzfarm" / "farm" / "farm.json"
+        state_file = Path(up["dir"]) / "farm.json"
+        assert Path(up["dir"]).is_relative_to(home / ".local" / "share" / "fuzzfarm" / "farms")
         collect = next(w for w in up["workers"] if w["queues"] == ["collect"])
         os.killpg(collect["pid"], signal.SIGKILL)
         deadline = time.monotonic() + 120

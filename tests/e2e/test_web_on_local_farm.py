@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_web_says_the_farm_serves_it(tmp_path):
         assert "http://" not in p.stdout + p.stderr
         # the farm's own web view, killed, is started again by the supervisor and serves (its
         # `fuzzfarm web --port P` is not taken for a second one)
-        state = tmp_path / "data" / "fuzzfarm" / "farm" / "farm.json"
+        state = Path(json.loads(up.stdout)["dir"]) / "farm.json"
         web_pid = next(s["pid"] for s in json.loads(state.read_text())["services"] if s.get("url"))
         os.kill(web_pid, signal.SIGKILL)
         deadline = time.monotonic() + 120
