@@ -144,7 +144,10 @@ def narrow_fixed(r: dict) -> str:
     full = fixed_cell(r)
     if max((len(w) for w in full.split()), default=0) <= LONG_WORD:
         return full
-    return full.split(":", 1)[0] + " (below)"
+    if ":" in full:  # "fails differently: KIND at STATE": the verdict, its detail below
+        return full.split(":", 1)[0] + " (below)"
+    import itertools
+    return " ".join(itertools.takewhile(lambda w: len(w) <= LONG_WORD, full.split())) + " (below)"
 
 
 RATE_LEGEND = ("exec/s: execs over fuzzing time (each job's execs over the seconds it fuzzed; a campaign's "
@@ -180,34 +183,21 @@ def campaign_rows_table(rows: list[dict], *, wide: bool, title: str = "campaigns
 
 
 def group_table(groups: list[dict], title: str, *, wide: bool):
-    """Root-cause groups, each a bold row (id, name, total count) with its buckets under it
-    (indented), in the bucket table's narrow or wide layout."""
-    rows, heads = [], {}
-    for g in groups:
-        n = sum(int(b.get("count") or 0) for b in g["buckets"])
-        heads[len(rows)] = (g["id"], g["name"], n)
-        rows.extend(g["buckets"])
+    """Root-cause groups, each with its buckets under it: wide, a bold row (id, name, total count)
+    and the buckets indented in one table; narrow, see :func:`_narrow_groups`."""
     if not wide:
         return _narrow_groups(groups, title)
-    tb = Table(title=title, box=None if not wide else box.HEAVY_HEAD, pad_edge=False)
-    cols = (("group / bucket", "kind", "crash state", "triage", "count", "reproducible", "fixed") if wide
-            else ("group / bucket", "kind", "count", "repro", "fixed"))
+    tb = Table(title=title, box=box.HEAVY_HEAD, pad_edge=False)
+    cols = ("group / bucket", "kind", "crash state", "triage", "count", "reproducible", "fixed")
     for c in cols:
         tb.add_column(c, no_wrap=c == "group / bucket", overflow="fold", justify="right" if c == "count" else "left")
-    for i, r in enumerate(rows):
-        if i in heads:
-            gid, name, n = heads[i]
-            tb.add_row(*map(t, (gid, name, "", "", n, "", "")[:len(cols)] if wide else (gid, name, n, "", "")),
-                       style="bold")
-        kind = r.get("crash_type") or r.get("kind") or "" if wide else r.get("kind") or ""
-        if not wide and r.get("state") not in (None, "", "done"):
-            kind += f" ({r.get('state')})"
-        cells = ((f"  {r['id']}", kind, crash_state_text(r), r.get("state") or "", count_cell(r), repro_cell(r),
-                  fixed_cell(r)) if wide else (f"  {r['id']}", kind, count_cell(r), repro_cell(r), fixed_cell(r)))
-        tb.add_row(*map(t, cells))
-    if wide:
-        return tb
-    return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))
+    for g in groups:
+        n = sum(int(b.get("count") or 0) for b in g["buckets"])
+        tb.add_row(*map(t, (g["id"], g["name"], "", "", n, "", "")), style="bold")
+        for r in g["buckets"]:
+            tb.add_row(*map(t, (f"  {r['id']}", r.get("crash_type") or r.get("kind") or "", crash_state_text(r),
+                                r.get("state") or "", count_cell(r), repro_cell(r), fixed_cell(r))))
+    return tb
 
 
 def _narrow_groups(groups: list[dict], title: str):
