@@ -124,11 +124,10 @@ def _narrow_column(tb: Table, name: str, values: list[str]) -> None:
     whole = max((len(str(v)) for v in values), default=1)
     if name in NO_WRAP:
         tb.add_column(name, no_wrap=True, min_width=max(whole, len(name)))
-    elif name == "kind":
-        tb.add_column(name, ratio=1, min_width=max(word, 4))
-    else:  # count, fixed: as wide as their content up to 13, never narrower than their longest word
-        tb.add_column(name, justify="right" if name == "count" else "left",
-                      width=max(word, min(whole, 13), len(name)))
+    elif name in ("kind", "fixed"):  # share what is left, never narrower than their longest word
+        tb.add_column(name, ratio=1, min_width=max(word, len(name)))
+    else:  # count: as wide as its content up to 13, never narrower than its longest word
+        tb.add_column(name, justify="right", width=max(word, min(whole, 13), len(name)))
 
 
 def narrow_kind(r: dict) -> str:
