@@ -25,14 +25,13 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.live import Live
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 import fuzzfarm
 from fuzzfarm import cli_tables as T
 from fuzzfarm import harness as H
+from fuzzfarm.store import fuzz_rate
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Fuzz ports of Go concurrency bugs on a Celery farm; download minimized, verified reproducers.")
@@ -106,9 +105,17 @@ def _url() -> str:
 
 def _store(url: str | None = None):
     """A Store for the configured Redis, pinged (fails fast with a clear error)."""
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm import local, redis_url
+    from fuzzfarm.store import Store, StoreError
     st = Store(url or _url())
-    st.ping()
+    try:
+        st.ping()
+    except StoreError:
+        if url is None and not redis_url.is_configured(_state.get("redis")) and not local.running_url():
+            from fuzzfarm.cli_local import which_farm  # say which farm these commands look for
+            raise CLIError(f"no farm to talk to: {which_farm()} is not running and no --redis or "
+                           f"${redis_url.ENV} is given; start it with `fuzzfarm up`") from None
+        raise
     return st
 
 
@@ -334,26 +341,19 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
 
 def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console: Console = err,
                    poll_s: float = 0.5) -> dict[str, dict]:
-    """Live progress bars until every campaign is settled (fuzzed and triaged)."""
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                        TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console,
-                        refresh_per_second=4)
-    tasks = {}
+    """Live progress lines until every campaign is settled (fuzzed and triaged): two per
+    campaign, whole at 80 columns (cli_tables.progress_view)."""
     summaries: dict[str, dict] = {}
     start = time.monotonic()
-    with progress:
-        for cid in cids:
-            c = st.campaign(cid)
-            tasks[cid] = progress.add_task(escape(f"{c['harness']}/{c['variant']} {cid}"), total=1.0, info="queued")
+
+    def view():
+        return T.progress_view([(summaries[c], _phase(summaries[c]), time.monotonic() - start) for c in cids])
+
+    with Live(Text(""), console=console, auto_refresh=False, transient=False) as live:
         while True:
             for cid in cids:
-                s = summaries[cid] = st.campaign_summary(cid)
-                phase = _phase(s)
-                if phase == "queued" and time.monotonic() - start > 15:
-                    phase = "queued (is a worker consuming -Q fuzz?)"
-                info = (f"{phase:<8} execs {s['execs']:>9,}  {s['exec_per_s']:>7,.0f}/s  crashes {s['crashes']:>3}  "
-                        f"buckets {s['buckets']} ({s['buckets_ready']} ready)")
-                progress.update(tasks[cid], completed=min(1.0, s["fuzz_progress"]), info=escape(info))
+                summaries[cid] = st.campaign_summary(cid)
+            live.update(view(), refresh=True)
             if all(s["settled"] for s in summaries.values()):
                 break
             if timeout and time.monotonic() - start > timeout:
@@ -392,7 +392,10 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
             if summary.get("strategy") == "mix":
                 from fuzzfarm.farm import portfolio
                 summary["mix"] = portfolio.summary(st, campaign)
-            return _print_json({**summary, "jobs": st.jobs(campaign)})
+            by_job = st.crashes_by_job(campaign)  # distinct inputs each job reported first: they sum to "crashes"
+            return _print_json({**summary, "jobs": [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0),
+                                                     "fuzz_exec_per_s": round(fuzz_rate(j), 1)}
+                                                    for j in st.jobs(campaign)]})
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
@@ -427,27 +430,31 @@ def _status_view(st, campaign: str | None, wide: bool):
 
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
-                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['exec_per_s']:,.0f}  "
+                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['fuzz_exec_per_s']:,.0f}  "
                          f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}  "
                          f"max starvation {T.max_starvation_label(s.get('max_starvation_s'))}")
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
     cols = ("job", "state", "slice", "ran", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
         "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")
-    for c in cols:
-        t.add_column(c, no_wrap=c in ID_COLUMNS, overflow="fold")
+    for c in cols:  # ids and numbers never wrap (a number cut in two reads as two)
+        t.add_column(c, no_wrap=c in ID_COLUMNS or c in ("state", "slice", "execs", "exec/s", "cov", "crashes"),
+                     overflow="fold")
+    by_job = st.crashes_by_job(campaign)  # the distinct crash inputs each job reported first: they sum to the head's
     for j in st.jobs(campaign):
         cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
-                 "exec/s": f"{float(j.get('exec_per_s', 0) or 0):,.0f}", "cov": j.get("cov", ""),
-                 "crashes": j.get("crashes", ""), "worker": j.get("worker", ""), "error": j.get("error", ""),
-                 "ran": j.get("ran", "")}
+                 "exec/s": f"{fuzz_rate(j):,.0f}", "cov": j.get("cov", ""),
+                 "crashes": by_job.get(int(j.get("job", -1)), 0), "worker": j.get("worker", ""),
+                 "error": j.get("error", ""), "ran": j.get("ran", "")}
         t.add_row(*(T.t(cells[c]) for c in cols))
+    if by_job.get(None):  # inputs whose crash record names no job (recorded before jobs were)
+        t.add_row(*(T.t({"job": "?", "crashes": by_job[None]}.get(c, "")) for c in cols))
     errors = [Text(f"job error: {e}", style="red") for e in ([] if wide else s["errors"])]
     mix = []
     if s["strategy"] == "mix":  # which engine each job's slice ran is the "ran" column
         from fuzzfarm.farm import portfolio
         mix = [Text(portfolio.status_line(st, campaign))]
-    return Group(head, *mix, t, *errors)
+    return Group(head, *mix, t, Text(T.RATE_LEGEND, style="dim"), *errors)
 
 
 # ---- crashes / download / replay --------------------------------------------------------------
@@ -542,7 +549,8 @@ def _regression_test(b: dict) -> dict[str, bytes]:
 @errors_to_exit
 def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm crashes`)."),
              output: Optional[str] = typer.Option(None, "-o", "--output", help="Directory (default ./fuzzfarm-out/BUCKET)."),
-             force: bool = typer.Option(False, "--force", help="Overwrite files already in the directory."),
+             force: bool = typer.Option(False, "--force", help="Write into a directory that is not empty "
+                                                                 "(files of the same name are overwritten)."),
              as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Download a bucket's reproducer (minimized + original input, trace, failure, sha256s)."""
     st = _store()
@@ -551,6 +559,10 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
     out_dir = output or os.path.join("fuzzfarm-out", bucket)
     check_output_dir(out_dir)
+    if not force and os.path.isdir(out_dir) and os.listdir(out_dir):  # never beside unrelated files
+        held = sorted(os.listdir(out_dir))
+        raise CLIError(f"{out_dir} is not empty (it holds {held[0]}" + (f" and {len(held) - 1} more" if len(held) > 1
+                       else "") + "); choose another -o DIR, or pass --force to write into it")
     written = download_bucket(st, bucket, out_dir, overwrite=force)
     b = st.bucket(bucket)
     if as_json:
@@ -561,8 +573,9 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     elif b.get("state") != "done":
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
-    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: fuzzfarm replay {out_dir}; "
-              f"regression test: pytest {out_dir}", markup=False)
+    from fuzzfarm.cli_path import typed
+    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {out_dir}; "
+              f"regression test: {typed('pytest')} {out_dir}", markup=False)
 
 
 @app.command()
@@ -690,8 +703,10 @@ def demo(names: Optional[list[str]] = typer.Argument(
                 if st.artifact(bid):
                     download_bucket(st, bid, d)
                     downloads.append({"campaign": cid, "bucket": bid, "dir": d})
+        from fuzzfarm.cli_path import path_advice, typed
+        ff = typed("fuzzfarm")  # every command printed runs as printed in the user's shell
         for d in downloads:
-            show.print(f"reproducer {d['bucket']} -> {d['dir']}   (fuzzfarm replay {d['dir']})", markup=False)
+            show.print(f"reproducer {d['bucket']} -> {d['dir']}   ({ff} replay {d['dir']})", markup=False)
         summaries = {cid: st.campaign_summary(cid) for cid in cids}
         for s in summaries.values():
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
@@ -704,10 +719,12 @@ def demo(names: Optional[list[str]] = typer.Argument(
         st.r.close()
     if started.get("local") and not started.get("stopped"):
         err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; the local farm stays up with these results "
-                  f"(`fuzzfarm crashes`, `fuzzfarm status`; `fuzzfarm down` stops it)", markup=False)
+                  f"(`{ff} crashes`, `{ff} status`; `{ff} down` stops it)", markup=False)
     else:
         err.print(f"fuzzfarm demo: done in {time.monotonic() - t0:.0f} s; everything it started is stopped; the results "
                   f"stay in {'that Redis' if given else 'the local farm data'}", markup=False)
+    if path_advice():
+        err.print(f"fuzzfarm demo: {path_advice()}", markup=False)
     if as_json:
         _print_json({"campaigns": summaries, "buckets": buckets, "downloads": downloads, "started": started,
                      "elapsed_s": round(time.monotonic() - t0, 1)})
@@ -728,7 +745,8 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
         return
     from fuzzfarm.cli_local import ensure_up
     from fuzzfarm.farm import local
-    err.print("fuzzfarm demo: using the local farm (starting it if it is not up) ...", markup=False)
+    from fuzzfarm.cli_local import which_farm
+    err.print(f"fuzzfarm demo: using the local {which_farm()}, starting it if it is not up ...", markup=False)
     st, fresh = ensure_up(fuzz_concurrency=fuzz_c, env=worker_env)
     started = {"local": True, "started_now": fresh, "redis_pid": st["redis_pid"], "supervisor_pid": st["supervisor_pid"],
                "worker_pids": [s["pid"] for s in st["services"]],
@@ -744,7 +762,7 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
 # Commands in modules of their own (each ``register(app)``; they import this module).
 EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
               "fuzzfarm.cli_groups", "fuzzfarm.cli_web",
-              "fuzzfarm.cli_gc", "fuzzfarm.cli_explore", "fuzzfarm.cli_checkport")
+              "fuzzfarm.cli_gc", "fuzzfarm.cli_explore", "fuzzfarm.cli_checkport", "fuzzfarm.cli_venv")
 
 
 def _register_extensions() -> None:

@@ -10,6 +10,7 @@ and no ``$FUZZFARM_REDIS_URL`` then uses it. ``down`` stops exactly the processe
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
 
@@ -31,6 +32,13 @@ def ensure_up(*, fuzz_concurrency: int | None = None, collect_concurrency: int =
         raise CLIError(f"the local farm is starting (supervisor pid {st['supervisor_pid']}); retry in a few seconds")
     return local.start(fuzz_concurrency=fuzz_concurrency or default_fuzz_concurrency(),
                        collect_concurrency=collect_concurrency, env=env), True
+
+
+def which_farm() -> str:
+    """The farm these commands use, in words: its name and whose it is."""
+    if os.environ.get(local.FARM_ENV):
+        return f"farm {local.farm_name()!r} (named by ${local.FARM_ENV})"
+    return f"farm {local.farm_name()!r} (this installation's: {sys.prefix})"
 
 
 def describe(st: dict) -> str:
@@ -55,15 +63,16 @@ def register(app: typer.Typer) -> None:
         st, fresh = ensure_up(fuzz_concurrency=concurrency, collect_concurrency=collect_concurrency)
         url = redis_url.mask(st["url"])
         if as_json:
-            return _print_json({"url": url, "started": fresh, "supervisor_pid": st["supervisor_pid"],
+            return _print_json({"farm": local.farm_name(), "url": url, "started": fresh,
+                                "supervisor_pid": st["supervisor_pid"],
                                 "redis_pid": st["redis_pid"], "dir": st["dir"],
                                 "web": next((s["url"] for s in st["services"] if s.get("url")), None),
                                 "workers": [{k: s[k] for k in ("name", "pid", "queues")} for s in st["services"]]})
         if not fresh:
-            out.print(f"fuzzfarm: the local farm is already running at {url} ({describe(st)}); "
+            out.print(f"fuzzfarm: {which_farm()} is already running at {url} ({describe(st)}); "
                       f"`fuzzfarm down` stops it", markup=False)
             return
-        out.print(f"fuzzfarm: local farm up at {url}", markup=False)
+        out.print(f"fuzzfarm: {which_farm()} up at {url}", markup=False)
         out.print(f"  {describe(st)}", markup=False)
         web = next((s["url"] for s in st.get("services", []) if s.get("url")), None)
         if web:
@@ -80,12 +89,13 @@ def register(app: typer.Typer) -> None:
         """Stop the local farm started by `fuzzfarm up` (its data stays for the next `up`)."""
         st = local.stop()
         if as_json:
-            return _print_json({"stopped": st is not None,
+            return _print_json({"farm": local.farm_name(), "stopped": st is not None,
                                 "pids": [p for p, _ in local.started_pids(st)] if st else []})
         if st is None:
-            out.print("fuzzfarm: no local farm is running", markup=False)
+            out.print(f"fuzzfarm: no local farm is running: {which_farm()} is not up (other farms, of other "
+                      f"checkouts or names, are left alone)", markup=False)
             return
         pids = ", ".join(str(p) for p, _ in local.started_pids(st))
         forced = f" ({len(st['killed'])} killed after the shutdown window)" if st.get("killed") else ""
-        out.print(f"fuzzfarm: local farm stopped (pids {pids}){forced}; its data stays in {st.get('dir')}",
-                  markup=False)
+        out.print(f"fuzzfarm: local farm stopped: {which_farm()} (pids {pids}){forced}; its data stays in "
+                  f"{st.get('dir')}", markup=False)

@@ -75,5 +75,6 @@ def register(app: typer.Typer) -> None:
             files = scaffold(name, out_dir)
         except ScaffoldError as e:
             raise CLIError(str(e)) from None
-        out.print(f"wrote {len(files)} files to {out_dir}; next: pip install -e {out_dir} && fuzzfarm harnesses",
-                  markup=False)
+        env = f"{name}-env"  # a venv of its own: never fuzzfarm's (docs/HARNESSES.md, section 2)
+        out.print(f"wrote {len(files)} files to {out_dir}; next: fuzzfarm venv {env} && source {env}/bin/activate "
+                  f"&& pip install -e {out_dir} && fuzzfarm harnesses", markup=False)

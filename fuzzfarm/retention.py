@@ -63,7 +63,7 @@ def campaign_keys(st: S.Store, cid: str) -> Removal:
         raise NotRemovable(f"unknown campaign {cid!r}; list campaigns with `fuzzfarm status`")
     keys = [P + f"campaign:{cid}", P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken",
             P + f"campaign:{cid}:buckets", P + f"campaign:{cid}:series", P + f"campaign:{cid}:skew",
-            P + f"campaign:{cid}:mix", P + f"campaign:{cid}:rechecks"]
+            P + f"campaign:{cid}:mix", P + f"campaign:{cid}:rechecks", P + f"campaign:{cid}:crash_jobs"]
     keys += [P + f"job:{cid}:{n}" for n in range(int(camp.get("jobs", 0) or 0))]
     crashes = sorted(st.r.smembers(P + f"campaign:{cid}:crashes"))
     ckeys = [P + f"crash:{camp['harness']}:{camp['variant']}:{sha}" for sha in crashes]

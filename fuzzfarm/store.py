@@ -71,6 +71,13 @@ class StoreError(RuntimeError):
     """Redis cannot be reached or answered nonsense; ``str`` is masked and says what to do."""
 
 
+def fuzz_rate(job: dict) -> float:
+    """A job's execs over the seconds it fuzzed (all its slices): 0 before it fuzzed."""
+    execs = int(job.get("execs_base", 0) or 0) + int(job.get("execs", 0) or 0)
+    spent = float(job.get("elapsed_base", 0) or 0) + float(job.get("elapsed_s", 0) or 0)
+    return execs / spent if spent > 0 else 0.0
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -336,6 +343,8 @@ class Store:
             **camp, "status": status, "jobs_state": states,
             "jobs_done": states.count(JOB_DONE), "jobs_failed": states.count(JOB_FAILED),
             "execs": execs, "exec_per_s": round(eps, 1),
+            # every job's execs over the seconds it fuzzed, summed over the jobs: what the CLI shows
+            "fuzz_exec_per_s": round(sum(fuzz_rate(j) for j in jobs), 1),
             "cov": max((int(j.get("cov", 0) or 0) for j in jobs), default=0),
             "corpus_size": self.corpus_size(camp["harness"]),
             "crashes": n_crashes, "intaken": n_intaken, "buckets": len(buckets),
@@ -372,9 +381,30 @@ class Store:
             pipe.hsetnx(key, "fuzz_timeout_s", fuzz_timeout_s)
         if engine_signature:
             pipe.hsetnx(key, "engine_signature", engine_signature)
+        pipe.hsetnx(P + f"campaign:{cid}:crash_jobs", sha, job)  # which job reported it first (status's per-job counts)
         pipe.sadd(P + f"campaign:{cid}:crashes", sha)
         new = pipe.execute()[-1] == 1
         return sha, new
+
+    def crashes_by_job(self, cid: str) -> dict[int | None, int]:
+        """How many of campaign ``cid``'s distinct crash inputs each job reported first: they sum
+        to the campaign's ``crashes``. (Inputs reported before the per-campaign record existed
+        count for the job their crash record names, None when it names none.)"""
+        camp = self.campaign(cid)
+        shas = sorted(self.r.smembers(P + f"campaign:{cid}:crashes"))
+        first = self.r.hgetall(P + f"campaign:{cid}:crash_jobs")
+        missing = [sha for sha in shas if sha not in first]
+        if missing and camp is not None:
+            pipe = self.r.pipeline()
+            for sha in missing:
+                pipe.hget(self._crash_key(camp["harness"], camp["variant"], sha), "job")
+            first = {**first, **dict(zip(missing, pipe.execute()))}
+        counts: dict[int | None, int] = {}
+        for sha in shas:
+            j = first.get(sha)
+            key = int(j) if j not in (None, "") else None
+            counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def crash(self, harness: str, variant: str, sha: str) -> dict | None:
         raw = self.r.hgetall(self._crash_key(harness, variant, sha))

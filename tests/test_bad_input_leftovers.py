@@ -50,21 +50,30 @@ def bucket(store):
     return bid
 
 
-def test_download_refuses_to_overwrite_files_unless_forced(store, bucket, tmp_path):
+def test_download_refuses_a_non_empty_directory_unless_forced(store, bucket, tmp_path):
+    # unrelated files only: a reproducer written beside them would read as theirs
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_bytes(b"mine")
+    code, _, err = run("download", bucket, "-o", str(other), url=store.url)
+    one_line(code, err, f"{other} is not empty (it holds notes.txt)", "--force")
+    assert os.listdir(other) == ["notes.txt"]
     out = tmp_path / "repro"
     out.mkdir()
     (out / "input.min").write_bytes(b"my own bytes")
     (out / "notes.txt").write_bytes(b"mine too")
     code, _, err = run("download", bucket, "-o", str(out), url=store.url)
-    one_line(code, err, "already holds input.min", "--force")
+    one_line(code, err, "is not empty (it holds input.min and 1 more)", "--force")
     assert sorted(os.listdir(out)) == ["input.min", "notes.txt"]  # nothing written, nothing lost
     assert (out / "input.min").read_bytes() == b"my own bytes"
     code, _, err = run("download", bucket, "-o", str(out), "--force", url=store.url)
     assert code == 0, err
     assert (out / "input.min").read_bytes() == b"C" and (out / "notes.txt").read_bytes() == b"mine too"
-    # a directory holding none of its files is no conflict
-    code, _, err = run("download", bucket, "-o", str(tmp_path / "fresh"), url=store.url)
-    assert code == 0 and (tmp_path / "fresh" / "input.min").read_bytes() == b"C", err
+    # a new directory, or an empty one, is no conflict
+    (tmp_path / "empty").mkdir()
+    for d in ("fresh", "empty"):
+        code, _, err = run("download", bucket, "-o", str(tmp_path / d), url=store.url)
+        assert code == 0 and (tmp_path / d / "input.min").read_bytes() == b"C", err
 
 
 # ---- a baseline of the wrong shape ------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_the_wide_bucket_table_keeps_every_column_on_one_row():
 
 def test_campaign_table_fits_80_columns():
     rows = [{"id": "c12011748a1ea31", "harness": "cluster-builder", "variant": "library-fixed", "strategy": "bytes",
-             "phase": "running", "jobs_done": 3, "jobs": 8, "execs": 123456789, "exec_per_s": 12345.6,
+             "phase": "running", "jobs_done": 3, "jobs": 8, "execs": 123456789, "fuzz_exec_per_s": 12345.6,
              "corpus_size": 1234, "crashes": 99, "buckets": 7, "first_reproducer_s": 3.1}]
     text = _render(T.campaign_rows_table(rows, wide=False), 80)
     assert max(len(line) for line in text.splitlines()) <= 80, text

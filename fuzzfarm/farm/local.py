@@ -1,7 +1,12 @@
 """The local farm of ``fuzzfarm up`` / ``fuzzfarm down``: where it lives and how it is found.
 
-State lives under the user's data directory (``$XDG_DATA_HOME/fuzzfarm/farm``, by default
-``~/.local/share/fuzzfarm/farm``):
+One farm per installation, not per user: its workers run this installation's Python, so they can
+run exactly the harnesses installed here, and two checkouts (each its own ``.venv``), or a harness venv
+made with ``fuzzfarm venv``, each get a farm of their own (own Redis port, own data, own
+``down``). Its name (:func:`farm_name`) is the project's directory and a short hash of the venv's
+path, e.g. ``fuzzfarm-3f2a1b``; ``$FUZZFARM_FARM`` names another (a named farm that several
+installations share on purpose). State lives under the user's data directory
+(``$XDG_DATA_HOME/fuzzfarm/farms/NAME``, by default ``~/.local/share/fuzzfarm/farms/NAME``):
 
 * ``farm.json`` (mode 0600): the URL (with the password of this Redis), the supervisor's PID
   and the PIDs of everything it started; written by :mod:`.supervisor`, removed when it stops;
@@ -15,8 +20,10 @@ local farm (:func:`running_url`, called by ``redis_url.from_env``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -32,8 +39,32 @@ def data_dir() -> str:
     return os.path.join(base, "fuzzfarm")
 
 
+FARM_ENV = "FUZZFARM_FARM"
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+VENV_DIRS = (".venv", "venv", ".env", "env")  # a venv inside the project: the project names the farm
+
+
+def farm_name() -> str:
+    """This installation's farm: ``$FUZZFARM_FARM``, else ``PROJECT-HASH`` where PROJECT is the
+    directory holding the venv (a checkout's ``.venv``) or the venv's own name, and HASH the
+    first 6 hex digits of the sha256 of the venv's real path."""
+    named = os.environ.get(FARM_ENV)
+    if named is not None:
+        if not NAME_RE.fullmatch(named):
+            from .embedded import LaunchError
+            raise LaunchError(f"${FARM_ENV}={named!r} is not a farm name; use letters, digits, '.', '_' and '-' "
+                              f"(at most 64), or unset it for this installation's farm")
+        return named
+    prefix = os.path.realpath(sys.prefix)
+    base = os.path.basename(prefix)
+    if base in VENV_DIRS:
+        base = os.path.basename(os.path.dirname(prefix))
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base).strip("-.")[:40] or "farm"
+    return f"{base}-{hashlib.sha256(prefix.encode()).hexdigest()[:6]}"
+
+
 def farm_dir() -> str:
-    return os.path.join(data_dir(), "farm")
+    return os.path.join(data_dir(), "farms", farm_name())
 
 
 def _private_write(path: str, text: str) -> None:

@@ -116,7 +116,10 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
         rows = data.bucket_rows(st, st.campaign_bucket_ids(cid), cid)
-        return {"charts": charts, "jobs": st.jobs(cid), "buckets": rows}
+        by_job = st.crashes_by_job(cid)  # as `fuzzfarm status CAMPAIGN`: they sum to the campaign's crashes
+        jobs = [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0), "fuzz_exec_per_s": S.fuzz_rate(j)}
+                for j in st.jobs(cid)]
+        return {"charts": charts, "jobs": jobs, "buckets": rows}
 
     def bugs(request: Request):
         q = request.query_params

@@ -54,7 +54,7 @@ def serve(url: str, host: str, port: int, token: str | None, *, log_level: str =
     """Serve until interrupted (Ctrl-C)."""
     import uvicorn
     check_bind(host, token)
-    _port_free(host, port)
+    check_port(host, port)
     uvicorn.Server(_config(url, host, port, token, log_level)).run()
 
 
@@ -64,7 +64,7 @@ class Background:
     def __init__(self, url: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str | None = None):
         import uvicorn
         check_bind(host, token)
-        _port_free(host, port)
+        check_port(host, port)
         self.url = page_url(host, port)
         self.server = uvicorn.Server(_config(url, host, port, token, "error"))
         self.server.install_signal_handlers = lambda: None  # the main thread keeps its own handlers
@@ -84,7 +84,8 @@ class Background:
         self.thread.join(10)
 
 
-def _port_free(host: str, port: int) -> None:
+def check_port(host: str, port: int) -> None:
+    """``host:port`` can be listened on now (ServeError saying to choose another --port if not)."""
     if port == 0:
         return
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET

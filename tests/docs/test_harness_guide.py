@@ -3,7 +3,9 @@ replay (exit 1, fixed exit 0), edit the port (hash changes, replay warns). See g
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -25,27 +27,58 @@ def test_every_block_of_the_guide_is_run_or_checked():
 
 
 def _follow(tmp_path, farm_url: str | None):
+    from fuzzfarm import harness as H
     from fuzzfarm.farm.embedded import redis_server_binary
     if redis_server_binary() is None:
         pytest.skip("redis-server is not installed; scripts/setup installs it")
-    bindir = G.layered_venv(str(tmp_path / "venv"))
+    if "tracker" in H.registry():
+        pytest.fail("a harness named 'tracker' is installed in the test venv (the guide followed before it made a "
+                    "venv of its own?); remove it with `.venv/bin/pip uninstall -y fuzzfarm-tracker`, then rerun")
     work = tmp_path / "work"
     work.mkdir()
-    env = G.venv_env(bindir, **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
+    env = G.user_env(str(tmp_path), **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
     try:
         results = G.run_guide(str(work), env, farm=farm_url is not None)
     finally:  # the guide stops its local farm itself; if a block failed before that, stop it here
-        import subprocess
-        subprocess.run([os.path.join(bindir, "fuzzfarm"), "down"], env={k: v for k, v in env.items()
-                                                                      if k != "FUZZFARM_REDIS_URL"},
+        subprocess.run(["fuzzfarm", "down"], env={k: v for k, v in env.items() if k != "FUZZFARM_REDIS_URL"},
                        capture_output=True, timeout=120)
     return work, results
+
+
+GUARDS = ("tests/engine/test_fuzz_child_imports.py::test_atheris_child_instruments_only_our_code",
+          "tests/docs/test_harness_guide.py::test_the_guide_works_as_written")
+
+
+def _suite(*tests: str) -> subprocess.CompletedProcess:
+    """The project's own tests, as scripts/test runs them (the test venv's python, the repo's tests)."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=G.REPO,
+                          capture_output=True, text=True, timeout=900)
 
 
 def test_the_guide_works_as_written(tmp_path):
     work, results = _follow(tmp_path, None)
     assert (work / "tracker" / "tracker_harness" / "port.py").is_file()
     assert any("fails as recorded" in out for _, out in results)
+    # The guide installed the plugin into a venv of its own: fuzzfarm's own installation (the test
+    # venv) does not see it, so its suite is as before: the name is still free for the next
+    # `fuzzfarm new tracker`, and the fuzz child guard passes (the full rerun of both guards is
+    # test_the_suite_stays_green_after_the_guide, slow).
+    listed = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "harnesses", "--json"], capture_output=True,
+                            text=True, timeout=120)
+    assert "tracker" not in {h["name"] for h in json.loads(listed.stdout)}
+    assert subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "new", "tracker", "-o", str(tmp_path / "again")],
+                          capture_output=True, timeout=120).returncode == 0
+    guard = _suite(GUARDS[0])
+    assert guard.returncode == 0, guard.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_the_suite_stays_green_after_the_guide(tmp_path):
+    """Follow the guide literally, then run the suite's guards that broke when the guide installed
+    into fuzzfarm's own venv (the guide itself again, and the fuzz child's instrumentation)."""
+    _follow(tmp_path, None)
+    guards = _suite(*GUARDS)
+    assert guards.returncode == 0 and "2 passed" in guards.stdout, guards.stdout[-3000:]
 
 
 def test_the_guide_excerpts_are_what_fuzzfarm_new_writes(tmp_path):

@@ -1,7 +1,9 @@
-"""The README's path, short: ``fuzzfarm up`` (a second ``up`` says it runs), ``fuzzfarm demo`` on
-that local farm, then every command of the README's "Use it" section as written (durations cut
-to seconds) with no Redis URL anywhere, the downloaded regression test, the 80-column table,
-and ``fuzzfarm down`` stopping every process ``up`` started (checked by PID)."""
+"""The README's path, short: ``scripts/setup`` links ``fuzzfarm`` into ``~/.local/bin`` (of a
+throwaway HOME), ``fuzzfarm up`` (a second ``up`` says it runs), ``fuzzfarm demo`` on that local
+farm, then every follow-up command the demo printed and every command of the README's "Use it"
+section as written (durations cut to seconds), each in a fresh login shell with no venv activated
+and no Redis URL anywhere, the downloaded regression test, the 80-column table, and the printed
+``fuzzfarm down`` stopping every process ``up`` started (checked by PID)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,22 +44,60 @@ def _session_members(sids: set[int]) -> set[int]:
 
 
 def readme_use_it() -> list[str]:
+    """The commands of the README's "Use it" blocks, comments cut (not the ``export PATH`` line:
+    a fresh login shell has ``~/.local/bin`` on PATH by itself)."""
     with open(os.path.join(REPO, "README.md")) as f:
-        text = f.read()
-    block = text.split("## Use it", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    return [line.split("#", 1)[0].strip() for line in block.strip().splitlines() if line.split("#", 1)[0].strip()]
+        section = f.read().split("## Use it", 1)[1].split("\n## ", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for block in section.split("```bash")[1:]
+             for line in block.split("```", 1)[0].strip().splitlines()]
+    return [line for line in lines if line and not line.startswith("export PATH=")]
+
+
+# What Debian's and Ubuntu's /etc/skel/.profile does for a new user's login shell.
+PROFILE = '''if [ -d "$HOME/.local/bin" ] ; then
+    PATH="$HOME/.local/bin:$PATH"
+fi
+'''
+
+
+def login_shell(home, cwd, line: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``line`` as the user types it in a new terminal: a login shell (``bash -l``: /etc/profile,
+    then ~/.profile) with nothing of this process's environment but HOME (no venv, no
+    $FUZZFARM_REDIS_URL, no PATH of ours)."""
+    return subprocess.run(["env", "-i", f"HOME={home}", "bash", "-lc", line], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def printed_commands(text: str) -> list[str]:
+    """The fuzzfarm commands a message tells the user to run: `in backquotes` or (in parentheses)."""
+    return [m.group(1) or m.group(2) for m in re.finditer(r"`(fuzzfarm [^`]+)`|\((fuzzfarm replay [^)]+)\)", text)]
 
 
 def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     from farm_fixtures import E2E_WORKER_ENV, _need_redis
     _need_redis()
-    env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_REDIS_URL"}
+    # A user's HOME: scripts/setup links `fuzzfarm` into its ~/.local/bin; the local farm's data
+    # is under its ~/.local/share (the default a login shell gets); never the machine's own.
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".profile").write_text(PROFILE)
+    (tmp_path / ".venv").symlink_to(os.path.join(REPO, ".venv"))  # the work directory stands for the checkout
+    env = {k: v for k, v in os.environ.items() if k not in ("FUZZFARM_REDIS_URL", "XDG_BIN_HOME", "FUZZFARM_SETUP_LINK",
+                                                            "VIRTUAL_ENV")}
+    setup = subprocess.run([os.path.join(REPO, "scripts", "setup")], env={**env, "HOME": str(home)},
+                           capture_output=True, text=True, timeout=600)
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    link = home / ".local" / "bin" / "fuzzfarm"
+    assert os.path.realpath(link) == os.path.realpath(os.path.join(REPO, ".venv", "bin", "fuzzfarm")), setup.stderr
+    # this process's PATH lacks that ~/.local/bin: setup says so, with the line to run
+    assert f'export PATH="{home}/.local/bin:$PATH"' in setup.stderr, setup.stderr
     # short triage: minimization and verification have tests of their own; here what counts is the path
     env.update(E2E_WORKER_ENV, FUZZFARM_MINIMIZE_BUDGET_S="5", FUZZFARM_VERIFY_RUNS="3", FUZZFARM_PROVE_BUDGET_S="4",
-               XDG_DATA_HOME=str(tmp_path / "data"))
+               XDG_DATA_HOME=str(home / ".local" / "share"), HOME=str(home),
+               PATH=f"{home}/.local/bin:{env.get('PATH', '/usr/bin:/bin')}")  # after the line setup printed
 
     def run(*args, timeout=300, extra=None):
-        argv = [sys.executable, "-m", "fuzzfarm.cli", *args] if args[0] != "pytest" else [
+        argv = [str(link), *args] if args[0] != "pytest" else [
             sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args[1:]]
         return subprocess.run(argv, cwd=tmp_path, env={**env, **(extra or {})}, capture_output=True, text=True,
                               timeout=timeout)
@@ -101,6 +142,19 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert "groups of buckets" in p.stderr
         assert "the local farm stays up" in p.stderr
         checker_cid = next(c for c, s in res["campaigns"].items() if s["harness"] == "checker")
+        # every command the demo printed, verbatim, in a new terminal: replay exits 1 (fails as
+        # recorded; a flaky bucket's one replay may pass), crashes and status 0; `fuzzfarm down` last
+        printed = printed_commands(p.stderr)
+        assert "fuzzfarm down" in printed and "fuzzfarm crashes" in printed and "fuzzfarm status" in printed, p.stderr
+        flaky = {b["id"] for rows in res["buckets"].values() for b in rows if b.get("flaky")}
+        replays = [c for c in printed if c.startswith("fuzzfarm replay ")]
+        assert len(replays) == len(res["downloads"]) >= 2, p.stderr
+        for line in (c for c in printed if c != "fuzzfarm down"):
+            q = login_shell(home, tmp_path, line)
+            want = (0, 1) if any(b in line for b in flaky) else (1,) if "replay" in line else (0,)
+            assert q.returncode in want, f"{line}: rc {q.returncode}\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}"
+            assert "Traceback" not in q.stderr, q.stderr
+        lap("the demo's printed commands in a login shell")
         # the demo printed the local farm's web view, which stays up with the farm (until `down`)
         import urllib.request
         m = re.search(r"web view (http://127\.0\.0\.1:\d+/)", p.stderr)
@@ -120,11 +174,11 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
                 argv[argv.index("--jobs") + 1] = "1"
             if argv[1:2] == ["cancel"]:
                 argv[2] = codes["submit"][1]  # cancel the README's own campaign (already finished: say so)
-            q = run(*argv[1:], extra={"COLUMNS": "250"}) if argv[0] == "fuzzfarm" else run(*argv)
-            codes[argv[1] if argv[0] == "fuzzfarm" else argv[0]] = (q.returncode, q.stdout.splitlines()[0]
-                                                                    if q.stdout else "")
+            q = login_shell(home, tmp_path, f"COLUMNS=250 {shlex.join(argv)}")
+            what = argv[1] if argv[0] == "fuzzfarm" else "pytest"
+            codes[what] = (q.returncode, q.stdout.splitlines()[0] if q.stdout else "")
             want = {"submit": (0, 1), "replay": (1,) if "--variant" not in argv else (0,), "cancel": (2,)}.get(
-                argv[1] if argv[0] == "fuzzfarm" else "", (0,))
+                what, (0,))
             assert q.returncode in want, f"{line}: rc {q.returncode}\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}"
             if argv[1:2] == ["cancel"]:
                 assert "already done" in q.stderr  # a finished campaign: one line saying so
@@ -155,6 +209,16 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         assert narrow.returncode == 0 and bucket in narrow.stdout
         assert max(len(line) for line in narrow.stdout.splitlines()) <= 80, narrow.stdout
         print("\nCOLUMNS=80 fuzzfarm crashes:\n" + narrow.stdout)
+        # no cell cut inside a word: every id, count, Go name of the rows appears whole
+        rows = [r for rs in res["buckets"].values() for r in rs]
+        words = [w for r in rows for v in (r["id"], r["group"], r["count"], *(r.get("go_crash_state") or
+                                                                               r.get("crash_state") or []))
+                 for w in str(v).split()]
+        cut = [w for w in words if w not in narrow.stdout]
+        assert not cut, f"cut at 80 columns: {cut}\n{narrow.stdout}"
+        st80 = run("status", extra={"COLUMNS": "80"})
+        assert st80.returncode == 0 and max(len(line) for line in st80.stdout.splitlines()) <= 80, st80.stdout
+        assert all(cid in st80.stdout for cid in res["campaigns"]), st80.stdout
 
         lap("regression test, runone, 80 columns")
         # fuzzfarm ci on this farm: the demo's checker campaign as the baseline, then this run's ci.json
@@ -183,7 +247,8 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
         lap("ci run")
         # the supervisor restarts a worker that dies
         import signal
-        state_file = tmp_path / "data" / "fuzzfarm" / "farm" / "farm.json"
+        state_file = Path(up["dir"]) / "farm.json"
+        assert Path(up["dir"]).is_relative_to(home / ".local" / "share" / "fuzzfarm" / "farms")
         collect = next(w for w in up["workers"] if w["queues"] == ["collect"])
         os.killpg(collect["pid"], signal.SIGKILL)
         deadline = time.monotonic() + 120
@@ -198,7 +263,7 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     finally:
         sids = set(pids)
         members = _session_members(sids)
-        down = run("down")
+        down = login_shell(home, tmp_path, "fuzzfarm down")  # as the demo printed it
     assert down.returncode == 0 and "local farm stopped" in down.stdout, down.stdout + down.stderr
     for pid in pids + sorted(members):
         assert _gone(pid), f"pid {pid} outlived `fuzzfarm down`"
