@@ -30,7 +30,9 @@ DATA = os.path.join(HERE, "testdata")
 CONFORM = ["CloseClosedChan", "SendOnClosedWhileBlocked", "RecvClosedAfterDrain", "SelectDefaultNothingReady",
            "SelectDefaultReady", "RangeOverClosedChan",
            # testdata/conform/more.go: the translator's own semantics
-           "StructValueSemantics", "ClosurePerIteration", "DeferOrderAndErrors", "SwitchAndIntDivision"]
+           "StructValueSemantics", "ClosurePerIteration", "DeferOrderAndErrors", "SwitchAndIntDivision",
+           # testdata/conform/cases_test.go: the testing.T model
+           "ErrorfFails", "FatalEndsTheTest", "CleanupRunsLastFirst", "Passes"]
 
 
 def port(tmp_path, src, *args):
@@ -87,8 +89,17 @@ def go_outcome(binary, name):
     for line in (p.stdout + p.stderr).splitlines():
         if line.startswith(("panic: ", "fatal error: ")):
             return re.sub(r" \[recovered.*\]$", "", line)
+    if "--- FAIL:" in p.stdout:
+        return "FAIL"
     assert p.returncode == 0, p.stdout + p.stderr
     return "ok"
+
+
+def gosim_outcome(report):
+    f = report.failure
+    if f is None:
+        return "ok"
+    return "FAIL" if isinstance(f.cause, rt.TestFailed) else f.go_says
 
 
 def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
@@ -104,7 +115,7 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
             for strat in ("random", "pct"):
                 r = gosim.run(rt.test_main(getattr(mod, f"Test{name}"), name), strategy=make(strat, seed=seed),
                               check_leaks=False)
-                seen.add(r.failure.go_says if r.failure else "ok")
+                seen.add(gosim_outcome(r))
         assert seen == {want}, (name, want, seen)
 
 

@@ -21,3 +21,32 @@ func TestClosurePerIteration(t *testing.T) { ClosurePerIteration() }
 func TestDeferOrderAndErrors(t *testing.T) { DeferOrderAndErrors() }
 
 func TestSwitchAndIntDivision(t *testing.T) { SwitchAndIntDivision() }
+
+// The testing.T model: Errorf fails the test and goes on; Fatal ends it (deferred calls and
+// cleanups still run); a cleanup's own Fatalf fails it too.
+func TestErrorfFails(t *testing.T) {
+	t.Helper()
+	t.Errorf("bad %d", 1)
+}
+
+func TestFatalEndsTheTest(t *testing.T) {
+	defer func() {}()
+	t.Fatal("stop")
+	panic("not reached")
+}
+
+func TestCleanupRunsLastFirst(t *testing.T) {
+	order := ""
+	t.Cleanup(func() {
+		if order != "b" {
+			t.Fatalf("cleanups ran in order %q", order)
+		}
+	})
+	t.Cleanup(func() { order += "b" })
+}
+
+func TestPasses(t *testing.T) {
+	if classify(3) != "fizz" {
+		t.Fatal("classify")
+	}
+}
