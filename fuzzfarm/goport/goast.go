@@ -398,7 +398,12 @@ func main() {
 	pkg, err = conf.Check(name, fset, files, info)
 	if err != nil {
 		if te, ok := err.(types.Error); ok {
-			fail("%s: %s", where(te.Pos), te.Msg)
+			// one line: a missing import's message goes on with every directory searched
+			msg := strings.SplitN(te.Msg, "\n", 2)[0]
+			if i := strings.Index(msg, " (can't find import"); i >= 0 {
+				msg = msg[:i] + " (not in the standard library, and fuzzfarm port reads one package)"
+			}
+			fail("%s: %s", where(te.Pos), msg)
 		}
 		fail("%v", err)
 	}

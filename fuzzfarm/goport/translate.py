@@ -90,7 +90,7 @@ PKG_FUNCS = {
     "time.AfterFunc": ("gosim.after_func", (0,)),
     "context.Background": ("gosim.background", ()), "context.TODO": ("gosim.todo", ()),
     "context.WithCancel": ("gosim.with_cancel", ()), "context.WithTimeout": ("gosim.with_timeout", (1,)),
-    "runtime.Gosched": ("gosim.gosched", ()),
+    "runtime.Gosched": ("gosim.gosched", ()), "sync.NewCond": ("gosim.Cond", ()),
     "strconv.Itoa": ("str", ()),
 }
 PKG_VALUES = {"context.Canceled": "gosim.CANCELED", "context.DeadlineExceeded": "gosim.DEADLINE_EXCEEDED"}
@@ -356,7 +356,8 @@ class Translator:
                 for x in n["Lhs"]:
                     if x.get("K") == "Ident" and "Use" in x:  # redeclared in :=, i.e. assigned
                         assigned.add(x["Use"]["id"])
-            if n.get("K") == "UnaryExpr" and n["Op"] == "&" and n["X"].get("K") == "Ident" and n["X"].get("U") != "struct":
+            if n.get("K") == "UnaryExpr" and n["Op"] == "&" and n["X"].get("K") == "Ident" and n["X"].get("U") != "struct" \
+                    and not n["X"].get("U", "").startswith("sync."):
                 self.bad(n, "address of a non-struct variable", "use a pointer to a struct field instead")
         fn.cells = fn.captured & assigned
         for i, name in sorted(defs.items(), key=lambda kv: int(kv[0])):
@@ -904,8 +905,8 @@ class Translator:
         if op == "<-":
             return f"rt.recv({self.expr(x)}, {self.zero(e['VZ'], e)})"
         if op == "&":
-            if x["K"] == "CompositeLit" or x.get("U") == "struct":
-                return self.expr(x)
+            if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith("sync."):
+                return self.expr(x)  # a struct or a sync value is an object: the pointer is the object
             return self.bad(e, "address of a non-struct")
         if op == "!":
             return f"(not {self.expr(x)})"
@@ -960,6 +961,8 @@ class Translator:
                 return self.bad(e, "promoted field of an embedded struct")
             if x.get("T", "").lstrip("*") in ("time.Timer", "time.Ticker") and e["Sel"]["Name"] == "C":
                 return f"{self.expr(x)}.c"
+            if x.get("T", "").lstrip("*") == "sync.Cond" and e["Sel"]["Name"] == "L":
+                return f"{self.expr(x)}.L"
             return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
         if e.get("SelK") == "method":
             recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.expr(x)

@@ -28,7 +28,7 @@ from tests.go_fixtures import go  # noqa: F401 - the fixture
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "testdata")
 CONFORM = ["CloseClosedChan", "SendOnClosedWhileBlocked", "RecvClosedAfterDrain", "SelectDefaultNothingReady",
-           "SelectDefaultReady", "RangeOverClosedChan",
+           "SelectDefaultReady", "RangeOverClosedChan", "CondBroadcastWakesAll",
            # testdata/conform/more.go: the translator's own semantics
            "StructValueSemantics", "ClosurePerIteration", "DeferOrderAndErrors", "SwitchAndIntDivision",
            # testdata/conform/cases_test.go: the testing.T model
@@ -123,7 +123,9 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
     ("package p\n\nimport _ \"unsafe\"\n",
      'a.go:3: import "unsafe" has no gosim model: not supported;'),
     ("package p\n\nfunc F() {\n\tx := []int{1}\n\t_ = x[0:1]\n}\n", "a.go:5: slice expression: not supported;"),
-    ("package p\n\nfunc F( {\n", "a.go:3: "),
+    ("package p\n\nfunc F( {\n", "a.go:3: expected ')', found '{': fix the Go"),
+    ("package p\n\nimport \"example.com/nothere\"\n\nfunc F() { nothere.G() }\n", "a.go:3: could not import example.com/nothere"),
+    ("package p\n\nfunc F(x any) int {\n\treturn x.(int)\n}\n", "a.go:4: type assertion: not supported;"),
     ("package p\n\nvar n int\n\nfunc F() int { return n }\n", "a.go:3: package-level var: not supported;"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):

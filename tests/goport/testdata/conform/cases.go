@@ -2,7 +2,10 @@ package conform
 
 // Cases copied verbatim from tests/conformance/go/plain_cases.go (the conformance suite).
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 func CloseClosedChan() { ch := make(chan int); close(ch); close(ch) }
 func SendOnClosedWhileBlocked() {
@@ -47,4 +50,29 @@ func RangeOverClosedChan() {
 		s = s*10 + v
 	}
 	result("%d", s)
+}
+func CondBroadcastWakesAll() {
+	var mu sync.Mutex
+	c := sync.NewCond(&mu)
+	ready := false
+	var wg sync.WaitGroup
+	n := 0
+	wg.Add(2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			mu.Lock()
+			for !ready {
+				c.Wait()
+			}
+			n++
+			mu.Unlock()
+			wg.Done()
+		}()
+	}
+	mu.Lock()
+	ready = true
+	c.Broadcast()
+	mu.Unlock()
+	wg.Wait()
+	result("%d", n)
 }

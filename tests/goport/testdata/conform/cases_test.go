@@ -4,6 +4,8 @@ import "testing"
 
 func TestCloseClosedChan(t *testing.T) { CloseClosedChan() }
 
+func TestCondBroadcastWakesAll(t *testing.T) { CondBroadcastWakesAll() }
+
 func TestSendOnClosedWhileBlocked(t *testing.T) { SendOnClosedWhileBlocked() }
 
 func TestRecvClosedAfterDrain(t *testing.T) { RecvClosedAfterDrain() }
