@@ -43,8 +43,8 @@ class Defers:
         return self
 
     def __exit__(self, et, e, tb) -> bool:
-        if et is not None and not issubclass(et, Exception):
-            return False
+        if et is not None and (not issubclass(et, Exception) or issubclass(et, gosim.GoFailure)):
+            return False  # a teardown, or a failure gosim recorded already: the run is over
         while self.calls:
             fn, args = self.calls.pop()
             fn(*args)
