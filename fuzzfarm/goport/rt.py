@@ -55,7 +55,21 @@ class Defers:
 
 def glen(x) -> int:
     """Go ``len``: nil (None) has length 0; a channel's buffered count."""
+    if isinstance(x, str):
+        return len(x.encode())  # Go's len of a string counts bytes
     return 0 if x is None else len(x)
+
+
+def ieq(a, b) -> bool:
+    """``==`` of interface values: the same dynamic type and value (numbers, strings, bools), else
+    the same object (pointers, channels, errors)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (int, float, str, bool)):
+        return a == b
+    return type(a).__dict__.get("_go_fields_") is not None and struct_eq(a, b)
 
 
 def gcap(x) -> int:

@@ -390,6 +390,8 @@ class Translator:
             params.append("self")
             if rn is not None and rn["Name"] != "_":
                 fn.names[rn["Def"]["id"]] = "self"
+                if not ptr and self.assigns_through(d["Body"], rn["Def"]["id"]):
+                    fn.copy_self = True
         params += self.params(d["Type"]["Params"])
         pyname = snake(name) if struct else (name if name.startswith("Test") else snake(name))
         self.indent = ind
@@ -397,9 +399,24 @@ class Translator:
         self.line(f'@gosim.go_func("{goname}", "{d["F"]}:{d["L"]}")')
         self.line(f"def {pyname}({', '.join(params)}):")
         self.indent += 1
+        if getattr(fn, "copy_self", False):
+            # a value receiver the method changes: its own copy (also when called through an
+            # interface, where the caller cannot copy)
+            self.line(f"self = self._copy_()  # :{d['L']}")
         self.body(d, d["Body"])
         self.indent = 0
         self.fn = None
+
+    def assigns_through(self, body, obj_id) -> bool:
+        """Whether ``body`` assigns to a field of the variable ``obj_id`` (``p.x = ...``, ``p.x++``)."""
+        for n in walk(body):
+            lhs = n.get("Lhs") if n.get("K") == "AssignStmt" else [n.get("X")] if n.get("K") == "IncDecStmt" else []
+            for x in lhs or []:
+                while x and x.get("K") == "SelectorExpr":
+                    x = x["X"]
+                if x and x.get("K") == "Ident" and (x.get("Use") or {}).get("id") == obj_id:
+                    return True
+        return False
 
     def params(self, fl) -> list[str]:
         out = []
@@ -426,6 +443,9 @@ class Translator:
                 fn.results.append(n)
                 self.decl_var(n, self.zero(n["DZ"], n))
         has_defer = any(n.get("K") == "DeferStmt" for n in self.own_nodes(block))
+        if has_defer and any(n["Def"]["id"] in fn.cells for n in fn.results):
+            self.bad(d, "a closure assigns a named result of a function with defer",
+                     "return the value explicitly (a deferred change to a named result is not modelled)")
         if has_defer:
             self.line(f"with rt.Defers() as _d:  # :{block['L']}")
             self.indent += 1
@@ -579,6 +599,8 @@ class Translator:
                                                          or rhs[0]["K"] == "UnaryExpr" and rhs[0]["Op"] == "<-"):
             r = rhs[0]
             if r["K"] == "IndexExpr" and r["X"].get("U") == "map":
+                if r["VZ"]["k"] == "struct":
+                    self.bad(r, "v, ok := m[k] with a struct value type", "use a map of pointers")
                 value = f"rt.mlookup({self.expr(r['X'])}, {self.val(r['Index'])}, {self.zero(r['VZ'], r)})"
             elif r["K"] == "UnaryExpr" and r["Op"] == "<-":
                 value = f"rt.recv2({self.expr(r['X'])}, {self.zero(r['VZ'], r)})"
@@ -741,10 +763,15 @@ class Translator:
             it = f"range(rt.glen({sl}))"
             target = kn if kn != "_" else f"_i{self.fn.tmp}"
             if vn != "_":
-                assigns.append((value, f"{sl}[{target}]"))
+                cp = "._copy_()" if value.get("DU") == "struct" else ""  # Go's range value is a copy
+                assigns.append((value, f"{sl}[{target}]{cp}"))
         elif u == "map":
             it = f"rt.mitems({self.expr(x)})"
             target = f"{kn}, {vn}"
+            if value is not None and value.get("DU") == "struct":
+                self.fn.tmp += 1
+                target = f"{kn}, _mv{self.fn.tmp}"
+                assigns.append((value, f"_mv{self.fn.tmp}._copy_()"))  # a copy, as in Go
         elif u == "chan":
             it = f"rt.chrange({self.expr(x)})"
             target = kn
@@ -921,6 +948,8 @@ class Translator:
         ints = x.get("U") == "int" and y.get("U") == "int"
         if op in ("==", "!="):
             kinds = {x.get("U"), y.get("U")}
+            if "interface" in kinds and "nil" not in kinds:
+                return f"({'' if op == '==' else 'not '}rt.ieq({a}, {b}))"
             if kinds & IDENTITY_KINDS:
                 return f"({a} {'is' if op == '==' else 'is not'} {b})"
             if kinds == {"struct"}:

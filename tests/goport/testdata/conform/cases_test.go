@@ -52,3 +52,5 @@ func TestPasses(t *testing.T) {
 		t.Fatal("classify")
 	}
 }
+
+func TestCopiesAndInterfaces(t *testing.T) { CopiesAndInterfaces() }

@@ -98,3 +98,19 @@ func ConcurrentMapWrites() {
 	}
 	wg.Wait()
 }
+
+type mover interface{ moved(dx int) point }
+
+// Copies Go makes that a Python port must not miss: range values, a value receiver called
+// through an interface holding a pointer, interface equality, len of a string in bytes.
+func CopiesAndInterfaces() {
+	ps := []point{{1, 1}, {2, 2}}
+	for _, p := range ps {
+		p.x = 100
+	}
+	q := &point{3, 3}
+	var m mover = q
+	r := m.moved(10)
+	var a, b any = 1000, 1000
+	result("%d %d %d %d %v %d", ps[0].x, ps[1].x, q.x, r.x, a == b, len("héllo"))
+}
