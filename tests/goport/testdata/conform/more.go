@@ -111,6 +111,7 @@ func CopiesAndInterfaces() {
 	q := &point{3, 3}
 	var m mover = q
 	r := m.moved(10)
-	var a, b any = 1000, 1000
-	result("%d %d %d %d %v %d", ps[0].x, ps[1].x, q.x, r.x, a == b, len("héllo"))
+	n, word := 999, "héllo" // not constants: == and len at run time
+	var a, b any = n+1, 1000
+	result("%d %d %d %d %v %d", ps[0].x, ps[1].x, q.x, r.x, a == b, len(word))
 }
