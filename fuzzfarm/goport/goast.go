@@ -101,6 +101,9 @@ func zero(t types.Type) map[string]any {
 		}
 		return map[string]any{"k": "nil"}
 	case *types.Struct:
+		if u.NumFields() == 0 {
+			return map[string]any{"k": "nil"} // struct{}: no data, every value equal (None)
+		}
 		return map[string]any{"k": "anonstruct"}
 	case *types.Array:
 		return map[string]any{"k": "array"}
@@ -118,6 +121,9 @@ func kind(t types.Type) string {
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Struct:
+		if _, named := types.Unalias(t).(*types.Named); !named && u.NumFields() == 0 {
+			return "empty" // struct{}
+		}
 		return "struct"
 	case *types.Pointer:
 		if kind(u.Elem()) == "struct" {

@@ -1098,6 +1098,8 @@ class Translator:
     def e_CompositeLit(self, e):
         u, t = e.get("U"), e.get("T", "")
         elts = e["Elts"] or []
+        if u == "empty":
+            return "None"  # struct{}{}: no data
         if u == "struct":
             name = t
             st = self.structs.get(name)

@@ -54,3 +54,5 @@ func TestPasses(t *testing.T) {
 }
 
 func TestCopiesAndInterfaces(t *testing.T) { CopiesAndInterfaces() }
+
+func TestEmptyStructChannel(t *testing.T) { EmptyStructChannel() }

@@ -115,3 +115,13 @@ func CopiesAndInterfaces() {
 	var a, b any = n+1, 1000
 	result("%d %d %d %d %v %d", ps[0].x, ps[1].x, q.x, r.x, a == b, len(word))
 }
+
+// struct{} values on a done channel.
+func EmptyStructChannel() {
+	done := make(chan struct{})
+	go func() { done <- struct{}{} }()
+	<-done
+	close(done)
+	_, ok := <-done
+	result("%v", ok)
+}
