@@ -762,7 +762,8 @@ def _demo_farm(url: str | None, jobs: int, down: bool):
 # Commands in modules of their own (each ``register(app)``; they import this module).
 EXTENSIONS = ("fuzzfarm.cli_local", "fuzzfarm.cli_cancel", "fuzzfarm.cli_ci", "fuzzfarm.cli_new",
               "fuzzfarm.cli_groups", "fuzzfarm.cli_web",
-              "fuzzfarm.cli_gc", "fuzzfarm.cli_explore", "fuzzfarm.cli_checkport", "fuzzfarm.cli_venv")
+              "fuzzfarm.cli_gc", "fuzzfarm.cli_explore", "fuzzfarm.cli_checkport", "fuzzfarm.cli_venv",
+              "fuzzfarm.cli_port")
 
 
 def _register_extensions() -> None:

@@ -1,0 +1,32 @@
+"""``fuzzfarm port GO_FILES_OR_DIR -o DIR [--test TestName]``: generate the gosim port of Go source
+as a harness plugin package (fuzzfarm.goport; the supported subset is in docs/PORT.md). Anything
+outside the subset, a file that does not parse or an unmapped import is one line each with
+``file.go:line`` and what to do, exit 2, and nothing is written."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from fuzzfarm.cli import EXIT_ERROR, err, errors_to_exit, out
+
+    @app.command()
+    @errors_to_exit
+    def port(sources: List[str] = typer.Argument(..., help="Go files or a package directory."),
+             output: str = typer.Option(..., "-o", "--output", help="Directory of the package to write (absent or empty)."),
+             test: Optional[str] = typer.Option(None, "--test", help="Go test to run as the harness's program, e.g. TestScenario."),
+             name: Optional[str] = typer.Option(None, "--name", help="Harness name (default: the output directory's name).")) -> None:
+        """Translate Go source into a gosim port inside a harness plugin package (docs/PORT.md)."""
+        from fuzzfarm.goport.package import port as do_port
+        from fuzzfarm.goport.translate import PortError
+        try:
+            files = do_port(sources, output, name=name, test=test)
+        except PortError as e:
+            for line in e.lines:
+                err.print(f"fuzzfarm port: {line}", markup=False)
+            raise SystemExit(EXIT_ERROR) from None
+        out.print(f"wrote {len(files)} files to {output}; next: pip install -e {output}"
+                  + (" && fuzzfarm harnesses" if test else ""), markup=False)

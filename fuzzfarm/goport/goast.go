@@ -1,0 +1,437 @@
+// goast prints the Go source of one package as JSON for fuzzfarm.goport: every file that builds
+// under the given tags, parsed by go/parser and type-checked by go/types, as a generic tree of
+// AST nodes ({"K": node type, "L": line, fields...}) in which every expression also carries
+// what go/types says of it (the Python translator needs types for value-vs-pointer semantics,
+// method receivers, builtins and zero values). Stdlib only; run with `go run goast.go`.
+//
+// Usage: go run goast.go [-tags a,b] DIR_OR_FILE...
+// Output: one line, {"package": NAME, "files": [...]} or {"error": "file.go:LINE: what"}.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/build/constraint"
+	"go/importer"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+var (
+	fset = token.NewFileSet()
+	info = &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Implicits:  map[ast.Node]types.Object{},
+	}
+	pkg *types.Package
+)
+
+func fail(format string, args ...any) {
+	out, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
+	fmt.Println(string(out))
+	os.Exit(0)
+}
+
+func where(p token.Pos) string {
+	pos := fset.Position(p)
+	return fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+}
+
+// builds reports whether a file's //go:build line holds with exactly the given tags on.
+func builds(f *ast.File, tags map[string]bool) bool {
+	for _, cg := range f.Comments {
+		if cg.Pos() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if constraint.IsGoBuild(c.Text) {
+				expr, err := constraint.Parse(c.Text)
+				if err != nil {
+					fail("%s: bad //go:build line: %v", where(c.Pos()), err)
+				}
+				return expr.Eval(func(tag string) bool { return tags[tag] })
+			}
+		}
+	}
+	return true
+}
+
+// zero describes a type's zero value for the translator.
+func zero(t types.Type) map[string]any {
+	switch u := t.(type) {
+	case *types.Named:
+		obj := u.Obj()
+		if obj.Pkg() != nil && obj.Pkg().Path() == "sync" {
+			return map[string]any{"k": "sync", "name": obj.Name()}
+		}
+		if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" {
+			return map[string]any{"k": "atomic", "name": obj.Name()}
+		}
+		if _, ok := u.Underlying().(*types.Struct); ok {
+			if obj.Pkg() != pkg {
+				return map[string]any{"k": "foreign", "name": obj.Pkg().Path() + "." + obj.Name()}
+			}
+			return map[string]any{"k": "struct", "name": obj.Name()}
+		}
+		return zero(u.Underlying())
+	case *types.Alias:
+		return zero(types.Unalias(u))
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsBoolean != 0:
+			return map[string]any{"k": "bool"}
+		case u.Info()&types.IsString != 0:
+			return map[string]any{"k": "string"}
+		case u.Info()&types.IsFloat != 0:
+			return map[string]any{"k": "float"}
+		case u.Info()&types.IsInteger != 0:
+			return map[string]any{"k": "int"}
+		}
+		return map[string]any{"k": "nil"}
+	case *types.Struct:
+		if u.NumFields() == 0 {
+			return map[string]any{"k": "nil"} // struct{}: no data, every value equal (None)
+		}
+		return map[string]any{"k": "anonstruct"}
+	case *types.Array:
+		return map[string]any{"k": "array"}
+	}
+	return map[string]any{"k": "nil"}
+}
+
+// kind is the underlying kind of a type, as the translator branches on it.
+func kind(t types.Type) string {
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+		switch n.Obj().Pkg().Path() {
+		case "sync", "sync/atomic", "time", "context", "testing":
+			return n.Obj().Pkg().Path() + "." + n.Obj().Name()
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		if _, named := types.Unalias(t).(*types.Named); !named && u.NumFields() == 0 {
+			return "empty" // struct{}
+		}
+		return "struct"
+	case *types.Pointer:
+		if kind(u.Elem()) == "struct" {
+			return "ptrstruct"
+		}
+		return "pointer"
+	case *types.Map:
+		return "map"
+	case *types.Chan:
+		return "chan"
+	case *types.Slice:
+		return "slice"
+	case *types.Array:
+		return "array"
+	case *types.Signature:
+		return "func"
+	case *types.Interface:
+		return "interface"
+	case *types.Tuple:
+		return "tuple"
+	case *types.Basic:
+		if u.Info()&types.IsString != 0 {
+			return "string"
+		}
+		if u.Info()&types.IsInteger != 0 {
+			return "int"
+		}
+		if u.Info()&types.IsFloat != 0 {
+			return "float"
+		}
+		if u.Info()&types.IsBoolean != 0 {
+			return "bool"
+		}
+		if u.Kind() == types.UntypedNil {
+			return "nil"
+		}
+		return "basic"
+	}
+	return "other"
+}
+
+var posType = reflect.TypeOf(token.Pos(0))
+var tokType = reflect.TypeOf(token.Token(0))
+
+func objInfo(o types.Object) map[string]any {
+	m := map[string]any{"id": fmt.Sprintf("%d", o.Pos())}
+	if o.Pkg() != nil {
+		m["pkg"] = o.Pkg().Path()
+		m["local"] = o.Pkg() == pkg
+	}
+	switch v := o.(type) {
+	case *types.Var:
+		m["k"] = "var"
+		if v.IsField() {
+			m["k"] = "field"
+		} else if v.Parent() == pkg.Scope() {
+			m["k"] = "global"
+		}
+	case *types.Func:
+		m["k"] = "func"
+		if sig, ok := v.Type().(*types.Signature); ok && sig.Recv() != nil {
+			m["k"] = "method"
+			_, m["ptrrecv"] = sig.Recv().Type().(*types.Pointer)
+		}
+	case *types.TypeName:
+		m["k"] = "type"
+	case *types.PkgName:
+		m["k"] = "pkgname"
+		m["pkg"] = v.Imported().Path()
+	case *types.Const:
+		m["k"] = "const"
+		m["val"] = v.Val().ExactString()
+	case *types.Builtin:
+		m["k"] = "builtin"
+	case *types.Nil:
+		m["k"] = "nil"
+	}
+	return m
+}
+
+func encode(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		if obj, ok := v.Interface().(*ast.Object); ok && obj != nil {
+			return nil // the old resolver's objects: go/types has the real ones
+		}
+		if v.Kind() == reflect.Interface {
+			return encode(v.Elem())
+		}
+		if sc, ok := v.Interface().(*ast.Scope); ok && sc != nil {
+			return nil
+		}
+		node, isNode := v.Interface().(ast.Node)
+		m := map[string]any{"K": v.Elem().Type().Name()}
+		if isNode {
+			m["L"] = fset.Position(node.Pos()).Line
+			m["F"] = filepath.Base(fset.Position(node.Pos()).Filename)
+		}
+		e := v.Elem()
+		for i := 0; i < e.NumField(); i++ {
+			f := e.Type().Field(i)
+			if f.Type == posType && f.Name == "Ellipsis" {
+				m["Ellipsis"] = e.Field(i).Int() != 0 // f(xs...)
+				continue
+			}
+			if f.Type == posType || f.Name == "Obj" || f.Name == "Scope" || f.Name == "Unresolved" ||
+				f.Name == "Comments" || f.Name == "Doc" || f.Name == "Comment" || f.Name == "Imports" {
+				continue
+			}
+			m[f.Name] = encode(e.Field(i))
+		}
+		if expr, ok := node.(ast.Expr); ok {
+			if tv, ok := info.Types[expr]; ok && tv.Type != nil {
+				m["T"] = types.TypeString(tv.Type, types.RelativeTo(pkg))
+				m["U"] = kind(tv.Type)
+				if tv.IsType() {
+					m["IsType"] = true
+					m["Z"] = zero(tv.Type)
+				}
+				if tv.Value != nil {
+					m["Const"] = tv.Value.ExactString()
+				}
+				// the zero value a receive or a map read gives (of the element: the
+				// expression's own type is a tuple in a comma-ok assignment)
+				switch x := expr.(type) {
+				case *ast.UnaryExpr:
+					if c, ok := info.Types[x.X].Type.Underlying().(*types.Chan); ok {
+						m["VZ"] = zero(c.Elem())
+					}
+				case *ast.IndexExpr:
+					if mt, ok := info.Types[x.X].Type.Underlying().(*types.Map); ok {
+						m["VZ"] = zero(mt.Elem())
+					}
+				}
+				if tv.Addressable() {
+					m["Addr"] = true
+				}
+				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
+					m["Elem"] = kind(p.Elem())
+				}
+			}
+		}
+		if id, ok := node.(*ast.Ident); ok {
+			if o := info.Defs[id]; o != nil {
+				m["Def"] = objInfo(o)
+				m["DZ"] = zero(o.Type())
+				m["DU"] = kind(o.Type())
+			} else if o := info.Uses[id]; o != nil {
+				m["Use"] = objInfo(o)
+				if _, ok := m["U"]; !ok {
+					m["U"] = kind(o.Type())
+				}
+			}
+		}
+		if sel, ok := node.(*ast.SelectorExpr); ok {
+			if s := info.Selections[sel]; s != nil {
+				k := map[types.SelectionKind]string{types.FieldVal: "field", types.MethodVal: "method", types.MethodExpr: "methodexpr"}[s.Kind()]
+				m["SelK"] = k
+				m["Indirect"] = s.Indirect()
+				m["RecvU"] = kind(s.Recv())
+				if s.Kind() == types.FieldVal && len(s.Index()) > 1 {
+					m["Embedded"] = true
+				}
+				if fn, ok := s.Obj().(*types.Func); ok {
+					sig := fn.Type().(*types.Signature)
+					_, m["PtrRecv"] = sig.Recv().Type().(*types.Pointer)
+					if n, ok := types.Unalias(derefType(sig.Recv().Type())).(*types.Named); ok && n.Obj().Pkg() != nil {
+						m["RecvType"] = n.Obj().Pkg().Path() + "." + n.Obj().Name()
+					}
+				}
+			}
+		}
+		if ts, ok := node.(*ast.TypeSpec); ok {
+			if o := info.Defs[ts.Name]; o != nil {
+				m["U"] = kind(o.Type())
+			}
+		}
+		if cc, ok := node.(*ast.CaseClause); ok {
+			if o := info.Implicits[cc]; o != nil {
+				m["Implicit"] = objInfo(o)
+			}
+		}
+		return m
+	case reflect.Struct:
+		return nil
+	case reflect.Slice:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = encode(v.Index(i))
+		}
+		return out
+	case reflect.String:
+		return v.String()
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Int:
+		if v.Type() == tokType {
+			return token.Token(v.Int()).String()
+		}
+		return v.Int()
+	}
+	if v.Type() == tokType {
+		return token.Token(v.Int()).String()
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+func main() {
+	tagList := flag.String("tags", "", "build tags that are on, comma-separated")
+	flag.Parse()
+	tags := map[string]bool{}
+	for _, t := range strings.Split(*tagList, ",") {
+		if t != "" {
+			tags[t] = true
+		}
+	}
+	var paths []string
+	for _, arg := range flag.Args() {
+		st, err := os.Stat(arg)
+		if err != nil {
+			fail("%s: no such file or directory", arg)
+		}
+		if st.IsDir() {
+			ents, _ := os.ReadDir(arg)
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), ".go") && !e.IsDir() {
+					paths = append(paths, filepath.Join(arg, e.Name()))
+				}
+			}
+		} else {
+			paths = append(paths, arg)
+		}
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		fail("%s: no .go files", strings.Join(flag.Args(), " "))
+	}
+	var files []*ast.File
+	name := ""
+	for _, p := range paths {
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			msg := err.Error()
+			if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+				msg = fmt.Sprintf("%s:%d: %s", filepath.Base(list[0].Pos.Filename), list[0].Pos.Line, list[0].Msg)
+			}
+			fail("%s", firstLine(msg, p))
+		}
+		if !builds(f, tags) {
+			continue
+		}
+		if name == "" {
+			name = f.Name.Name
+		} else if f.Name.Name != name {
+			fail("%s: package %s, but the other files are package %s: translate one package at a time (an external _test package is not supported; use package %s in the test file)",
+				where(f.Package), f.Name.Name, name, name)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		fail("%s: no Go file builds with tags %q", strings.Join(flag.Args(), " "), *tagList)
+	}
+	conf := types.Config{Importer: importer.Default(), Error: nil}
+	var err error
+	pkg, err = conf.Check(name, fset, files, info)
+	if err != nil {
+		if te, ok := err.(types.Error); ok {
+			// one line: a missing import's message goes on with every directory searched
+			msg := strings.SplitN(te.Msg, "\n", 2)[0]
+			if i := strings.Index(msg, " (can't find import"); i >= 0 {
+				msg = msg[:i] + " (not in the standard library, and fuzzfarm port reads one package)"
+			}
+			fail("%s: %s", where(te.Pos), msg)
+		}
+		fail("%v", err)
+	}
+	var out []any
+	for _, f := range files {
+		out = append(out, encode(reflect.ValueOf(f)))
+	}
+	b, err := json.Marshal(map[string]any{"package": name, "files": out})
+	if err != nil {
+		fail("encoding: %v", err)
+	}
+	fmt.Println(string(b))
+}
+
+// firstLine keeps the first error of a parse error list, as file.go:LINE: what.
+func firstLine(msg, path string) string {
+	line := strings.SplitN(msg, "\n", 2)[0]
+	line = strings.TrimPrefix(line, filepath.Dir(path)+string(filepath.Separator))
+	// file.go:L:C: msg -> file.go:L: msg
+	parts := strings.SplitN(line, ":", 4)
+	if len(parts) == 4 {
+		return parts[0] + ":" + parts[1] + ":" + parts[3]
+	}
+	return line
+}

@@ -1,0 +1,151 @@
+"""`fuzzfarm port`: Go in, a gosim harness package out (docs/PORT.md).
+
+The programs under testdata/ are Go packages in the Go twins' shape (buggy/fixed by build tags,
+a TestScenario) and verbatim copies of conformance cases. Each is translated with the CLI, with
+no hand edit, imported from the output directory, and run: the generated harness must find the
+bug on buggy and stay clean on fixed, and the translated conformance cases must end as Go does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from fuzzfarm import gosim
+from fuzzfarm.cli import main as cli_main
+from fuzzfarm.goport import rt
+from fuzzfarm.gotool import run_go
+from fuzzfarm.strategies import make
+
+from tests.go_fixtures import go  # noqa: F401 - the fixture
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "testdata")
+CONFORM = ["CloseClosedChan", "SendOnClosedWhileBlocked", "RecvClosedAfterDrain", "SelectDefaultNothingReady",
+           "SelectDefaultReady", "RangeOverClosedChan", "CondBroadcastWakesAll",
+           # testdata/conform/more.go: the translator's own semantics
+           "StructValueSemantics", "ClosurePerIteration", "DeferOrderAndErrors", "SwitchAndIntDivision",
+           # testdata/conform/cases_test.go: the testing.T model
+           "CopiesAndInterfaces", "EmptyStructChannel", "ErrorfFails", "FatalEndsTheTest", "CleanupRunsLastFirst", "Passes"]
+
+
+def port(tmp_path, src, *args):
+    out = tmp_path / "out"
+    try:
+        cli_main(["port", src, "-o", str(out), *args])
+    except SystemExit as e:
+        assert e.code == 0, e.code
+    return out
+
+
+def load(out, module):
+    sys.path.insert(0, str(out))
+    try:
+        pkg = next(p for p in os.listdir(out) if p.endswith("_port"))
+        for m in [m for m in sys.modules if m.startswith(pkg)]:
+            del sys.modules[m]
+        return importlib.import_module(f"{pkg}.{module}")
+    finally:
+        sys.path.remove(str(out))
+
+
+def inputs(n=60, seed=1):
+    rng = random.Random(seed)
+    return [rng.randbytes(rng.randrange(41)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("prog, kind", [("counter", "data race"), ("tracker", "goroutine panic")])
+def test_generated_harness_finds_the_bug_on_buggy_and_not_on_fixed(go, tmp_path, prog, kind):
+    out = port(tmp_path, os.path.join(DATA, prog), "--test", "TestScenario")
+    assert (out / "pyproject.toml").read_text().count('"fuzzfarm.harnesses"') == 1
+    h = load(out, "harness")
+    found = [d for d in inputs() if h.execute(d, "buggy").failure is not None]
+    assert found, f"{prog}: the generated harness never failed on buggy"
+    f = h.execute(found[0], "buggy").failure
+    assert f.kind == kind, f
+    for d in inputs():
+        assert h.execute(d, "fixed").failure is None, (prog, d.hex())
+
+
+def test_every_generated_function_cites_its_go_line(go, tmp_path):
+    out = port(tmp_path, os.path.join(DATA, "tracker"), "--test", "TestScenario")
+    src = next((out).glob("*_port/buggy.py")).read_text()
+    assert '@gosim.go_func("tracker.(*Tracker).Stop", "tracker.go:19")' in src
+    assert '@gosim.go_func("tracker.(*Tracker).Start.func1", "start_buggy.go:8")' in src
+    assert "cancel()  # :24" in src  # the nil call, at its Go line
+    h = load(out, "harness")
+    f = next(h.execute(d, "buggy").failure for d in inputs() if h.execute(d, "buggy").failure is not None)
+    assert "(*Tracker).Stop (tracker.go:24)" in f.render(), f.render()
+
+
+def go_outcome(binary, name):
+    p = subprocess.run([binary, "-test.run", f"^Test{name}$", "-test.count=1"], capture_output=True, text=True, timeout=120)
+    for line in (p.stdout + p.stderr).splitlines():
+        if line.startswith(("panic: ", "fatal error: ")):
+            return re.sub(r" \[recovered.*\]$", "", line)
+    if "--- FAIL:" in p.stdout:
+        return "FAIL"
+    assert p.returncode == 0, p.stdout + p.stderr
+    return "ok"
+
+
+def gosim_outcome(report):
+    f = report.failure
+    if f is None:
+        return "ok"
+    return "FAIL" if isinstance(f.cause, rt.TestFailed) else f.go_says
+
+
+def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
+    out = port(tmp_path, os.path.join(DATA, "conform"), "--test", "TestCloseClosedChan")
+    mod = load(out, "port")
+    binary = str(tmp_path / "conform.test")
+    p = run_go(["test", "-c", "-o", binary, "."], cwd=os.path.join(DATA, "conform"))
+    assert p.returncode == 0, p.stderr
+    for name in CONFORM:
+        want = go_outcome(binary, name)
+        seen = set()
+        for seed in range(12):
+            for strat in ("random", "pct"):
+                r = gosim.run(rt.test_main(getattr(mod, f"Test{name}"), name), strategy=make(strat, seed=seed),
+                              check_leaks=False)
+                seen.add(gosim_outcome(r))
+        assert seen == {want}, (name, want, seen)
+
+
+@pytest.mark.parametrize("go_src, line", [
+    ("package p\n\nimport _ \"unsafe\"\n",
+     'a.go:3: import "unsafe" has no gosim model: not supported;'),
+    ("package p\n\nfunc F() {\n\tx := []int{1}\n\t_ = x[0:1]\n}\n", "a.go:5: slice expression: not supported;"),
+    ("package p\n\nfunc F( {\n", "a.go:3: expected ')', found '{': fix the Go"),
+    ("package p\n\nimport \"example.com/nothere\"\n\nfunc F() { nothere.G() }\n", "a.go:3: could not import example.com/nothere"),
+    ("package p\n\nfunc F(x any) int {\n\treturn x.(int)\n}\n", "a.go:4: type assertion: not supported;"),
+    ("package p\n\nvar n int\n\nfunc F() int { return n }\n", "a.go:3: package-level var: not supported;"),
+])
+def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text(go_src)
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(out)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fuzzfarm port: " + line), err
+    assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".fuzzfarm-port")]
+
+
+def test_translated_unsynchronized_map_writes_are_go_s_fatal(go, tmp_path):
+    out = port(tmp_path, os.path.join(DATA, "conform"))
+    mod = load(out, "port")
+    seen = set()
+    for seed in range(20):
+        r = gosim.run(mod.concurrent_map_writes, strategy=make("random", seed=seed), check_leaks=False)
+        seen.add(r.failure.go_says if r.failure else "ok")
+    assert "fatal error: concurrent map writes" in seen and seen <= {"ok", "fatal error: concurrent map writes"}, seen

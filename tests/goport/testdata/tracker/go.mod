@@ -1,0 +1,3 @@
+module example.com/tracker
+
+go 1.24
