@@ -53,7 +53,6 @@ func (p *sharedProcessor) distribute(obj interface{}, sync bool) {
 // upstream: kubernetes/client-go tools/cache/shared_informer.go:885-911 @ada74e06af13b2ac87aa075a94805a7a03226b58
 func (p *sharedProcessor) run(ctx context.Context) {
 	func() {
-		// the fix's test hook (see sharedProcessorRunDelay), not in upstream's buggy run
 		if delay := sharedProcessorRunDelay.Load(); delay != nil {
 			time.Sleep(*delay)
 		}

@@ -49,10 +49,12 @@ func TestScenario(t *testing.T) {
 	scenario()
 }
 
-// TestScenarioForcedDelay forces that starvation the way upstream's
-// TestListenerResyncPeriodsDelayed does: run sleeps first, here ten resync check periods, so S
-// queues for the write lock behind C's read lock before R asks for the read lock. The buggy
-// twin then deadlocks (a hang until the test binary's timeout); the fixed one passes.
+// TestScenarioForcedDelay forces that starvation with the hook upstream's fix added for its
+// test (TestListenerResyncPeriodsDelayed: one second of delay against a one-second resync
+// period, in a synctest bubble). Here, in real time, run first sleeps ten resync check periods,
+// so C blocks in its send and S queues for the write lock behind C's read lock before R asks
+// for the read lock. The buggy twin then deadlocks (a hang until the test binary's timeout);
+// the fixed one passes.
 func TestScenarioForcedDelay(t *testing.T) {
 	delay := 10 * resyncCheckPeriod
 	sharedProcessorRunDelay.Store(&delay)
