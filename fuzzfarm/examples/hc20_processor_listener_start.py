@@ -97,7 +97,7 @@ class _SharedProcessor:
     """``sharedProcessor``: ``listenersLock`` (an RWMutex) guards ``listeners`` and
     ``listenersStarted``; the fixed form adds ``listenersRCond``."""
 
-    @go_func("NewSharedIndexInformerWithOptions", "shared_informer.go:305")
+    @go_func("NewSharedIndexInformerWithOptions", "shared_informer.go:303")
     def __init__(self):
         self.listeners_started = False
         self.listeners_lock = gosim.RWMutex("listenersLock")
@@ -166,21 +166,21 @@ class _SharedProcessor:
 
     @go_func("sharedProcessor.run", "shared_informer.go:885")
     def _stop(self, stop: gosim.Chan):
-        stop.recv()  # :894 <-ctx.Done() (:917 fixed)
+        stop.recv()  # :895 <-ctx.Done() (:918 fixed)
         self.listeners_lock.lock()  # :897
         try:
             for listener in self.listeners:
-                listener.add_ch.close()  # :899 close(listener.addCh)
-            self.listeners_started = False  # :907 (the fixed form then signals the cond, :934)
+                listener.add_ch.close()  # :900 close(listener.addCh)
+            self.listeners_started = False  # :908 (the fixed form then signals the cond, :934)
         finally:
             self.listeners_lock.unlock()  # :898 defer
-        self.wg.wait()  # :909 (buggy), :936 (fixed)
+        self.wg.wait()  # :910 (buggy), :936 (fixed)
 
     @go_func("sharedProcessor.shouldResync", "shared_informer.go:915")
     def should_resync(self):
         self.listeners_lock.lock()  # :916
         try:
-            return False  # no listener's resync period is due (:920-930)
+            return False  # no listener's resync period is due (the loop, :921-931)
         finally:
             self.listeners_lock.unlock()  # :917 defer
 
