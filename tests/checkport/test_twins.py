@@ -31,7 +31,8 @@ def test_twins_vet_clean_in_both_variants(go, tags):
 
 
 def test_fixed_twins_are_clean_under_race(go):
-    p = go_test("-race", "-tags", "fixed", "-count=30", "./...", gomaxprocs=2)
+    # -timeout: a fixed twin that hangs fails in 2 minutes, not after go test's 10-minute default
+    p = go_test("-race", "-tags", "fixed", "-count=30", "-timeout=120s", "./...", gomaxprocs=2)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "DATA RACE" not in p.stdout
 
