@@ -357,9 +357,9 @@ def headlines(data: dict) -> list[str]:
                 f"{C.fmt_censored(mix.get('first_failure_s'), mix.get('first_failure_censored', True), ' s')}, "
                 f"launch → verified bucket {C.fmt_num(mix.get('verified_s'))} s "
                 f"({mix.get('found', 0)}/{mix.get('of', 0)} seeds)")
-        line += (f"; stress, launch → first manifestation "
-                 f"{C.fmt_censored(st['first_failure_s'], st['first_failure_censored'], ' s')} "
-                 f"({st['found']}/{st['of']}); mix ÷ stress (first failure, s/s) "
+        line += (f"; Python-thread stress (the older baseline: the Python port on OS threads), launch → first "
+                 f"manifestation {C.fmt_censored(st['first_failure_s'], st['first_failure_censored'], ' s')} "
+                 f"({st['found']}/{st['of']}); mix ÷ Python-thread stress (first failure, s/s) "
                  f"{r.get('mix_over_stress_first_failure', '-')}")
         out.append(line + ".")
     for r in data.get("cases", []):
