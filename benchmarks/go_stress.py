@@ -385,7 +385,11 @@ def markdown(res: dict, meta: dict) -> str:
         "process's start-up included). `> x`: the median trial did not find the bug within the cap (x spent, a lower "
         "bound); a ratio `< r` is bounded by it. The ratio's real-Go figure is the fresh-process median at the "
         "GOMAXPROCS with the smaller median (chosen after the fact). Real-Go stress has no reproducer: the "
-        "verified ratio sets fuzzfarm's launch → verified reproducer against real Go's first failing run.", "",
+        "verified ratio sets fuzzfarm's launch → verified reproducer against real Go's first failing run. A hang "
+        f"(deadlock) is only seen when a run's test timeout fires: {b['hang_s']:g} s here (a plain `go test` waits "
+        "10 minutes), so a deadlock's real-Go seconds include those seconds. In the `-count` run a hang is dated from "
+        "Go's timeout report, which gives the hung iteration's age rounded to the second: its seconds are an "
+        "estimate, its iteration count is what ran.", "",
         "Item 7, bugs real-Go stress misses in this run (found in fewer than half the trials at both GOMAXPROCS):", "",
         *([f"- {h}" for h in hc] or ["- none"]), "",
         END, ""]
