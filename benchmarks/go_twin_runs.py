@@ -49,13 +49,22 @@ def cases() -> list[str]:
     return sorted(d for d in os.listdir(EXAMPLES) if os.path.isfile(os.path.join(EXAMPLES, d, "scenario_test.go")))
 
 
+def package(case: str) -> str:
+    """The twin's package directory relative to ``gotwins/``: a seed twin (``checker``,
+    ``clusterbuilder``) sits at the top, an example's under ``examples/``."""
+    if os.path.isfile(os.path.join(ROOT, case, "scenario_test.go")):
+        return f"./{case}"
+    return f"./examples/{case}"
+
+
 def build(case: str, variant: str, outdir: str, race: bool = True) -> str:
-    """``go test -c -race`` (or without ``-race``) of one twin and variant; the binary's path."""
+    """``go test -c -race`` (or without ``-race``) of one twin (``package(case)``) and variant;
+    the binary's path."""
     out = os.path.join(outdir, f"{case}-{variant}.test")
     args = [go_binary(), "test", "-c", *(["-race"] if race else []), "-o", out]
     if variant == "fixed":
         args += ["-tags", "fixed"]
-    args.append(f"./examples/{case}")
+    args.append(package(case))
     p = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=go_env(), timeout=600)
     if p.returncode != 0:
         raise RuntimeError(f"go test -c {case} {variant} failed:\n{p.stdout}{p.stderr}")
@@ -97,8 +106,14 @@ def _race_site(out: str) -> str:
     return "?"
 
 
+def run_env(procs: int) -> dict:
+    """The environment a twin's test binary runs in: GOMAXPROCS, and the race detector reporting
+    every race without halting (the test then fails with Go's "race detected" line)."""
+    return go_env({"GOMAXPROCS": str(procs), "GORACE": "halt_on_error=0 atexit_sleep_ms=20"})
+
+
 def run_binary(binary: str, procs: int, timeout_s: float) -> tuple[str, str, float]:
-    env = go_env({"GOMAXPROCS": str(procs), "GORACE": "halt_on_error=0 atexit_sleep_ms=20"})
+    env = run_env(procs)
     t0 = time.perf_counter()
     try:
         p = subprocess.run([binary, "-test.run", "^TestScenario$", "-test.count=1", f"-test.timeout={timeout_s}s"],

@@ -58,7 +58,7 @@ class _Found(Exception):
 def cases(only=None, quick: bool = False) -> list[dict]:
     """[{label, harness (name or HarnessInfo), example, kinds, bug (SeedBug|None), bytes}]."""
     from fuzzfarm import harness as H
-    from fuzzfarm.examples import CASE_NAMES, load
+    from fuzzfarm.examples import CASE_NAMES
 
     out = []
     for name in ("checker", "cluster-builder"):
@@ -67,10 +67,7 @@ def cases(only=None, quick: bool = False) -> list[dict]:
     ex = [n for n in CASE_NAMES if n.startswith("hc")]
     if quick:
         ex = ex[1:2]  # hc03
-    for n in ex:
-        case = load(n)
-        out.append({"label": f"examples {n.split('_', 1)[0]}", "harness": "examples", "example": n.split("_", 1)[0],
-                    "bug": None, "kinds": tuple(case.KINDS), "bytes": True})
+    out += [example_case(n) for n in ex]
     toys = ("late_cancel",) if quick else ("late_cancel", "shared_map")
     for t in toys:
         out.append({"label": f"toy {t}", "harness": H.HarnessInfo(t, f"benchmarks.toys.{t}"), "example": None,
@@ -78,6 +75,16 @@ def cases(only=None, quick: bool = False) -> list[dict]:
     if only:
         out = [c for c in out if c["label"] in only or (c["harness"] if isinstance(c["harness"], str) else "") in only]
     return out
+
+
+def example_case(name: str) -> dict:
+    """The case dict of one ``examples`` case (a ``CASE_NAMES`` entry): pinned with
+    ``FUZZFARM_EXAMPLE``, a failure of a kind in the case's ``KINDS``."""
+    from fuzzfarm.examples import load
+
+    short = name.split("_", 1)[0]
+    return {"label": f"examples {short}", "harness": "examples", "example": short, "bug": None,
+            "kinds": tuple(load(name).KINDS), "bytes": True}
 
 
 def _pin(case: dict):
@@ -350,9 +357,9 @@ def headlines(data: dict) -> list[str]:
                 f"{C.fmt_censored(mix.get('first_failure_s'), mix.get('first_failure_censored', True), ' s')}, "
                 f"launch → verified bucket {C.fmt_num(mix.get('verified_s'))} s "
                 f"({mix.get('found', 0)}/{mix.get('of', 0)} seeds)")
-        line += (f"; stress, launch → first manifestation "
-                 f"{C.fmt_censored(st['first_failure_s'], st['first_failure_censored'], ' s')} "
-                 f"({st['found']}/{st['of']}); mix ÷ stress (first failure, s/s) "
+        line += (f"; Python-thread stress (the older baseline: the Python port on OS threads), launch → first "
+                 f"manifestation {C.fmt_censored(st['first_failure_s'], st['first_failure_censored'], ' s')} "
+                 f"({st['found']}/{st['of']}); mix ÷ Python-thread stress (first failure, s/s) "
                  f"{r.get('mix_over_stress_first_failure', '-')}")
         out.append(line + ".")
     for r in data.get("cases", []):

@@ -4,7 +4,9 @@
     python -m benchmarks [--quick] [--json] [--harness NAME] [--only a,b] [--doc PATH | --no-doc]
     python benchmarks/run_all.py ...          (the same)
 
-Order: portfolio (the default mix against every single strategy and stress, launch to verified
+Order: go_stress (fuzzfarm ÷ real-Go stress: each bug's Go twin under ``go test -race``, fresh
+processes and ``-count``, beside the default mix's launch -> first failure / verified reproducer)
+-> portfolio (the default mix against every single strategy and stress, launch to verified
 bucket; distinct schedules/s) -> time_to_bug -> stress (ratio against the time_to_bug of this run) -> throughput ->
 minimization (the inputs time_to_bug found) -> farm_scaling -> end_to_end -> redis_traffic (the
 campaigns of farm_scaling and end_to_end) -> startup (fresh fuzz child processes) -> hard_cases (the
@@ -28,7 +30,7 @@ if __package__ in (None, ""):  # python benchmarks/run_all.py
 
 from benchmarks import common as C  # noqa: E402
 
-SECTIONS = ("portfolio", "time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end",
+SECTIONS = ("go_stress", "portfolio", "time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end",
             "redis_traffic", "startup", "hard_cases", "triage_pipeline")
 DOC = os.path.join(C.ROOT, "docs", "BENCHMARKS.md")
 
@@ -74,6 +76,8 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
         ctx["ttb"] = res["data"]
         return res
 
+    from benchmarks import go_stress
+    step("go_stress", lambda: go_stress.run(prof, only_harness, _log))
     step("portfolio", lambda: portfolio.run(prof, only_harness, _log))
     step("time_to_bug", ttb)
     step("stress", lambda: stress.run(prof, only_harness, _log, ttb=ctx.get("ttb") or {"buggy": []}))
@@ -182,11 +186,12 @@ EXTRAS = {"time_to_bug": _extra_ttb, "stress": _extra_stress, "minimization": _e
 
 def headlines(sections: list[dict]) -> list[str]:
     """A few computed sentences (no figure is typed in: all come from this run's data)."""
-    from benchmarks import portfolio
+    from benchmarks import go_stress, portfolio
 
     by = {s["section"]: s for s in sections if not s.get("failed")}
     pf = by.get("portfolio", {}).get("data", {})
-    out = portfolio.headlines(pf) + portfolio.distinct_headlines(pf)
+    out = go_stress.headlines(by.get("go_stress", {}).get("data", {}))
+    out += portfolio.headlines(pf) + portfolio.distinct_headlines(pf)
     ttb = by.get("time_to_bug", {}).get("data", {})
     stress = {h["harness"]: h for h in by.get("stress", {}).get("data", {}).get("harnesses", [])}
     for h in sorted({r["harness"] for r in ttb.get("buggy", [])}):
@@ -203,7 +208,7 @@ def headlines(sections: list[dict]) -> list[str]:
         st = stress.get(h)
         if st:
             ratio = st["ratios"].get(best["strategy"], {}).get("ratio", "-")
-            line += (f"; the real-thread stress test: first manifestation after a median "
+            line += (f"; the Python-thread stress test (older baseline): first manifestation after a median "
                      f"{C.fmt_censored(st['first_median_s'], st['first_median_censored'], ' s')}, "
                      f"1 in {C.fmt_num(st['runs'] / max(1, st['manifestations']))} runs; "
                      f"ratio ({best['strategy']} median search s, start-up excluded) ÷ (stress median s to the "
@@ -283,8 +288,10 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         "",
         "## Headlines (computed from the figures below)",
         "",
-        "The default strategy (`mix`) first, timed from launch (fuzz process start-up included) to a "
-        "verified bucket; best-single-strategy figures after it, labelled as chosen after the fact.",
+        "fuzzfarm ÷ real-Go stress first (each bug's Go twin under `go test -race`, the stress a Go developer "
+        "runs, against the default `mix` from launch), then the default strategy (`mix`) timed from launch (fuzz "
+        "process start-up included) to a verified bucket beside the Python-thread stress (the older baseline, "
+        "labelled); best-single-strategy figures after it, labelled as chosen after the fact.",
         "",
         *[f"- {h}" for h in headlines(sections)],
         "",

@@ -34,7 +34,7 @@ def _portfolio_section():
 def test_headlines_lead_with_the_mix_from_launch_to_verified_and_label_the_rest(tmp_path):
     lines = run_all.headlines([_portfolio_section()])
     assert lines[0].startswith("checker: default `mix`, launch → first failure 0.4 s, launch → verified bucket 3.4 s")
-    assert "mix ÷ stress (first failure, s/s) 0.8" in lines[0]
+    assert "mix ÷ Python-thread stress (first failure, s/s) 0.8" in lines[0]
     best = next(ln for ln in lines if "best single strategy" in ln)
     assert lines.index(best) > 0 and "chosen after the fact" in best and "mix ÷ best single (verified, s/s) 1.03" in best
     assert any("no peer figure recorded" in ln for ln in lines)
@@ -72,3 +72,18 @@ def test_end_to_end_headline_names_the_fix_verdict_apart_from_the_end_of_triage(
     assert "verified + fix-checked (fix verdict stored) 3.9 s" in line
     assert "triage done (proof, final artifact) 35.1 s" in line
     assert "verified 35.1" not in line
+
+
+def test_fuzzfarm_over_real_go_stress_leads_the_headlines(tmp_path):
+    """Issue 28: the real-Go stress baseline replaces the Python-thread stress at the top; the
+    older one stays, labelled, in the mix line after it."""
+    from test_go_stress_bench import _case
+
+    from benchmarks import go_stress as GS
+
+    data = {"cases": [_case("checker", go_found=2)], "budgets": {**GS.QUICK, "seeds": [1]}, "go": "go1.27"}
+    gs = C.section("go_stress", "t", C.profile(True), {}, GS.rows(data), data, [], 0.0)
+    lines = run_all.headlines([_portfolio_section(), gs])
+    assert lines[0].startswith("checker: fuzzfarm ÷ real-Go stress 0.0533 (first failure)")
+    mix = next(i for i, ln in enumerate(lines) if "default `mix`" in ln)
+    assert mix > 0 and "Python-thread stress (the older baseline" in lines[mix]

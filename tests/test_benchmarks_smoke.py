@@ -4,8 +4,9 @@ bugs were found (by time_to_bug and end to end through the farm). Timings are no
 they are figures, not assertions.
 
 The whole quick suite takes minutes (270 s of the default run), so it is in the slow tier; the
-default run keeps a fast check of the suite's command line, JSON and table shape on one
-section (``--only stress``, about 25 s)."""
+default run keeps a fast check of the suite's command line, JSON and table shape on two
+sections (``--only go_stress,stress``, about 45 s: go_stress's quick profile is the checker twin
+alone, 2 short trials, one fuzzfarm seed)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from fuzzfarm.farm.embedded import redis_server_binary
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SECTIONS = {"portfolio", "time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end",
+SECTIONS = {"go_stress", "portfolio", "time_to_bug", "stress", "throughput", "minimization", "farm_scaling", "end_to_end",
             "redis_traffic", "startup", "hard_cases", "triage_pipeline"}
 SEED_BUGS = {"checker", "cluster-builder"}
 
@@ -46,17 +47,34 @@ def _shape(out: dict, sections: set[str]) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_one_quick_section_prints_the_suite_shape():
-    """What CI keeps of the suite: it starts, runs one section and prints the documented JSON."""
+def test_quick_sections_print_the_suite_shape(go):
+    """What CI keeps of the suite: it starts, runs two sections (real-Go stress, Python-thread
+    stress) and prints the documented JSON; no figure is checked, only that each was measured."""
     _need_redis_server()
-    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc", "--only", "stress"],
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", "--no-doc", "--only",
+                        "go_stress,stress"],
                        cwd=REPO, env={**os.environ, "PYTHONUNBUFFERED": "1"}, capture_output=True, text=True,
                        timeout=540)
     assert p.returncode == 0 and p.stdout.strip().startswith("{"), p.stderr[-3000:]
     out = json.loads(p.stdout)
-    _shape(out, {"stress"})
-    stress = out["sections"][0]["data"]["harnesses"]
+    _shape(out, {"go_stress", "stress"})
+    stress = _section(out, "stress")["data"]["harnesses"]
     assert {h["harness"] for h in stress} == SEED_BUGS and all(h["runs"] > 0 for h in stress)
+    _go_stress_measured(_section(out, "go_stress"))
+
+
+def _go_stress_measured(sec: dict) -> None:
+    """Every case's rows are there and each side ran: real-Go trials, the fixed twin, fuzzfarm's seeds."""
+    cases = sec["data"]["cases"]
+    assert cases and len(sec["rows"]) == 8 * len(cases)
+    for c in cases:
+        assert {r[0] for r in sec["rows"] if r[0] == c["case"]} == {c["case"]}
+        for fr in c["go"]["fresh"].values():  # JSON keys: "1", "2"
+            assert fr["seconds"]["of"] == sec["data"]["budgets"]["trials"] and all(t["runs"] > 0 for t in fr["trials"])
+        assert set(c["go"]["fresh"]) == set(c["go"]["fixed"]) == {"1", "2"}
+        assert all(f["runs"] > 0 for f in c["go"]["fixed"].values())
+        assert c["fuzzfarm"]["first_failure"]["of"] == len(sec["data"]["budgets"]["seeds"])
+        assert c["ratio_first_failure"] and c["ratio_verified"]
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +132,7 @@ def test_seed_bugs_found(suite):
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_other_sections_measured(suite):
+    _go_stress_measured(_section(suite, "go_stress"))
     stress = _section(suite, "stress")["data"]["harnesses"]
     assert {h["harness"] for h in stress} == SEED_BUGS and all(h["runs"] > 0 for h in stress)
     tp = _section(suite, "throughput")["data"]
