@@ -65,14 +65,14 @@ class Chan:
     buffer, docs/RUNTIME.md#race). Raises RuntimeError when created outside a run.
     """
 
-    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc")
+    __slots__ = ("rt", "label", "size", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc")
 
     def __init__(self, cap: int = 0, name: str | None = None, zero_size: bool = False):
         if cap < 0:
             raise go_panic(ValueError, "makechan: size out of range")
         self.rt = current_runtime()
         self.label = name or f"chan#{self.rt.new_object_id()}"
-        self.cap = cap
+        self.size = cap  # the buffer's real size (``cap`` is what the program sees)
         self.buf: deque = deque()
         self.closed = False
         self.recvq: deque[_Waiter] = deque()
@@ -86,6 +86,11 @@ class Chan:
 
     def __len__(self) -> int:
         return len(self.buf)
+
+    @property
+    def cap(self) -> int:
+        """``cap(ch)``: the capacity (0 for a Go >= 1.23 timer channel, see ``clock``)."""
+        return self.size
 
     # -- non-blocking cores, shared by send/recv/select and by timers (no scheduling point)
     def _pop_receiver(self) -> _Waiter | None:
@@ -112,7 +117,7 @@ class Chan:
         self.rt.ready(w.g)
 
     def _can_send(self) -> bool:
-        return self.closed or any(w.sel is None or not w.sel.fired for w in self.recvq) or len(self.buf) < self.cap
+        return self.closed or any(w.sel is None or not w.sel.fired for w in self.recvq) or len(self.buf) < self.size
 
     def _can_recv(self) -> bool:
         return bool(self.buf) or self.closed or any(w.sel is None or not w.sel.fired for w in self.sendq)
@@ -126,7 +131,7 @@ class Chan:
                 _race.chan_send(self.rt.race, self, w.g, src)
             self._deliver(w, value, True)
             return True
-        if len(self.buf) < self.cap:
+        if len(self.buf) < self.size:
             if self.rt.race is not None:
                 _race.chan_send(self.rt.race, self, None, src)
             self.buf.append(value)
@@ -164,9 +169,20 @@ class Chan:
         if not self.closed:
             self._send_now(value, [] if src is None else src)
 
+    def drain_for_timer(self) -> bool:
+        """Go >= 1.23 ``timerchandrain`` (runtime/chan.go): drop every buffered value, with no
+        race-detector access; True if there was one."""
+        if not self.buf:
+            return False
+        n = len(self.buf)
+        self.buf.clear()
+        if self.hb is not None:
+            self.hb.recvx += n  # the slots the drained values held are free again
+        return True
+
     def idle_for_timer(self) -> bool:
         """True when a timer delivery would change nothing (closed, or buffer full)."""
-        return self.closed or (self.cap > 0 and len(self.buf) >= self.cap)
+        return self.closed or (self.size > 0 and len(self.buf) >= self.size)
 
     # -- blocking operations
     def send(self, value: Any) -> None:
