@@ -54,6 +54,38 @@ def _claim(w: _Waiter) -> bool:
     return True
 
 
+SYNC_TIMER = 1
+ASYNC_TIMER = 2
+
+
+def old_timers_effect(rt, what: str) -> None:
+    """Record the first point where this run, under Go <= 1.22 timers, behaved as Go >= 1.23
+    would not (``Runtime.old_timers_effect``): a failure after it is labelled with the Go
+    versions it needs (``GoFailure.go_versions``)."""
+    if rt.old_timers_effect is None:
+        f = F.first_project_frame_of(sys._getframe(1))
+        rt.old_timers_effect = what + (f" at {f}" if f is not None else "")
+
+
+def _timer_len(ch) -> int:
+    """runtime/chan.go ``chanlen``: 0 for a Go >= 1.23 timer channel; under Go <= 1.22 the
+    buffer's length, and a 1 is something Go >= 1.23 would not show (``old_timers_effect``)."""
+    if ch.timer == SYNC_TIMER:
+        return 0
+    n = len(ch.buf)
+    if n:
+        old_timers_effect(ch.rt, f"len({ch.label}) is {n} (0 on Go >= 1.23)")
+    return n
+
+
+def _timer_cap(ch) -> int:
+    """runtime/chan.go ``chancap``: 0 for a Go >= 1.23 timer channel, 1 before."""
+    if ch.timer == SYNC_TIMER:
+        return 0
+    old_timers_effect(ch.rt, f"cap({ch.label}) is 1 (0 on Go >= 1.23)")
+    return ch.size
+
+
 class Chan:
     """``make(chan T, cap)``. Methods: ``send``, ``recv`` -> value, ``recv_ok`` -> (value, ok),
     ``close``, ``len``; iterating yields values until the channel is closed and drained.
@@ -65,7 +97,7 @@ class Chan:
     buffer, docs/RUNTIME.md#race). Raises RuntimeError when created outside a run.
     """
 
-    __slots__ = ("rt", "label", "size", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc")
+    __slots__ = ("rt", "label", "size", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc", "timer")
 
     def __init__(self, cap: int = 0, name: str | None = None, zero_size: bool = False):
         if cap < 0:
@@ -80,16 +112,24 @@ class Chan:
         self.hb = None  # race detector: slot and close clocks (race.ChanClocks)
         self.zero_size = bool(zero_size)
         self.loc = None  # race detector: the channel as a checked location (send reads, close writes)
+        # A timer's channel (clock.py): SYNC_TIMER (Go >= 1.23: presents as unbuffered) or
+        # ASYNC_TIMER (Go <= 1.22: what len/cap show is noted). A flag, not a subclass: one
+        # type keeps CPython's attribute caches at every channel operation monomorphic.
+        self.timer = 0
 
     def __repr__(self) -> str:
         return self.label
 
     def __len__(self) -> int:
+        if self.timer:
+            return _timer_len(self)
         return len(self.buf)
 
     @property
     def cap(self) -> int:
         """``cap(ch)``: the capacity (0 for a Go >= 1.23 timer channel, see ``clock``)."""
+        if self.timer:
+            return _timer_cap(self)
         return self.size
 
     # -- non-blocking cores, shared by send/recv/select and by timers (no scheduling point)

@@ -17,54 +17,18 @@ import sys
 from typing import Callable
 
 from . import race as _race
-from .chan import Chan
+from .chan import ASYNC_TIMER, SYNC_TIMER, Chan, old_timers_effect
 from .failures import first_project_frame_of
 from .gopanic import go_panic
 from .runtime import current_runtime
 
 
-class _SyncTimerChan(Chan):
-    """A Go >= 1.23 timer channel: a 1-buffered implementation that presents as unbuffered
-    (runtime/chan.go ``chanlen``/``chancap`` return 0 for timer channels)."""
-
-    __slots__ = ()
-
-    def __len__(self) -> int:
-        return 0
-
-    @property
-    def cap(self) -> int:
-        return 0
-
-
-class _AsyncTimerChan(Chan):
-    """A Go <= 1.22 timer channel (capacity 1): reading ``cap``, or a ``len`` of 1, is what Go
-    >= 1.23 would show differently, so the run notes it (``Runtime.old_timers_effect``)."""
-
-    __slots__ = ()
-
-    def __len__(self) -> int:
-        n = len(self.buf)
-        if n:
-            _old_effect(self.rt, f"len({self.label}) is {n} (0 on Go >= 1.23)")
-        return n
-
-    @property
-    def cap(self) -> int:
-        _old_effect(self.rt, f"cap({self.label}) is 1 (0 on Go >= 1.23)")
-        return self.size
-
-
 def _timer_chan(rt, label: str) -> Chan:
-    return (_SyncTimerChan if rt.sync_timers else _AsyncTimerChan)(1, name=f"{label}.C")
-
-
-def _old_effect(rt, what: str) -> None:
-    """Record the first point where this run, under Go <= 1.22 timers, behaved as Go >= 1.23
-    would not: a failure after it is labelled with the Go versions it needs."""
-    if rt.old_timers_effect is None:
-        f = first_project_frame_of(sys._getframe(1))
-        rt.old_timers_effect = what + (f" at {f}" if f is not None else "")
+    """A timer's channel: one value's buffer; from Go 1.23 on it presents as unbuffered
+    (runtime/chan.go ``chanlen``/``chancap``), before its len and cap are the buffer's."""
+    c = Chan(1, name=f"{label}.C")
+    c.timer = SYNC_TIMER if rt.sync_timers else ASYNC_TIMER
+    return c
 
 
 def _stop_chan(rt, c: Chan, pending: bool, op: str) -> bool:
@@ -74,7 +38,7 @@ def _stop_chan(rt, c: Chan, pending: bool, op: str) -> bool:
     if rt.sync_timers:
         return c.drain_for_timer() or pending
     if c.buf:
-        _old_effect(rt, f"{op} left a sent value in {c.label} (Go >= 1.23 drains it{'' if pending else ' and returns true'})")
+        old_timers_effect(rt, f"{op} left a sent value in {c.label} (Go >= 1.23 drains it{'' if pending else ' and returns true'})")
     return pending
 
 

@@ -11,6 +11,7 @@ channel. The default is the Go the project is checked against (``DEFAULT``).
 
 from __future__ import annotations
 
+import functools
 import re
 
 DEFAULT = "1.27"
@@ -42,6 +43,7 @@ def of_go_mod(path: str) -> str:
     raise ValueError(f"{path}: no 'go' line (a go.mod says e.g. 'go 1.22')")
 
 
+@functools.lru_cache(maxsize=64)  # once per run: keep it off the run's start-up cost
 def sync_timers(v: str) -> bool:
     """True when Go ``v``'s timer channels are synchronous (1.23 and later)."""
     return parse(v) >= SYNC_TIMERS
