@@ -8,6 +8,8 @@ of the twin's schedules.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import conform
@@ -29,8 +31,10 @@ def old_go_bins(go, tmp_path_factory):
     """The Go half built by Go 1.26, run with GODEBUG=asynctimerchan=1 (Go <= 1.22 timers)."""
     try:
         return conform.build_old_timers(str(tmp_path_factory.mktemp("conformance-old")))
-    except FileNotFoundError as e:
-        pytest.fail(str(e))
+    except FileNotFoundError as e:  # as tests/go_fixtures.need_go: CI never passes by skipping
+        if os.environ.get("FUZZFARM_REQUIRE_GO") == "1":
+            pytest.fail(f"{e} (FUZZFARM_REQUIRE_GO=1)")
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")
