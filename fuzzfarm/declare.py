@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from fuzzfarm import harness as H
 
-_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race")
+_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race", "go_version")
 
 
 @dataclasses.dataclass
@@ -110,6 +110,23 @@ class Harness:
                 "signature": H.failure_signature, "HARNESS": self}
 
 
+def _go_version(value, module: str, name: str) -> str:
+    """A declared ``go_version``: a Go release, or a go.mod path (relative to the harness
+    file) read for its ``go`` line. ValueError naming the harness and what to write."""
+    from fuzzfarm.gosim import goversion  # only a harness that declares it pays the import
+
+    if not isinstance(value, str):
+        raise ValueError(f"harness {name!r}: go_version={value!r}: write a Go release such as '1.22', or a go.mod path")
+    try:
+        if os.path.basename(value) == "go.mod":
+            base = os.path.dirname(os.path.abspath(getattr(sys.modules.get(module), "__file__", None) or "."))
+            return goversion.of_go_mod(os.path.join(base, value))
+        goversion.parse(value)
+        return value
+    except (OSError, ValueError) as e:
+        raise ValueError(f"harness {name!r}: go_version: {e}") from None
+
+
 def declare(module: str, *, name: str, variants=("buggy", "fixed"), description: str,
             decode: Callable[[H.ScenarioReader], Any], program: Callable[..., Any],
             describe: Callable[[Any, str], str] | None = None, fixed_may_fail=(), **run_kw) -> Harness:
@@ -126,7 +143,10 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
       (it would excuse a new bug of that kind);
     * ``run_kw``: ``gosim.run`` options for every run (``max_steps``, ``check_leaks``,
       ``leak_grace``; ``race``: the data race detector's default for this harness, True / False /
-      None = auto, which ``FUZZFARM_RACE`` overrides); unset ones keep ``gosim.run``'s defaults.
+      None = auto, which ``FUZZFARM_RACE`` overrides; ``go_version``: the Go release the port's
+      code is built with, ``"1.22"``, or the path of the upstream ``go.mod`` whose ``go`` line
+      says it, relative to the harness file: it decides the timer semantics,
+      docs/RUNTIME.md#go-version); unset ones keep ``gosim.run``'s defaults.
     """
     variants = tuple(variants)
     if not variants or not all(isinstance(v, str) and v for v in variants):
@@ -134,6 +154,8 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
     bad = sorted(set(run_kw) - set(_RUN_OPTIONS))
     if bad:
         raise TypeError(f"harness {name!r}: unknown option(s) {', '.join(bad)}; choose from {', '.join(_RUN_OPTIONS)}")
+    if "go_version" in run_kw:
+        run_kw["go_version"] = _go_version(run_kw["go_version"], module, name)
     bad_hazard = H.fixed_may_fail_error(fixed_may_fail, name)
     if bad_hazard:
         raise ValueError(bad_hazard)

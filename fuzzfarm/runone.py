@@ -40,7 +40,9 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     crash state in Go's names and lines), ``subject`` (what it happened on), ``starvation`` (s),
     ``starved`` ([gid, Go name] of the goroutine that waited longest), ``bound_lifted`` (the
     schedule left the realism bound), ``early_fires`` and ``max_starvation_s`` (the bound
-    setting the run had: seconds, None or ``"label"``; see ``docs/timing.md``).
+    setting the run had: seconds, None or ``"label"``; see ``docs/timing.md``);
+    ``go_version`` (the Go release the run modelled) and, for a failure that needs older Go
+    semantics, ``go_versions`` (which, and why: docs/RUNTIME.md#go-version).
     An exception escaping the harness's own decoding is reported as kind ``harness error``.
     Raises HarnessError when the harness cannot be loaded or has no such variant.
     ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
@@ -91,7 +93,10 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         starved_all=[list(r) for r in getattr(rep, "starved_all", ())],  # [gid, name, wait], longest first
         early_fires=rep.early_fires,
         max_starvation_s=getattr(ex, "max_starvation_s", None),
+        go_version=rep.go_version,  # the Go release whose semantics the run modelled
     )
+    if f is not None and f.go_versions:  # the failure exists only under some Go versions
+        out["go_versions"] = f.go_versions
     if trace:  # the same run as structured data: the web view draws it (fuzzfarm/web/swimlane.py)
         out["trace_json"] = {"events": rep.trace.to_json() if rep.trace is not None else [],
                              "legend": [list(g) for g in rep.legend],

@@ -172,6 +172,7 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "starvation_s": outcome.get("starvation"),
         "starved": starved_goroutines(outcome),  # [[gid, name], ...] kept runnable (docs/timing.md)
         "starvation_need": starvation_need(outcome.get("starvation"), starved_goroutines(outcome)),
+        "go_versions": outcome.get("go_versions") or bucket.get("go_versions") or None,
         "replay_command": "fuzzfarm replay DIR",
         "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
@@ -198,6 +199,7 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
+               + (f"needs:       {repro['go_versions']}\n" if repro["go_versions"] else "")
                + (f"starvation:  {starvation_need(starved, starved_goroutines(outcome))}\n"
                   f"             (ran under starvation setting {_bound_text(bound)})\n" if starved is not None else "")
                + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")

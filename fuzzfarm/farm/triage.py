@@ -139,6 +139,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
               "go_racing_site": out.get("go_racing_site") or "",
               "go_crash_state": list(out.get("go_crash_state") or []), "starvation_s": out.get("starvation"),
               "starved": H.starved_goroutines(out),
+              "go_versions": out.get("go_versions") or "",  # only under older Go (docs/RUNTIME.md#go-version)
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
               "version": fuzzfarm.__version__, "original_size": len(data),
               "preemptions_before": out.get("preemptions", 0), "libfuzzer_artifact": artifact,

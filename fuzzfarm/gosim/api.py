@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any, Callable
 
 from .runtime import gosched  # noqa: F401  (defined next to the scheduler: see its docstring)
+from . import goversion
 from .failures import GoFailure
 from .runtime import EARLY_CAP, Runtime, current_runtime
 from .trace import Trace
@@ -60,6 +61,7 @@ class RunReport:
     # every goroutine kept waiting at a clock jump: (gid, name, longest wait), longest first
     starved_all: list[tuple[int, str, float]] = dataclasses.field(default_factory=list)
     realism_bound_s: float | None = None  # the bound the run started with (kept when lifted)
+    go_version: str = goversion.DEFAULT  # the Go release whose semantics the run modelled
 
     @property
     def failed(self) -> bool:
@@ -135,7 +137,8 @@ def _starved_all(rt) -> list[tuple[int, str, float]]:
 
 def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_leaks: bool = True,
         leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
-        max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0) -> RunReport:
+        max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0,
+        go_version: str = goversion.DEFAULT) -> RunReport:
     """Run ``main(*args)`` as goroutine 1 under ``strategy``; never raises the program's failure
     (see ``RunReport.failure``). Raises RuntimeError when called inside another run and
     ``fuzzfarm.gosim.SchedulingError`` when a replayed schedule diverges.
@@ -148,12 +151,15 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
     ``max_starvation_s`` and ``early_cap`` bound how long the schedule's early timer firings may
     keep a runnable goroutine waiting; with ``lift_one_in`` N >= 2 the bound is a realism bound
     the schedule may leave for the rest of the run (one decision in N options; see ``Runtime``
-    and docs/timing.md).
+    and docs/timing.md); ``go_version`` is the Go release whose semantics the run models
+    (default ``goversion.DEFAULT``, "1.27"; below "1.23": the old timer channels,
+    docs/RUNTIME.md#go-version). ValueError for a version that is not a Go release.
     """
     if race is not None and race is not True and race is not False:  # "False" or 1 would read as on
         raise TypeError(f"race={race!r}: use None (start at the first Shared/Var access), True or False")
     rt = Runtime(strategy, max_steps=max_steps, check_leaks=check_leaks, leak_grace=leak_grace, trace=trace,
-                 race=race, max_starvation_s=max_starvation_s, early_cap=early_cap, lift_one_in=lift_one_in)
+                 race=race, max_starvation_s=max_starvation_s, early_cap=early_cap, lift_one_in=lift_one_in,
+                 go_version=go_version)
     rt.execute(main, args)
     return RunReport(
         failure=rt.failure,
@@ -173,4 +179,5 @@ def run(main: Callable, *args: Any, strategy, max_steps: int = 20_000, check_lea
         bound_lifted=rt.bound_lifted,
         realism_bound_s=max_starvation_s,
         starved_all=_starved_all(rt),
+        go_version=rt.go_version,
     )

@@ -54,6 +54,38 @@ def _claim(w: _Waiter) -> bool:
     return True
 
 
+SYNC_TIMER = 1
+ASYNC_TIMER = 2
+
+
+def old_timers_effect(rt, what: str) -> None:
+    """Record the first point where this run, under Go <= 1.22 timers, behaved as Go >= 1.23
+    would not (``Runtime.old_timers_effect``): a failure after it is labelled with the Go
+    versions it needs (``GoFailure.go_versions``)."""
+    if rt.old_timers_effect is None:
+        f = F.first_project_frame_of(sys._getframe(1))
+        rt.old_timers_effect = what + (f" at {f}" if f is not None else "")
+
+
+def _timer_len(ch) -> int:
+    """runtime/chan.go ``chanlen``: 0 for a Go >= 1.23 timer channel; under Go <= 1.22 the
+    buffer's length, and a 1 is something Go >= 1.23 would not show (``old_timers_effect``)."""
+    if ch.timer == SYNC_TIMER:
+        return 0
+    n = len(ch.buf)
+    if n:
+        old_timers_effect(ch.rt, f"len({ch.label}) is {n} (0 on Go >= 1.23)")
+    return n
+
+
+def _timer_cap(ch) -> int:
+    """runtime/chan.go ``chancap``: 0 for a Go >= 1.23 timer channel, 1 before."""
+    if ch.timer == SYNC_TIMER:
+        return 0
+    old_timers_effect(ch.rt, f"cap({ch.label}) is 1 (0 on Go >= 1.23)")
+    return ch.size
+
+
 class Chan:
     """``make(chan T, cap)``. Methods: ``send``, ``recv`` -> value, ``recv_ok`` -> (value, ok),
     ``close``, ``len``; iterating yields values until the channel is closed and drained.
@@ -65,14 +97,14 @@ class Chan:
     buffer, docs/RUNTIME.md#race). Raises RuntimeError when created outside a run.
     """
 
-    __slots__ = ("rt", "label", "cap", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc")
+    __slots__ = ("rt", "label", "size", "buf", "closed", "recvq", "sendq", "hb", "zero_size", "loc", "timer")
 
     def __init__(self, cap: int = 0, name: str | None = None, zero_size: bool = False):
         if cap < 0:
             raise go_panic(ValueError, "makechan: size out of range")
         self.rt = current_runtime()
         self.label = name or f"chan#{self.rt.new_object_id()}"
-        self.cap = cap
+        self.size = cap  # the buffer's real size (``cap`` is what the program sees)
         self.buf: deque = deque()
         self.closed = False
         self.recvq: deque[_Waiter] = deque()
@@ -80,12 +112,25 @@ class Chan:
         self.hb = None  # race detector: slot and close clocks (race.ChanClocks)
         self.zero_size = bool(zero_size)
         self.loc = None  # race detector: the channel as a checked location (send reads, close writes)
+        # A timer's channel (clock.py): SYNC_TIMER (Go >= 1.23: presents as unbuffered) or
+        # ASYNC_TIMER (Go <= 1.22: what len/cap show is noted). A flag, not a subclass: one
+        # type keeps CPython's attribute caches at every channel operation monomorphic.
+        self.timer = 0
 
     def __repr__(self) -> str:
         return self.label
 
     def __len__(self) -> int:
+        if self.timer:
+            return _timer_len(self)
         return len(self.buf)
+
+    @property
+    def cap(self) -> int:
+        """``cap(ch)``: the capacity (0 for a Go >= 1.23 timer channel, see ``clock``)."""
+        if self.timer:
+            return _timer_cap(self)
+        return self.size
 
     # -- non-blocking cores, shared by send/recv/select and by timers (no scheduling point)
     def _pop_receiver(self) -> _Waiter | None:
@@ -112,7 +157,7 @@ class Chan:
         self.rt.ready(w.g)
 
     def _can_send(self) -> bool:
-        return self.closed or any(w.sel is None or not w.sel.fired for w in self.recvq) or len(self.buf) < self.cap
+        return self.closed or any(w.sel is None or not w.sel.fired for w in self.recvq) or len(self.buf) < self.size
 
     def _can_recv(self) -> bool:
         return bool(self.buf) or self.closed or any(w.sel is None or not w.sel.fired for w in self.sendq)
@@ -126,7 +171,7 @@ class Chan:
                 _race.chan_send(self.rt.race, self, w.g, src)
             self._deliver(w, value, True)
             return True
-        if len(self.buf) < self.cap:
+        if len(self.buf) < self.size:
             if self.rt.race is not None:
                 _race.chan_send(self.rt.race, self, None, src)
             self.buf.append(value)
@@ -164,9 +209,20 @@ class Chan:
         if not self.closed:
             self._send_now(value, [] if src is None else src)
 
+    def drain_for_timer(self) -> bool:
+        """Go >= 1.23 ``timerchandrain`` (runtime/chan.go): drop every buffered value, with no
+        race-detector access; True if there was one."""
+        if not self.buf:
+            return False
+        n = len(self.buf)
+        self.buf.clear()
+        if self.hb is not None:
+            self.hb.recvx += n  # the slots the drained values held are free again
+        return True
+
     def idle_for_timer(self) -> bool:
         """True when a timer delivery would change nothing (closed, or buffer full)."""
-        return self.closed or (self.cap > 0 and len(self.buf) >= self.cap)
+        return self.closed or (self.size > 0 and len(self.buf) >= self.size)
 
     # -- blocking operations
     def send(self, value: Any) -> None:

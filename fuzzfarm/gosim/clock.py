@@ -2,8 +2,12 @@
 
 Virtual seconds are floats starting at 0. Time moves only inside the scheduler: when nothing
 is runnable it jumps to the earliest timer, and a decision may fire a timer before runnable
-goroutines have run (see ``Runtime._decide``). Timer deliveries never block: like Go (before
-1.23), a timer or ticker channel has capacity 1 and a tick that finds it full is dropped.
+goroutines have run (see ``Runtime._decide``). Timer deliveries never block: a timer or
+ticker channel holds one value and a tick that finds it full is dropped. What else a timer
+channel does depends on the Go version the run models (``gosim.run(go_version=...)``,
+``goversion``): from Go 1.23 on it presents as unbuffered (``len``/``cap`` 0) and ``Stop``/
+``Reset`` drain an unreceived value, reporting the timer as still pending (runtime/time.go
+``stop``/``modify``, ``timerchandrain``); before, the value stays and can be received stale.
 A timer fires at exactly the virtual time it was armed for (``now() + d``), never rounded.
 """
 
@@ -13,10 +17,29 @@ import sys
 from typing import Callable
 
 from . import race as _race
-from .chan import Chan
+from .chan import ASYNC_TIMER, SYNC_TIMER, Chan, old_timers_effect
 from .failures import first_project_frame_of
 from .gopanic import go_panic
 from .runtime import current_runtime
+
+
+def _timer_chan(rt, label: str) -> Chan:
+    """A timer's channel: one value's buffer; from Go 1.23 on it presents as unbuffered
+    (runtime/chan.go ``chanlen``/``chancap``), before its len and cap are the buffer's."""
+    c = Chan(1, name=f"{label}.C")
+    c.timer = SYNC_TIMER if rt.sync_timers else ASYNC_TIMER
+    return c
+
+
+def _stop_chan(rt, c: Chan, pending: bool, op: str) -> bool:
+    """What Stop/Reset do to a timer's channel once the timer is disarmed (``pending``: it was
+    armed). Go >= 1.23 drains an unreceived value and reports the timer as pending; before,
+    the value stays (the Stop/Reset returns false for it) and is received later, stale."""
+    if rt.sync_timers:
+        return c.drain_for_timer() or pending
+    if c.buf:
+        old_timers_effect(rt, f"{op} left a sent value in {c.label} (Go >= 1.23 drains it{'' if pending else ' and returns true'})")
+    return pending
 
 
 def now() -> float:
@@ -57,7 +80,7 @@ class Timer:
         if func is not None:
             f = first_project_frame_of(sys._getframe(1))
             self.site = str(f) if f is not None else None
-        self.c = None if func is not None else Chan(1, name=f"{self.label}.C")
+        self.c = None if func is not None else _timer_chan(self.rt, self.label)
         self.entry = None
         self._arm(d)
 
@@ -77,18 +100,26 @@ class Timer:
         self.entry = rt.add_timer_at(rt.now + max(0.0, d), self._fire, self.label)
 
     def stop(self) -> bool:
-        """Prevent the timer from firing; True if it was still pending. A value already in
-        ``c`` stays there (Go before 1.23). Go: ``(*Timer).Stop``."""
+        """Prevent the timer from firing; True if it was still pending. Go >= 1.23: a value sent
+        but not received is drained and counts as pending; Go <= 1.22: it stays in ``c``
+        (``goversion``). Go: ``(*Timer).Stop``."""
         self.rt.sched("timer.stop", self.label)
-        if self.entry is None:
-            return False
-        ok = self.rt.cancel_timer(self.entry)
-        self.entry = None
-        return ok
+        return self._disarm("Stop")
+
+    def _disarm(self, op: str) -> bool:
+        pending = False
+        if self.entry is not None:
+            pending = self.rt.cancel_timer(self.entry)
+            self.entry = None
+        if self.c is None:  # AfterFunc: no channel
+            return pending
+        return _stop_chan(self.rt, self.c, pending, op)
 
     def reset(self, d: float) -> bool:
-        """Re-arm for ``d`` seconds from now; True if it was still pending. Go: ``(*Timer).Reset``."""
-        was = self.stop()
+        """Re-arm for ``d`` seconds from now; True if it was still pending (as ``stop``).
+        Go: ``(*Timer).Reset``."""
+        self.rt.sched("timer.stop", self.label)
+        was = self._disarm("Reset")
         self._arm(d)
         return was
 
@@ -105,7 +136,7 @@ class Ticker:
             raise go_panic(ValueError, "non-positive interval for NewTicker")
         self.rt = current_runtime()
         self.label = name or f"ticker#{self.rt.new_object_id()}"
-        self.c = Chan(1, name=f"{self.label}.C")
+        self.c = _timer_chan(self.rt, self.label)
         self.d = d
         self.entry = None
         self.hb = _race.snapshot(self.rt)  # NewTicker/Reset, carried by every tick
@@ -124,17 +155,23 @@ class Ticker:
         self._arm()
 
     def stop(self) -> None:
-        """Stop ticking (no value is sent afterwards). Go: ``(*Ticker).Stop``."""
+        """Stop ticking (no value is sent afterwards; Go >= 1.23 also drains an unreceived
+        tick). Go: ``(*Ticker).Stop``."""
         self.rt.sched("ticker.stop", self.label)
+        self._disarm("Ticker.Stop")
+
+    def _disarm(self, op: str) -> None:
         if self.entry is not None:
             self.rt.cancel_timer(self.entry)
             self.entry = None
+        _stop_chan(self.rt, self.c, True, op)
 
     def reset(self, d: float) -> None:
         """Tick every ``d`` seconds from now on. Go: ``(*Ticker).Reset``; ValueError for d <= 0."""
         if d <= 0:
             raise go_panic(ValueError, "non-positive interval for Ticker.Reset")
-        self.stop()
+        self.rt.sched("ticker.stop", self.label)
+        self._disarm("Ticker.Reset")
         self.d = d
         self.hb = _race.snapshot(self.rt)
         self._arm()

@@ -179,6 +179,9 @@ class GoFailure(Exception):
         self.step: int = 0
         self.now: float = 0.0
         self.subject: str | None = None  # what it happened on, e.g. ``map opts.DefaultNamespaces``
+        # The Go versions the failure needs, when the run took a path only some have (a stale
+        # timer value under Go <= 1.22 timers); None: every Go the run models.
+        self.go_versions: str | None = None
 
     @property
     def exc_class(self) -> str:
@@ -227,7 +230,8 @@ class GoFailure(Exception):
     def __str__(self) -> str:
         where = " <- ".join(f.shown for f in self.stack[:3]) or "(no project frames)"
         who = f"goroutine {self.goroutine} [{self.goroutine_name}]" if self.goroutine else "runtime"
-        return f"{self.kind}: {self.detail} in {who} at {where} (decision {self.decision}, t={self.now:g}s)"
+        needs = f" [needs {self.go_versions}]" if self.go_versions else ""
+        return f"{self.kind}: {self.detail} in {who} at {where} (decision {self.decision}, t={self.now:g}s){needs}"
 
     @property
     def go_says(self) -> str | None:
@@ -263,6 +267,7 @@ class GoFailure(Exception):
             "step": self.step,
             "now": self.now,
             "dumps": [d.to_json() for d in self.dumps],
+            **({"go_versions": self.go_versions} if self.go_versions else {}),
         }
 
 

@@ -364,7 +364,7 @@ def _chan(det: RaceDetector, ch, taken: int = 0) -> ChanClocks:
     send), hiding a race."""
     h = ch.hb
     if h is None or h.det is not det:
-        h = ch.hb = ChanClocks(det, ch.cap, ch.zero_size)
+        h = ch.hb = ChanClocks(det, ch.size, ch.zero_size)
         h.sendx = len(ch.buf) + taken
     return h
 
@@ -391,7 +391,7 @@ def chan_send(det: RaceDetector, ch, receiver, src: list | None) -> None:
     """A send completes now: handed to the parked goroutine ``receiver``, or (None) put into
     the buffer. The sender is the running goroutine, or a timer (``src``: its clock)."""
     sender = det.rt.cur.gid if src is None else 0
-    if not ch.cap:
+    if not ch.size:
         if src is None:
             det.exchange(sender, receiver.gid)
         else:
@@ -399,11 +399,11 @@ def chan_send(det: RaceDetector, ch, receiver, src: list | None) -> None:
         return
     h = _chan(det, ch)
     if receiver is None:
-        i = h.sendx % ch.cap
+        i = h.sendx % ch.size
         h.sendx += 1
         _slot_pass(det, h, i, sender, src)
         return
-    i = h.recvx % ch.cap  # the buffer is empty: the value passes through slot recvx
+    i = h.recvx % ch.size  # the buffer is empty: the value passes through slot recvx
     _slot_pass(det, h, i, sender, src)
     _slot_pass(det, h, i, receiver.gid, None)
     h.recvx += 1
@@ -419,7 +419,7 @@ def chan_recv(det: RaceDetector, ch, buffered: bool, sender) -> None:
         det.exchange(sender.gid, gid)
         return
     h = _chan(det, ch, taken=1)  # the runtime popped the received value already (chan.py)
-    i = h.recvx % ch.cap
+    i = h.recvx % ch.size
     _slot_pass(det, h, i, gid, None)
     h.recvx += 1
     if sender is not None:

@@ -37,6 +37,7 @@ from typing import Any, Callable
 from greenlet import GreenletExit, greenlet
 
 from . import failures as F
+from . import goversion as _goversion
 from . import race as _race
 from .trace import Trace
 
@@ -251,12 +252,20 @@ class Runtime:
             with no bound in time (the last option) or keeps it (every other option; the
             bytes strategy's exhausted default 0 keeps it). Asked at most once per run, and
             never in a run no timer could fire past the bound.
+        go_version: the Go release whose semantics the run models (``goversion``: "1.22" for
+            pre-1.23 timer channels; default ``goversion.DEFAULT``).
     """
 
     def __init__(self, strategy, *, max_steps: int = 20_000, check_leaks: bool = True,
                  leak_grace: float = 60.0, trace: bool = False, race: bool | None = None,
-                 max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0):
+                 max_starvation_s: float | None = None, early_cap: int = EARLY_CAP, lift_one_in: int = 0,
+                 go_version: str = _goversion.DEFAULT):
         self.strategy = strategy
+        self.go_version = go_version
+        self.sync_timers = _goversion.sync_timers(go_version)  # ValueError for a bad version
+        # Under Go <= 1.22 timers: the first thing this run did that Go >= 1.23 would not
+        # (a Stop leaving a stale value...); a failure after it says which Go it needs.
+        self.old_timers_effect: str | None = None
         # The race detector (race.py): on from the start (True), off (False), or started by
         # the first Shared/Var access (None). ``race`` is None while it is not running.
         self.race_mode = race
@@ -937,6 +946,8 @@ class Runtime:
         if frames is None:
             frames = F.frames_from_frame(g.glet.gr_frame if g is not None and g.glet is not None else None)
         failure.decision = len(self.decisions)
+        if self.old_timers_effect is not None:
+            failure.go_versions = f"{_goversion.OLD_TIMERS}: {self.old_timers_effect}"
         failure.step = self.steps
         failure.now = self.now
         dumps = []

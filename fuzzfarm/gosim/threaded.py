@@ -21,6 +21,7 @@ from typing import Any, Callable
 from greenlet import GreenletExit
 
 from . import failures as F
+from . import goversion
 from . import runtime as _runtime
 from .api import RunReport
 from .runtime import BLOCKED, DONE, RUNNABLE
@@ -63,6 +64,9 @@ class ThreadedRuntime:
         self.trace = None
         self.race = None  # no race detector on real threads (race.py needs the scheduler's clocks)
         self.race_mode = False
+        self.go_version = goversion.DEFAULT  # the default Go's timers (gosim.run's go_version)
+        self.sync_timers = goversion.sync_timers(self.go_version)
+        self.old_timers_effect: str | None = None
         self.decisions: list[int] = []
         self.steps = 0
         self.preemptions = 0

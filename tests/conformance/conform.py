@@ -24,6 +24,11 @@ mode ``plain`` cases run in the plain build, once per fresh process (a panic end
 and the race runtime never reports a deadlock). A process still running after ``HANG_S``
 seconds is a hang: counted as the deadlock Go's plain runtime would report, in the race build
 only (where Go cannot report one).
+
+Timer cases run under both timer semantics (docs/RUNTIME.md#go-version): a case declared with
+``old=`` (the outcomes of Go <= 1.22 timers) is also run in Go 1.26 (``gotool.OLD_TIMERS_GO``,
+the last Go with ``GODEBUG=asynctimerchan=1``; 1.27 removed it) with that setting, against
+gosim with ``go_version="1.22"``; the case's plain outcomes are Go 1.27's against gosim's default.
 """
 
 from __future__ import annotations
@@ -32,16 +37,20 @@ import os
 import re
 import subprocess
 import tempfile
+import dataclasses
 from dataclasses import dataclass
 
 from fuzzfarm import gosim
-from fuzzfarm.gotool import go_env, run_go
+from fuzzfarm.gosim import goversion
+from fuzzfarm.gotool import OLD_TIMERS_GO, go_env, old_timers_go_binary, run_go
 from fuzzfarm.strategies.dfs import DFSStrategy
 
 GO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
 RACE = "race"
 DEADLOCK = "fatal error: all goroutines are asleep - deadlock!"
 HANG_S = 5.0
+OLD_VERSION = "1.22"  # what gosim models for a case's old= run
+OLD_GODEBUG = "asynctimerchan=1"
 GORACE = "halt_on_error=0 suppress_equal_stacks=0 suppress_equal_addresses=0 atexit_sleep_ms=0"
 
 
@@ -59,6 +68,12 @@ class Case:
     runs: int
     bound: int
     differs: str | None
+    old: frozenset | None = None  # outcomes under Go <= 1.22 timers (None: not a timer case)
+    old_differs: str | None = None  # a documented difference under Go <= 1.22 timers
+
+    def under_old_timers(self) -> "Case":
+        """This case as its Go <= 1.22 timers run: expect ``old``, differ by ``old_differs``."""
+        return dataclasses.replace(self, expect=self.old, differs=self.old_differs, old=None, old_differs=None)
 
 
 CASES: dict[str, Case] = {}
@@ -71,10 +86,12 @@ def key(name: str) -> str:
 
 
 def case(*expect: str, mode: str = "plain", procs: int | None = None, runs: int | None = None,
-         bound: int = 3, differs: str | None = None):
+         bound: int = 3, differs: str | None = None, old: tuple | None = None, old_differs: str | None = None):
     """Register the decorated Python twin. ``expect``: the outcomes Go can produce (at least
     one). ``procs`` x ``runs``: Go runs (defaults: race 2 x 15, plain 4 x 1). ``bound``: the
-    preemption bound of gosim's search. ``differs``: the reason of a documented difference."""
+    preemption bound of gosim's search. ``differs``: the reason of a documented difference.
+    ``old``: a timer case's outcomes under Go <= 1.22 timers (it then runs under both);
+    ``old_differs``: the reason of a documented difference there."""
     def deco(fn):
         if mode not in ("race", "plain"):
             raise ValueError(f"mode {mode!r}: race or plain")
@@ -83,7 +100,8 @@ def case(*expect: str, mode: str = "plain", procs: int | None = None, runs: int 
             raise ValueError(f"conformance case {fn.__name__} defined twice")
         CASES[k] = Case(fn.__name__, fn, frozenset(expect), mode,
                            procs if procs is not None else (2 if mode == "race" else 6),
-                           runs if runs is not None else (25 if mode == "race" else 1), bound, differs)
+                           runs if runs is not None else (25 if mode == "race" else 1), bound, differs,
+                           frozenset(old) if old is not None else None, old_differs)
         return fn
     return deco
 
@@ -102,6 +120,27 @@ def build(out_dir: str) -> dict:
         p = run_go(["build", *flags, "-o", path, "."], cwd=GO_DIR)
         if p.returncode != 0:
             raise RuntimeError(f"go build {' '.join(flags)} failed:\n{p.stderr}")
+        bins[mode] = path
+    return bins
+
+
+def build_old_timers(out_dir: str) -> dict:
+    """The Go half built by Go 1.26 (``-modfile``: the same sources under a go.mod it accepts),
+    for the ``old=`` runs with GODEBUG=asynctimerchan=1: {mode: binary}. FileNotFoundError
+    when scripts/setup has not installed Go 1.26."""
+    go = old_timers_go_binary()
+    if go is None:
+        raise FileNotFoundError(f"Go {OLD_TIMERS_GO} is not installed beside the venv's Go: run scripts/setup")
+    modfile = os.path.join(out_dir, "go.mod")
+    with open(modfile, "w") as f:
+        f.write(f"module conformance\n\ngo {OLD_TIMERS_GO}\n")
+    bins = {}
+    for mode, flags in (("race", ["-race"]), ("plain", [])):
+        path = os.path.join(out_dir, f"conformance-{mode}-go{OLD_TIMERS_GO}")
+        p = subprocess.run([go, "build", *flags, "-modfile", modfile, "-o", path, "."], cwd=GO_DIR,
+                           capture_output=True, text=True, timeout=600, env=go_env())
+        if p.returncode != 0:
+            raise RuntimeError(f"go{OLD_TIMERS_GO} build {' '.join(flags)} failed:\n{p.stderr}")
         bins[mode] = path
     return bins
 
@@ -147,9 +186,10 @@ def parse(output: str, hung: bool, mode: str) -> list[str]:
     return outcomes
 
 
-def run_go_case(binary: str, go_name: str, c: Case) -> dict[str, int]:
-    """Run the Go function ``go_name`` (case ``c``) ``procs`` x ``runs`` times: {outcome: count}."""
-    env = go_env({"GORACE": GORACE, "GOMAXPROCS": "2"})
+def run_go_case(binary: str, go_name: str, c: Case, godebug: str | None = None) -> dict[str, int]:
+    """Run the Go function ``go_name`` (case ``c``) ``procs`` x ``runs`` times, with ``GODEBUG``
+    set to ``godebug`` when given: {outcome: count}."""
+    env = go_env({"GORACE": GORACE, "GOMAXPROCS": "2", **({"GODEBUG": godebug} if godebug else {})})
     counts: dict[str, int] = {}
     procs = []
     for _ in range(c.procs):
@@ -183,13 +223,13 @@ def outcome_of(report, value) -> str:
     return f.go_says or f"{f.kind}: {f.detail}"
 
 
-def run_gosim(fn, strategy, race: bool) -> str:
+def run_gosim(fn, strategy, race: bool, go_version: str = goversion.DEFAULT) -> str:
     box = []
 
     def main():
         box.append(fn())
 
-    report = gosim.run(main, strategy=strategy, race=race, check_leaks=False, max_steps=3000)
+    report = gosim.run(main, strategy=strategy, race=race, check_leaks=False, max_steps=3000, go_version=go_version)
     return outcome_of(report, box[0] if box else None)
 
 
@@ -202,9 +242,10 @@ def compare(c: Case, go: dict[str, int], sim: set[str], runs: int) -> tuple[bool
     return agree, detail
 
 
-def explore(c: Case, max_runs: int = 4000) -> tuple[dict[str, list[int]], int, bool]:
+def explore(c: Case, max_runs: int = 4000, go_version: str = goversion.DEFAULT) -> tuple[dict[str, list[int]], int, bool]:
     """Every schedule of the twin with at most ``c.bound`` preemptions (plain bounded DFS, no
-    reduction): ({outcome: the decisions of one run reaching it}, runs, complete)."""
+    reduction) under Go ``go_version``: ({outcome: the decisions of one run reaching it}, runs,
+    complete)."""
     race = c.mode == "race"
     found: dict[str, list[int]] = {}
     stack: list = [([], 0)]
@@ -214,7 +255,7 @@ def explore(c: Case, max_runs: int = 4000) -> tuple[dict[str, list[int]], int, b
             return found, runs, False
         dec, p = stack.pop()
         strat = DFSStrategy(dec, p, c.bound)
-        o = run_gosim(c.fn, strat, race)
+        o = run_gosim(c.fn, strat, race, go_version)
         runs += 1
         found.setdefault(o, list(strat.decisions))
         stack.extend(reversed(strat.branches))

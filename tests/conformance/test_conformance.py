@@ -8,12 +8,15 @@ of the twin's schedules.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import conform
 import conform_plain  # noqa: F401  (registers the cases)
 import conform_more  # noqa: F401
 import conform_race  # noqa: F401
+import conform_timers  # noqa: F401
 from conform import CASES, DEADLOCK, RACE, ok
 from fuzzfarm import gosim
 
@@ -21,6 +24,17 @@ from fuzzfarm import gosim
 @pytest.fixture(scope="session")
 def go_bins(go, tmp_path_factory):
     return conform.build(str(tmp_path_factory.mktemp("conformance")))
+
+
+@pytest.fixture(scope="session")
+def old_go_bins(go, tmp_path_factory):
+    """The Go half built by Go 1.26, run with GODEBUG=asynctimerchan=1 (Go <= 1.22 timers)."""
+    try:
+        return conform.build_old_timers(str(tmp_path_factory.mktemp("conformance-old")))
+    except FileNotFoundError as e:  # as tests/go_fixtures.need_go: CI never passes by skipping
+        if os.environ.get("FUZZFARM_REQUIRE_GO") == "1":
+            pytest.fail(f"{e} (FUZZFARM_REQUIRE_GO=1)")
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +60,31 @@ def test_gosim_agrees_with_go(k, go_bins, go_names):
         assert not agree, f"documented difference gone, remove differs= and the docs entry: {detail}"
         return
     assert agree, detail
+
+
+OLD = sorted(k for k in CASES if CASES[k].old is not None)
+
+
+@pytest.mark.parametrize("k", OLD, ids=[CASES[k].name for k in OLD])
+def test_gosim_agrees_with_go_under_old_timers(k, old_go_bins, go_names):
+    """The timer cases under Go <= 1.22 timers: Go 1.26 with GODEBUG=asynctimerchan=1 against
+    gosim with go_version 1.22."""
+    c = CASES[k].under_old_timers()
+    go = conform.run_go_case(old_go_bins[c.mode], go_names[k], c, godebug=conform.OLD_GODEBUG)
+    found, runs, complete = conform.explore(c, go_version=conform.OLD_VERSION)
+    assert complete, f"gosim's search of {c.name} did not finish in {runs} runs: lower its bound"
+    agree, detail = conform.compare(c, go, set(found), runs)
+    if c.differs:
+        assert not agree, f"documented difference gone, remove old_differs= and the docs entry: {detail}"
+        return
+    assert agree, f"under Go <= 1.22 timers: {detail}"
+
+
+def test_every_timer_case_changes_or_keeps_its_outcome_on_purpose():
+    """The cases whose outcomes differ between the timer semantics are the ones this suite
+    exists for: at least the stale-value cases must differ, or the old= runs prove nothing."""
+    changed = sorted(CASES[k].name for k in OLD if CASES[k].old != CASES[k].expect)
+    assert {"timer_stop_after_fire_not_received", "backoff_timer_zero_reset", "timer_len_cap"} <= set(changed)
 
 
 # -- the machinery can fail ----------------------------------------------------------------
