@@ -85,6 +85,9 @@ class Chan:
         return self.label
 
     def __len__(self) -> int:
+        obs = self.rt.observer
+        if obs is not None:  # no scheduling point, but a read the search's reduction must see
+            obs.access("chan.len", self.label)
         return len(self.buf)
 
     # -- non-blocking cores, shared by send/recv/select and by timers (no scheduling point)

@@ -43,6 +43,7 @@ _OBJECT_POINTS = frozenset({
     "send", "recv", "close",
     "sync.Mutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.Lock",
     "sync.RWMutex.Lock (waiting for readers)", "sync.WaitGroup.Wait", "chan send", "chan receive",
+    "chan.len",  # a read with no scheduling point (``Footprints.access``)
 })
 _PURE_POINTS = frozenset({None, "gosched"})  # `go`'s point after the spawn, Gosched: touch nothing
 _GLOBAL = object()
@@ -162,6 +163,20 @@ class Footprints:
         st = self._step()
         if st is not None:
             st.keys.add(key)
+
+    def access(self, ev, obj) -> None:
+        """The running goroutine reads or writes runtime state with no scheduling point
+        (``len(ch)``, ``len(m)``, ``m.snapshot()``): its current step touches the object a
+        point ``ev``/``obj`` would name. Without this a send and a ``len`` of the same channel
+        would commute, and the schedule where ``len`` sees the send would be cut as explored."""
+        st = self._step()
+        if st is None:
+            return
+        k = _key(ev, obj)
+        if k is _GLOBAL:
+            st.glob = True
+        elif k is not None:
+            st.keys.add(k)
 
     def spawned(self, g) -> None:
         if self.rt is None or self.rt.over:
