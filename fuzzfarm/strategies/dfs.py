@@ -14,8 +14,9 @@ choices, are free.
 execution into steps, one per scheduling point (whether or not a decision was taken there), and
 records which objects each step touched: the object named at the point where the step starts
 and at the point where it ends (gosim primitives act on their object just after or just before
-their scheduling point), every goroutine it woke (the object that goroutine waits on), every
-goroutine it spawned, the object-serial counter and the timer heap. A step at a point of unknown
+their scheduling point), every object it read with no scheduling point (``len(ch)``, ``len(m)``,
+``m.snapshot()``: :meth:`Footprints.access`), every goroutine it woke (the object that goroutine
+waits on), every goroutine it spawned, the object-serial counter and the timer heap. A step at a point of unknown
 kind (``select``, ``cancel``, ``sleep``, an unlisted primitive), and every timer firing, counts
 as touching everything. From the steps it keeps a fingerprint of the Mazurkiewicz trace (the
 order of steps on each object, plus the order around every touch-everything step): two runs

@@ -123,3 +123,26 @@ REGRESSIONS = {
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
 def test_differential_regressions(name):
     assert differential(REGRESSIONS[name]) is not None
+
+
+def test_each_read_without_a_scheduling_point_is_in_the_step_footprint():
+    # The unit under the probes: right after each read, the running goroutine's open step
+    # touches the object read (and nothing is recorded without an observer).
+    from fuzzfarm import gosim
+    from fuzzfarm.strategies.dfs import DFSStrategy
+
+    strat = DFSStrategy(cache={})
+    seen = []
+
+    def main():
+        ch, m, rw = gosim.Chan(1, name="ch"), gosim.Map(name="m"), gosim.RWMutex(name="rw")
+        obs = strat.observer
+        for name, key, read in (("len(ch)", "o:ch", lambda: len(ch)), ("len(m)", "o:m", lambda: len(m)),
+                                ("snapshot", "o:m", m.snapshot), ("writer_pending", "o:rw", lambda: rw.writer_pending)):
+            gosim.gosched()  # a fresh step that touches nothing yet
+            before = set(obs.open[1].keys)
+            read()
+            seen.append((name, key in obs.open[1].keys and key not in before))
+
+    gosim.run(main, strategy=strat)
+    assert seen == [("len(ch)", True), ("len(m)", True), ("snapshot", True), ("writer_pending", True)]
