@@ -278,6 +278,16 @@ class Footprints:
         return (self.epoch, self.comb)
 
 
+def _timing(rt) -> tuple:
+    """The scheduler's own history that decides whether a timer may fire early
+    (``Runtime._early_ok``): when each runnable goroutine last ran and how many early firings
+    it has waited through. Two runs with equal traces can differ here (one preempted a goroutine
+    before a clock jump, the other after), and then a timer may fire early in one run's future
+    and not in the other's; so it is part of the state the search caches. Without timers every
+    value is 0 and nothing changes."""
+    return (rt.early_fires, rt.drained_at is None, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable))
+
+
 class Pruned(Exception):
     """Raised from a pick to cut the run: its state was reached before with no more preemptions."""
 
@@ -288,8 +298,8 @@ class DFSStrategy:
 
     ``bound``: branches costing more preemptions are not recorded; ``cache`` (a dict, shared by
     the runs of one search) turns the reduction on: at every goroutine decision past the prefix
-    the run is cut (:class:`Pruned`) when ``(fingerprint, current goroutine)`` was reached with
-    no more preemptions. ``decisions`` lists the indices taken (the bytes reproducer: index i
+    the run is cut (:class:`Pruned`) when ``(fingerprint, current goroutine, timing)`` was reached
+    with no more preemptions (``timing``: :func:`_timing`). ``decisions`` lists the indices taken (the bytes reproducer: index i
     replays as byte i under ``BytesStrategy``); ``preemptions`` is what the run spent.
     """
 
@@ -327,7 +337,7 @@ class DFSStrategy:
             self.decisions.append(i)
             return i
         if self.cache is not None:
-            key = (self.observer.fingerprint(), current.gid if current is not None else 0)
+            key = (self.observer.fingerprint(), current.gid if current is not None else 0, _timing(self.observer.rt))
             seen = self.cache.get(key)
             if seen is not None and seen <= self.preemptions:
                 self.pruned = True

@@ -120,7 +120,7 @@ def _gids(gs) -> tuple:
 def state_of(res: dict) -> tuple:
     """Everything a goroutine of the program could still see or do, as a value: each
     goroutine's state, position (points passed) and observations; every object's contents and
-    queues; the timers and the clock. Two runs the reduction calls equivalent must give the
+    queues; the timers, the clock and the scheduler's history that decides early firings. Two runs the reduction calls equivalent must give the
     same value here."""
     rt = res["rt"]
     obs = getattr(rt.strategy, "observer", None)
@@ -128,6 +128,8 @@ def state_of(res: dict) -> tuple:
     rw = res["rw"]
     return (
         tuple((g.gid, g.state, g.wait) for g in rt.goroutines), points,
+        # what decides whether a timer may fire early (a blocked goroutine's is reset when woken)
+        rt.early_fires, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable),
         tuple(tuple(o) for o in res["obs"]),
         tuple((tuple(c.buf), c.closed, tuple((w.g.gid, w.sel is not None and w.sel.fired) for w in c.recvq),
                tuple((w.g.gid, w.value, w.sel is not None and w.sel.fired) for w in c.sendq)) for c in res["chans"]),
