@@ -280,12 +280,16 @@ class Footprints:
 
 def _timing(rt) -> tuple:
     """The scheduler's own history that decides whether a timer may fire early
-    (``Runtime._early_ok``): when each runnable goroutine last ran and how many early firings
-    it has waited through. Two runs with equal traces can differ here (one preempted a goroutine
+    (``Runtime._early_ok``): when each runnable goroutine last ran, how many early firings
+    it has waited through, and whether the run has left the starvation bound or may still be
+    asked to (the "starvation bound" data decision, which can come at a decision after a block,
+    where no goroutine's step would record it). Two runs with equal traces can differ here (one preempted a goroutine
     before a clock jump, the other after), and then a timer may fire early in one run's future
     and not in the other's; so it is part of the state the search caches. Without timers every
     value is 0 and nothing changes."""
-    return (rt.early_fires, rt.drained_at is None, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable))
+    return (rt.early_fires, rt.drained_at is None, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable),
+            # the realism bound: still asked whether to leave it (lift_one_in), left (None) or kept
+            rt.max_starvation_s, getattr(rt, "lift_one_in", 0))
 
 
 class Pruned(Exception):

@@ -130,6 +130,7 @@ def state_of(res: dict) -> tuple:
         tuple((g.gid, g.state, g.wait) for g in rt.goroutines), points,
         # what decides whether a timer may fire early (a blocked goroutine's is reset when woken)
         rt.early_fires, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable),
+        rt.max_starvation_s, getattr(rt, "lift_one_in", 0),
         tuple(tuple(o) for o in res["obs"]),
         tuple((tuple(c.buf), c.closed, tuple((w.g.gid, w.sel is not None and w.sel.fired) for w in c.recvq),
                tuple((w.g.gid, w.value, w.sel is not None and w.sel.fired) for w in c.sendq)) for c in res["chans"]),
