@@ -58,12 +58,13 @@ def proof_line(res: dict) -> str:
     kept = "; ".join(f"{k} reachable ({c} schedules; a hazard the fix keeps: FIXED_MAY_FAIL)"
                      for k, c in sorted((res.get("tolerated") or {}).items()))
     kept = f"; {kept}" if kept else ""
+    from fuzzfarm.engine.explore import assumption, partial_proof
+    reduction = bool(res.get("reduction"))  # a proof with the reduction says what it assumes
     if res.get("exhausted"):
-        return f"proven up to {res['bound']} preemptions for this scenario ({n} schedules){kept}"
-    from fuzzfarm.engine.explore import partial_proof
+        return f"proven up to {res['bound']} preemptions for this scenario ({n} schedules){assumption(reduction)}{kept}"
     part = ""
     if res.get("proven_bound", -1) >= 0:
-        part = partial_proof(res["proven_bound"], res.get("proven_schedules", 0))
+        part = partial_proof(res["proven_bound"], res.get("proven_schedules", 0), reduction)
     return f"no counterexample in {n} schedules (not exhausted at {res.get('bound')} preemptions){part}{kept}"
 
 

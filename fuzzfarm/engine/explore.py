@@ -31,6 +31,19 @@ from fuzzfarm.strategies.dfs import DFSStrategy, Pruned, _h
 
 DEFAULT_BOUND = 2
 
+# What a proof with the reduction rests on, said on the line the user reads. The reduction sees
+# every access to gosim objects (scheduling points and ``Footprints.access``), but not a plain
+# Python object or a closure variable two goroutines share without a gosim operation ordering
+# them; such a program is a data race in Go, and the reduction may cut the only schedule where
+# the race shows. ``--no-reduction`` searches without this assumption (docs/EXPLORE.md).
+ASSUMPTION = ("assuming goroutines share state only through gosim objects (channels, Map, Shared/Var, "
+              "atomics, locks), as a race-free Go program does")
+
+
+def assumption(reduction: bool) -> str:
+    """The clause a proof line ends with: the reduction's assumption, or nothing without it."""
+    return f", {ASSUMPTION}" if reduction else ""
+
 
 class ExploreError(Exception):
     """The scenario cannot be explored (the harness's decoding fails, or runs do not repeat)."""
@@ -75,11 +88,11 @@ class ExploreResult:
                     f"schedule(s): {self.failure['kind']}")
         if self.exhausted:
             return (f"proven up to {self.bound} preemptions for this scenario ({self.schedules} schedules"
-                    f"{'' if self.reduction else ', no reduction'})")
+                    f"{'' if self.reduction else ', no reduction'}){assumption(self.reduction)}")
         line = (f"no counterexample in {self.schedules} schedules (not exhausted: {self.stopped_by} at "
                 f"{self.level} preemption(s) of {self.bound})")
         if self.proven_bound >= 0:
-            line += partial_proof(self.proven_bound, self.proven_schedules)
+            line += partial_proof(self.proven_bound, self.proven_schedules, self.reduction)
         return line
 
     def to_json(self) -> dict:
@@ -276,9 +289,11 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-def partial_proof(bound: int, schedules: int) -> str:
+def partial_proof(bound: int, schedules: int, reduction: bool = False) -> str:
     """The clause for the deepest bound a stopped search did exhaust; at bound 0 it says what that
-    is (only the schedules without a preemption), since "proven up to 0" reads as nothing proven."""
+    is (only the schedules without a preemption), since "proven up to 0" reads as nothing proven.
+    With the reduction it ends with the reduction's assumption (:data:`ASSUMPTION`)."""
     if bound == 0:
-        return f"; proven only without preemptions: all {schedules} schedules with no preemption pass"
-    return f"; proven up to {bound} preemption(s) for this scenario ({schedules} schedules)"
+        return (f"; proven only without preemptions: all {schedules} schedules with no preemption pass"
+                f"{assumption(reduction)}")
+    return f"; proven up to {bound} preemption(s) for this scenario ({schedules} schedules){assumption(reduction)}"

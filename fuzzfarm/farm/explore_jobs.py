@@ -159,7 +159,8 @@ def summary(st: S.Store, eid: str) -> dict | None:
         f = failures[0]
         line = f"counterexample with {f['preemptions']} preemption(s) after {n} schedule(s): {f['kind']}"
     elif exhausted:
-        line = f"proven up to {bound} preemptions for this scenario ({n} schedules)"
+        from fuzzfarm.engine.explore import assumption  # the reduction's assumption, in words
+        line = f"proven up to {bound} preemptions for this scenario ({n} schedules){assumption(bool(spec.get('reduce', True)))}"
     else:
         line = f"no counterexample in {n} schedules so far (not exhausted)"
     return {"id": eid, "harness": spec["harness"], "variant": spec["variant"], "bound": bound,

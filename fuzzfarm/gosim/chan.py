@@ -121,6 +121,9 @@ class Chan:
         return self.label
 
     def __len__(self) -> int:
+        obs = self.rt.observer
+        if obs is not None:  # no scheduling point, but a read the search's reduction must see
+            obs.access("chan.len", self.label)
         if self.timer:
             return _timer_len(self)
         return len(self.buf)

@@ -108,6 +108,9 @@ class Map:
         rt = self.rt
         if rt.race is not None and rt.cur is not None:
             rt.race.read(self.hb, sys._getframe(1))
+        obs = rt.observer
+        if obs is not None:  # a read the search's reduction must see (Footprints.access)
+            obs.access("map.len", self.label)
         return len(self.d)
 
     # -- writes
@@ -221,4 +224,7 @@ class Map:
 
     def snapshot(self) -> dict:
         """The contents without any check or scheduling point (for assertions and oracles)."""
+        obs = self.rt.observer
+        if obs is not None:  # a read the search's reduction must see (Footprints.access)
+            obs.access("map.snapshot", self.label)
         return dict(self.d)

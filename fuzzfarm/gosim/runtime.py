@@ -319,7 +319,9 @@ class Runtime:
         self.trace: Trace | None = Trace() if trace else None
         # Optional observer of what each step touches (exhaustive exploration's reduction,
         # ``fuzzfarm.strategies.dfs.Footprints``): told of every scheduling point, wake-up,
-        # spawn, exit, object serial, timer arm/cancel and firing. None costs one test per hook.
+        # spawn, exit, object serial, timer arm/cancel and firing, and (``access``) of reads
+        # with no scheduling point (len of a channel or map, Map.snapshot). None costs one test
+        # per hook.
         self.observer = getattr(strategy, "observer", None)
         # Optional strategy fast path: ``byte_stream()`` gives the ``__next__`` of the raw
         # decision bytes (BytesStrategy), used as ``byte % options`` while it lasts.

@@ -130,6 +130,9 @@ class RWMutex:
     @property
     def writer_pending(self) -> bool:
         """True while a writer has announced itself and waits for readers (new readers block)."""
+        obs = self.rt.observer
+        if obs is not None:  # a read with no scheduling point: the reduction must see it
+            obs.access("lock", self.label)
         return self.pending
 
     def rlock(self) -> None:

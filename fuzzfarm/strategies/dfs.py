@@ -14,8 +14,9 @@ choices, are free.
 execution into steps, one per scheduling point (whether or not a decision was taken there), and
 records which objects each step touched: the object named at the point where the step starts
 and at the point where it ends (gosim primitives act on their object just after or just before
-their scheduling point), every goroutine it woke (the object that goroutine waits on), every
-goroutine it spawned, the object-serial counter and the timer heap. A step at a point of unknown
+their scheduling point), every object it read with no scheduling point (``len(ch)``, ``len(m)``,
+``m.snapshot()``: :meth:`Footprints.access`), every goroutine it woke (the object that goroutine
+waits on), every goroutine it spawned, the object-serial counter and the timer heap. A step at a point of unknown
 kind (``select``, ``cancel``, ``sleep``, an unlisted primitive), and every timer firing, counts
 as touching everything. From the steps it keeps a fingerprint of the Mazurkiewicz trace (the
 order of steps on each object, plus the order around every touch-everything step): two runs
@@ -43,6 +44,7 @@ _OBJECT_POINTS = frozenset({
     "send", "recv", "close",
     "sync.Mutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.Lock",
     "sync.RWMutex.Lock (waiting for readers)", "sync.WaitGroup.Wait", "chan send", "chan receive",
+    "chan.len",  # a read with no scheduling point (``Footprints.access``)
 })
 _PURE_POINTS = frozenset({None, "gosched"})  # `go`'s point after the spawn, Gosched: touch nothing
 _GLOBAL = object()
@@ -163,6 +165,20 @@ class Footprints:
         if st is not None:
             st.keys.add(key)
 
+    def access(self, ev, obj) -> None:
+        """The running goroutine reads or writes runtime state with no scheduling point
+        (``len(ch)``, ``len(m)``, ``m.snapshot()``): its current step touches the object a
+        point ``ev``/``obj`` would name. Without this a send and a ``len`` of the same channel
+        would commute, and the schedule where ``len`` sees the send would be cut as explored."""
+        st = self._step()
+        if st is None:
+            return
+        k = _key(ev, obj)
+        if k is _GLOBAL:
+            st.glob = True
+        elif k is not None:
+            st.keys.add(k)
+
     def spawned(self, g) -> None:
         if self.rt is None or self.rt.over:
             return
@@ -262,6 +278,20 @@ class Footprints:
         return (self.epoch, self.comb)
 
 
+def _timing(rt) -> tuple:
+    """The scheduler's own history that decides whether a timer may fire early
+    (``Runtime._early_ok``): when each runnable goroutine last ran, how many early firings
+    it has waited through, and whether the run has left the starvation bound or may still be
+    asked to (the "starvation bound" data decision, which can come at a decision after a block,
+    where no goroutine's step would record it). Two runs with equal traces can differ here (one preempted a goroutine
+    before a clock jump, the other after), and then a timer may fire early in one run's future
+    and not in the other's; so it is part of the state the search caches. Without timers every
+    value is 0 and nothing changes."""
+    return (rt.early_fires, rt.drained_at is None, tuple((g.gid, g.ran_at, g.early_mark) for g in rt.runnable),
+            # the realism bound: still asked whether to leave it (lift_one_in), left (None) or kept
+            rt.max_starvation_s, getattr(rt, "lift_one_in", 0))
+
+
 class Pruned(Exception):
     """Raised from a pick to cut the run: its state was reached before with no more preemptions."""
 
@@ -272,8 +302,8 @@ class DFSStrategy:
 
     ``bound``: branches costing more preemptions are not recorded; ``cache`` (a dict, shared by
     the runs of one search) turns the reduction on: at every goroutine decision past the prefix
-    the run is cut (:class:`Pruned`) when ``(fingerprint, current goroutine)`` was reached with
-    no more preemptions. ``decisions`` lists the indices taken (the bytes reproducer: index i
+    the run is cut (:class:`Pruned`) when ``(fingerprint, current goroutine, timing)`` was reached
+    with no more preemptions (``timing``: :func:`_timing`). ``decisions`` lists the indices taken (the bytes reproducer: index i
     replays as byte i under ``BytesStrategy``); ``preemptions`` is what the run spent.
     """
 
@@ -311,7 +341,7 @@ class DFSStrategy:
             self.decisions.append(i)
             return i
         if self.cache is not None:
-            key = (self.observer.fingerprint(), current.gid if current is not None else 0)
+            key = (self.observer.fingerprint(), current.gid if current is not None else 0, _timing(self.observer.rt))
             seen = self.cache.get(key)
             if seen is not None and seen <= self.preemptions:
                 self.pruned = True

@@ -29,6 +29,12 @@ def test_fixed_case_exhausted_exit_0_and_budget_exit_3(tmp_path):
     d = json.loads(p.stdout)
     assert d["exhausted"] and d["proven"] and d["bound"] == 2 and d["schedules"] > 1
     assert d["verdict"].startswith("proven up to 2 preemptions for this scenario")
+    # the reduction's proof says what it rests on, in the words the user reads (issue 29)
+    from fuzzfarm.engine.explore import ASSUMPTION
+    assert d["verdict"].endswith(ASSUMPTION) and d["reduction"]
+    p = _explore(tmp_path, "--variant", "fixed", "--no-reduction")
+    assert p.returncode == 0, p.stderr
+    assert "proven up to 2 preemptions" in p.stdout and "no reduction)" in p.stdout and "assuming" not in p.stdout
     p = _explore(tmp_path, "--variant", "fixed", "--max-schedules", "5")
     assert p.returncode == 3, p.stderr
     assert "not exhausted" in p.stdout and "proven up to 2" not in p.stdout

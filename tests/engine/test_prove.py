@@ -14,7 +14,8 @@ def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce, monkeypatch):
     r = prove_fixed(TOYS, "guarded", b"\x00", bound=2, budget=60, reduce=reduce)
     assert r["reduction"] is reduce
     assert r["exhausted"] and r["failure"] is None
-    assert r["line"] == (f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules); "
+    from fuzzfarm.engine.explore import assumption  # stated when the reduction ran (issue 29)
+    assert r["line"] == (f"proven up to 2 preemptions for this scenario ({r['schedules']} schedules){assumption(reduce)}; "
                          f"starvation bound label (0.1 s realism bound, unbounded runs searched too)")
     assert r["starvation_bound"] == "label"
 

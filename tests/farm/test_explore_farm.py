@@ -92,7 +92,9 @@ def test_distributed_count_equals_local(store, workers, tmp_path):
     assert s["exhausted"] and not s["failures"] and not s["errors"]
     assert s["schedules"] == local.schedules, s
     assert s["subtrees_done"] > 2  # the tree really was split
-    assert s["line"] == f"proven up to 2 preemptions for this scenario ({local.schedules} schedules)"
+    # the farm's search uses the reduction, so its line states the reduction's assumption
+    from fuzzfarm.engine.explore import ASSUMPTION
+    assert s["line"] == f"proven up to 2 preemptions for this scenario ({local.schedules} schedules), {ASSUMPTION}"
     # `fuzzfarm status` shows the search: subtrees done / pending, schedules, the result
     from farm_fixtures import CLI
     cli = CLI(store.url, str(tmp_path))
