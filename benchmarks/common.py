@@ -497,6 +497,16 @@ def ratio_text(num: float | None, num_cens: bool, den: float | None, den_cens: b
 
 
 # ---- output ---------------------------------------------------------------------------------
+def md_escape(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
 def section(name: str, title: str, prof: Profile, settings: dict, rows: list, data: dict,
             notes: list[str], t0: float) -> dict:
     return {"section": name, "title": title, "quick": prof.quick, "profile": prof.name, "settings": settings,

@@ -344,7 +344,6 @@ def markdown(res: dict, meta: dict) -> str:
     """The standalone run as a dated, marked section for the top of docs/BENCHMARKS.md (the
     suite, when it runs go_stress itself, writes its own section and drops this one)."""
     data, b = res["data"], res["data"]["budgets"]
-    from benchmarks.run_all import _md_table  # the suite's table writer
 
     rows_ = []
     for r in data["cases"]:
@@ -374,7 +373,7 @@ def markdown(res: dict, meta: dict) -> str:
         f"replays; Python-thread stress 1 seed, {b['py_stress_s']:g} s.", "",
         "Headlines, one per bug:", "",
         *[f"- {h}" for h in headlines(data)], "",
-        _md_table(["bug", "real Go fresh processes GOMAXPROCS=1: runs / s to the first bug, median (trials found)",
+        C.md_table(["bug", "real Go fresh processes GOMAXPROCS=1: runs / s to the first bug, median (trials found)",
                    "GOMAXPROCS=2", "real Go `-race -count` one process, P=1; P=2: iterations / s",
                    "fixed twin clean runs P=1; P=2", "build (once, not counted)", "fuzzfarm mix launch → first failure",
                    "mix launch → verified reproducer", "old: Python-thread stress (spawn → first)",

@@ -120,23 +120,13 @@ def run_suite(prof: C.Profile, only_harness=None, sections=SECTIONS) -> tuple[li
 
 
 # ---- docs/BENCHMARKS.md ---------------------------------------------------------------------
-def _md_escape(s: str) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def _extra_ttb(d: dict) -> list[str]:
     rows = []
     for r in d.get("buggy", []):
         seeds = "; ".join(f"{s['seed']}: {'' if s['found'] else '> '}{s['runs']} / {s['seconds']:.3g} s"
                           for s in r["per_seed"])
         rows.append([f"{r['harness']}/{r['variant']} {r['strategy']}", seeds])
-    return [_md_table(["case", "per seed: runs / seconds to the seed bug ('>' = not found in the budget)"], rows)]
+    return [C.md_table(["case", "per seed: runs / seconds to the seed bug ('>' = not found in the budget)"], rows)]
 
 
 def _extra_stress(d: dict) -> list[str]:
@@ -148,7 +138,7 @@ def _extra_stress(d: dict) -> list[str]:
                          str(t["runs"]), str(t["manifestations"]),
                          f"{t['manifestations'] / max(1e-9, t['seconds']):.3g}"])
     return ["Tuning (seed 1000; the best manifestations/s is used for the measurement):", "",
-            _md_table(["harness", "setting", "runs", "manifestations", "manifestations/s"], rows)]
+            C.md_table(["harness", "setting", "runs", "manifestations", "manifestations/s"], rows)]
 
 
 def _extra_min(d: dict) -> list[str]:
@@ -159,7 +149,7 @@ def _extra_min(d: dict) -> list[str]:
                          f"{r['size_before']} → {r['size_after']}",
                          f"{r['preemptions_before']} → {r['preemptions_after']}",
                          str(r["runs"]), f"{r['seconds']:.3g}", r["stopped"]])
-    return [_md_table(["bucket", "input from", "bytes", "preemptions", "runs", "seconds", "stopped because"], rows)]
+    return [C.md_table(["bucket", "input from", "bytes", "preemptions", "runs", "seconds", "stopped because"], rows)]
 
 
 def _extra_scaling(d: dict) -> list[str]:
@@ -171,13 +161,13 @@ def _extra_scaling(d: dict) -> list[str]:
     rows.append(["total CPU s"] + [f"{c['cpu']['total_s']:.2f}" for _, c in cols])
     rows.append(["execs"] + [str(c["execs"]) for _, c in cols])
     rows.append(["wall s (farm: submit → settled)"] + [f"{c['wall_s']:g}" for _, c in cols])
-    return ["CPU seconds by process category:", "", _md_table(["category"] + [n for n, _ in cols], rows)]
+    return ["CPU seconds by process category:", "", C.md_table(["category"] + [n for n, _ in cols], rows)]
 
 
 def _extra_redis(d: dict) -> list[str]:
     rows = [[c["campaign"], f"{C.fmt_num(c['commands_per_s'])}", f"{c['redis_cpu_s']:.2f}",
              ", ".join(f"{k} {v}" for k, v in c["top_commands"])] for c in d.get("campaigns", [])]
-    return [_md_table(["campaign", "commands/s (all workers)", "redis-server CPU s", "top commands (calls)"], rows)]
+    return [C.md_table(["campaign", "commands/s (all workers)", "redis-server CPU s", "top commands (calls)"], rows)]
 
 
 EXTRAS = {"time_to_bug": _extra_ttb, "stress": _extra_stress, "minimization": _extra_min,
@@ -272,7 +262,7 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         "",
         "## Machine",
         "",
-        _md_table(["", ""], [
+        C.md_table(["", ""], [
             ["CPU", f"{m['cpu_model']} — nproc {m['nproc']}"],
             ["memory", f"{m['mem_total_gb']} GB"],
             ["kernel / Python", f"{m['kernel']} / Python {m['python']}"],
@@ -299,7 +289,7 @@ def write_doc(path: str, sections: list[dict], meta: dict, command: str, prof: C
         "",
         "The same table `python -m benchmarks` prints (`--json`: the same content, plus every per-seed number).",
         "",
-        _md_table(["benchmark", "case", "figure", "value"],
+        C.md_table(["benchmark", "case", "figure", "value"],
                   [[s["section"] if i == 0 else "", *r] for s in sections for i, r in enumerate(s["rows"])]),
         "",
         "How to read: `> x` means not found within the budget (x is what was spent, a lower bound); a ratio "
