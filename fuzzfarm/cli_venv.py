@@ -39,10 +39,15 @@ def _purelib(bindir: str) -> str:
 def make(path: str) -> str:
     """Create the layered venv at ``path`` (absent or an empty directory). Returns its bin/."""
     import venv
-    if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
+    if not path.strip():
+        raise VenvError("DIR is empty; name the directory to create the venv in (absent or empty)")
+    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path) or os.listdir(path)):
         raise VenvError(f"{path} exists and is not an empty directory; choose another DIR")
     parent = sysconfig.get_paths()["purelib"]
-    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(path)
+    try:
+        venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(path)
+    except (OSError, ValueError) as e:  # a parent that is a file, a read-only or missing mount point
+        raise VenvError(f"cannot create a venv at {path} ({getattr(e, 'strerror', None) or e}); choose another DIR") from None
     bindir = os.path.join(os.path.abspath(path), "bin")
     with open(os.path.join(_purelib(bindir), PTH), "w") as f:
         f.write(f"import site; site.addsitedir({parent!r})\n")

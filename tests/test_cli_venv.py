@@ -35,3 +35,15 @@ def test_the_venv_runs_this_fuzzfarm_and_its_pip_installs_into_it(tmp_path):
     listed = subprocess.run([os.path.join(made["bin"], "fuzzfarm"), "harnesses", "--json"], capture_output=True,
                             text=True, timeout=120)
     assert {"checker", "cluster-builder"} <= {h["name"] for h in json.loads(listed.stdout)}
+
+
+def test_an_empty_or_unwritable_dir_is_one_line_and_nothing_is_made(tmp_path):
+    """`venv ""` once built a venv into the (non-empty) working directory; a DIR under a file,
+    or a dangling link, raised a traceback."""
+    (tmp_path / "keep.txt").write_text("mine")
+    (tmp_path / "afile").write_text("")
+    os.symlink(str(tmp_path / "nowhere"), tmp_path / "dangling")
+    for d in ("", "afile/sub", "dangling"):
+        p = _ff("venv", d, cwd=tmp_path)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, (d, p.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["afile", "dangling", "keep.txt"]

@@ -73,7 +73,9 @@ if __name__ == "__main__":
 def port(paths: list[str], out_dir: str, name: str | None = None, test: str | None = None) -> list[str]:
     """Translate the Go under ``paths`` into a plugin package at ``out_dir`` (absent or empty).
     Returns the files written. Raises PortError (one line per problem)."""
-    if os.path.exists(out_dir) and (not os.path.isdir(out_dir) or os.listdir(out_dir)):
+    if not out_dir.strip():
+        raise PortError(["-o is empty; name the directory the package goes into (absent or empty)"])
+    if os.path.lexists(out_dir) and (os.path.islink(out_dir) or not os.path.isdir(out_dir) or os.listdir(out_dir)):
         raise PortError([f"{out_dir} exists and is not an empty directory; choose another with -o DIR"])
     name = name or os.path.basename(os.path.abspath(out_dir)).lower().replace("_", "-")
     if not NAME_RE.fullmatch(name):
@@ -110,8 +112,11 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         entry = f'\n# how fuzzfarm finds the harness\n[project.entry-points."fuzzfarm.harnesses"]\n{name} = "{pkg}.harness"\n'
     files["pyproject.toml"] = PYPROJECT.format(name=name, gopkg=gopkg, pkg=pkg, entry=entry)
     parent = os.path.dirname(os.path.abspath(out_dir))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".fuzzfarm-port-", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".fuzzfarm-port-", dir=parent)
+    except OSError as e:
+        raise PortError([f"cannot write under {parent} ({e.strerror}); choose another -o DIR"]) from None
     try:
         for rel, text in files.items():
             path = os.path.join(tmp, rel)
@@ -121,6 +126,9 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         if os.path.isdir(out_dir):
             os.rmdir(out_dir)
         os.rename(tmp, out_dir)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise PortError([f"cannot write {out_dir} ({e.strerror}); choose another -o DIR"]) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

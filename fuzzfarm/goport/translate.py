@@ -39,7 +39,9 @@ class PortError(Exception):
 
 def read_go(paths: list[str], tags: tuple[str, ...] = ()) -> dict:
     """The package under ``paths`` as goast.go prints it. Raises PortError (one line)."""
-    args = ["run", GOAST] + (["-tags", ",".join(tags)] if tags else []) + [os.path.abspath(p) for p in paths]
+    # "--" ends goast's flags; without it `go run` would take the user's .go files as part of the
+    # program it runs (every .go argument after goast.go is), so the file form never worked
+    args = ["run", GOAST] + (["-tags", ",".join(tags)] if tags else []) + ["--"] + [os.path.abspath(p) for p in paths]
     try:
         p = gotool.run_go(args, cwd=os.path.dirname(GOAST), timeout=600)
     except FileNotFoundError as e:

@@ -141,6 +141,31 @@ def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path
     assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".fuzzfarm-port")]
 
 
+def test_go_files_named_one_by_one_translate_like_their_directory(go, tmp_path):
+    """`port a.go b.go`: the usage says GO_FILES_OR_DIR; named files once went to `go run` as part
+    of the translator's own program and always failed."""
+    src = os.path.join(DATA, "counter")
+    files = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".go") and not f.endswith("_test.go"))
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", *files, "-o", str(out)])
+    assert e.value.code == 0
+    assert (out / "pyproject.toml").exists()
+
+
+@pytest.mark.parametrize("target", ["", "afile/sub", "dangling"])
+def test_an_unusable_out_dir_is_one_line_exit_2(go, tmp_path, capsys, target):
+    """-o empty, under a file, or a dangling link: one line (was a traceback), nothing left behind."""
+    (tmp_path / "afile").write_text("")
+    os.symlink(str(tmp_path / "nowhere"), tmp_path / "dangling")
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", os.path.join(DATA, "counter"), "-o", str(tmp_path / target) if target else ""])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fuzzfarm port: "), err
+    assert sorted(os.listdir(tmp_path)) == ["afile", "dangling"]
+
+
 def test_translated_unsynchronized_map_writes_are_go_s_fatal(go, tmp_path):
     out = port(tmp_path, os.path.join(DATA, "conform"))
     mod = load(out, "port")
