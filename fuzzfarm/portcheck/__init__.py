@@ -70,7 +70,8 @@ def check_port(harness: str, go_src: str | None = None, module: str | None = Non
     it, each port against its twin listed in ``twins_file``. ``module``: only the port modules
     under this dotted name. Raises CheckPortError for bad input."""
     if go_src is not None and not os.path.isdir(go_src):
-        raise CheckPortError(f"no such directory: {go_src} (--go-src wants a directory of Go source: a twin or a checkout)")
+        what = "is a file, not a directory" if os.path.exists(go_src) else "does not exist"
+        raise CheckPortError(f"--go-src {go_src} {what}: pass a directory of Go source (a twin or a checkout)")
     try:
         cites = harness_citations(harness, os.getcwd())
     except CitationError as e:
@@ -103,6 +104,13 @@ def check_port(harness: str, go_src: str | None = None, module: str | None = Non
             source = read_variants(d)
         except GoSourceError as e:
             raise CheckPortError(str(e)) from None
+        if go_src is not None:
+            files = sorted({c.file for c in group if not c.site})
+            if files and not any(source.in_file(f) for f in files):
+                # none of the cited files is there: the wrong directory, not a wrong port
+                shown = ", ".join(files[:4]) + (", ..." if len(files) > 4 else "")
+                raise CheckPortError(f"none of the Go files the port cites ({shown}) is under {go_src}: "
+                                     f"pass the twin or the upstream checkout the port was written from")
         outcome = check(group, source)
         checked[d] = outcome
         mismatches.extend(outcome.mismatches)

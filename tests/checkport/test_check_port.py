@@ -189,7 +189,19 @@ def test_unknown_harness_is_bad_input():
 
 
 def test_missing_directory_is_bad_input(tmp_path):
-    _one_error_line(fuzzfarm("check-port", "checker", "--go-src", str(tmp_path / "nope")), "no such directory")
+    _one_error_line(fuzzfarm("check-port", "checker", "--go-src", str(tmp_path / "nope")), "does not exist")
+
+
+def test_a_file_for_go_src_is_bad_input_said_as_a_file(tmp_path):
+    (tmp_path / "a.go").write_text("package a\n")
+    _one_error_line(fuzzfarm("check-port", "checker", "--go-src", str(tmp_path / "a.go")), "is a file, not a directory")
+
+
+def test_go_src_holding_none_of_the_cited_files_is_the_wrong_directory_not_a_wrong_port(go):
+    """Unrelated Go (the conformance programs) once gave 58 'no Go file' lines and exit 1, blaming
+    the port; it is one line saying the directory is wrong, exit 2."""
+    _one_error_line(fuzzfarm("check-port", "checker", "--go-src", os.path.join(ROOT, "tests", "conformance", "go")),
+                    "none of the Go files the port cites", "is under")
 
 
 def test_harness_without_a_listed_twin_is_bad_input(plugins):
