@@ -37,6 +37,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import dataclasses
 from dataclasses import dataclass
 
@@ -196,9 +197,12 @@ def run_go_case(binary: str, go_name: str, c: Case, godebug: str | None = None) 
         f = tempfile.TemporaryFile()
         procs.append((subprocess.Popen([binary, go_name, str(c.runs)], stdout=f, stderr=subprocess.STDOUT,
                                        env=env), f))
+    # one deadline for all: they run side by side, so a case whose every process hangs costs
+    # HANG_S once, not once per process (each wait's own timeout did: 6 x 5 s)
+    deadline = time.monotonic() + HANG_S
     for p, f in procs:
         try:
-            p.wait(timeout=HANG_S)
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
             hung = False
         except subprocess.TimeoutExpired:
             p.kill()
