@@ -408,6 +408,15 @@ def write_doc(path: str, text: str) -> None:
     os.replace(path + ".tmp", path)
 
 
+def _check_doc(path: str) -> None:
+    """--doc is written after a run of minutes: refuse a path that cannot be written before it starts."""
+    import os
+    d = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(d) or not os.access(d, os.W_OK) or \
+            (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"--doc {path}: not a writable file path; give a Markdown file such as docs/BENCHMARKS.md")
+
+
 def main(argv=None) -> int:
     C.exit_on_sigterm()
     ap = argparse.ArgumentParser(prog="python -m benchmarks.go_stress", description=__doc__.strip().splitlines()[0])
@@ -434,10 +443,15 @@ def main(argv=None) -> int:
         if a.fixed_runs is not None:
             over["fixed_runs"] = a.fixed_runs
         if a.seeds:
-            over["seeds"] = tuple(int(s) for s in a.seeds.split(","))
+            try:
+                over["seeds"] = tuple(int(s) for s in a.seeds.split(","))
+            except ValueError:
+                raise ValueError(f"--seeds must be integers separated by commas, not {a.seeds!r}") from None
         if any(v is not None and not isinstance(v, tuple) and v <= 0 for v in over.values()) or \
                 (a.seeds and not over["seeds"]):
             raise ValueError("--trials, --cap and --fixed-runs must be positive")
+        if a.doc:
+            _check_doc(a.doc)
     except (KeyError, ValueError) as e:
         print(f"go_stress: {str(e).strip(chr(39))}", file=sys.stderr)
         return 2

@@ -165,8 +165,14 @@ def main(argv=None) -> int:
         return 2
     try:
         procs = [int(p) for p in a.procs.split(",")]
+        if not procs or min(procs) < 1:
+            raise ValueError
     except ValueError:
-        print(f"go_twin_runs: --procs must be integers separated by commas, not {a.procs!r}", file=sys.stderr)
+        print(f"go_twin_runs: --procs must be positive integers separated by commas, not {a.procs!r}",
+              file=sys.stderr)
+        return 2
+    if not a.timeout > 0:  # also refuses nan
+        print(f"go_twin_runs: --timeout must be a positive number of seconds, not {a.timeout}", file=sys.stderr)
         return 2
     variants = ("buggy", "fixed") if a.variant == "both" else (a.variant,)
     rows = []

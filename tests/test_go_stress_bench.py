@@ -110,3 +110,21 @@ def test_the_standalone_section_replaces_its_earlier_self_under_the_title(tmp_pa
     text = doc.read_text()
     assert text.startswith("# fuzzfarm benchmarks\n\n<!-- go_stress -->\nsecond\n")
     assert "first" not in text and text.count(GS.BEGIN) == 1 and text.rstrip().endswith("suite intro")
+
+
+def test_bad_arguments_are_one_line_and_exit_2_before_any_run(go, capsys, tmp_path):
+    """Bad arguments to the Go benchmarks are refused up front (a run is minutes long, and --doc was
+    only written after it): one line, exit 2, no traceback. The Go check comes first, so with no Go
+    installed the refusal is about Go; these need the `go` fixture's Go."""
+    from benchmarks import go_twin_runs as GT
+    cases = [(GS.main, ["--seeds", "x"], "--seeds must be integers"),
+             (GS.main, ["--doc", str(tmp_path / "no" / "such" / "B.md")], "not a writable file path"),
+             (GS.main, ["--doc", str(tmp_path)], "not a writable file path"),
+             (GT.main, ["--procs", "0"], "--procs must be positive"),
+             (GT.main, ["--procs", "a"], "--procs must be positive"),
+             (GT.main, ["--timeout", "0"], "--timeout must be a positive"),
+             (GT.main, ["--timeout", "nan"], "--timeout must be a positive")]
+    for main, argv, says in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and says in err[0], (argv, err)
