@@ -84,7 +84,8 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         schedule_bytes=ex.schedule.consumed,
         preemption_edits=[list(e) for e in ex.schedule.preemption_edits()],
         scenario=ex.scenario,
-        trace=f"scenario: {ex.scenario}\n\n{rep.render_trace()}" if trace else None,
+        trace=_trace_text(rep, ex.scenario) if trace else None,
+        written_by=f.written_by if f else None,  # an assertion: who last wrote the state it read
         go_crash_state=f.go_crash_state if f else [],
         subject=f.subject if f else None,
         starvation=rep.starvation,
@@ -102,7 +103,18 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
                              "legend": [list(g) for g in rep.legend],
                              "failing_goroutine": f.goroutine if f else None, "now": rep.now,
                              "scenario": ex.scenario}
+        sl = rep.trace_slice() if rep.trace is not None else None
+        if sl is not None:  # the events that matter, as indices into ``events`` (gosim/trace_slice.py)
+            out["trace_json"]["slice"] = sl.to_json()
     return out
+
+
+def _trace_text(rep, scenario: str) -> str:
+    """``trace.txt``'s body: the failure's slice first (the events on the objects in the failure),
+    then the scenario and the full timeline with the dump."""
+    head = rep.render_slice()
+    return ((f"{head}\n\n" if head else "") + f"scenario: {scenario}\n\n" + ("full timeline:\n" if head else "")
+            + rep.render_trace(lead=False))
 
 
 BOUND_OPTION = "--max-starvation"

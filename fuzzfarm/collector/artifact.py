@@ -199,6 +199,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")
+               # an assertion failure: who last wrote the state it read (gosim/invariant.py)
+               + (f"{outcome['written_by']}\n" if outcome.get("written_by") else "")
                + (f"needs:       {repro['go_versions']}\n" if repro["go_versions"] else "")
                + (f"starvation:  {starvation_need(starved, starved_goroutines(outcome))}\n"
                   f"             (ran under starvation setting {_bound_text(bound)})\n" if starved is not None else "")
@@ -206,8 +208,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),
-        "trace.txt": _text((f"starvation need: {starvation_need(starved, starved_goroutines(outcome))}\n"
-                            if starved is not None else "") + (outcome.get("trace") or outcome.get("dump") or "")),
+        "trace.txt": _text(_trace_text(outcome, f"starvation need: {starvation_need(starved, starved_goroutines(outcome))}\n"
+                                       if starved is not None else "")),
         "failure.txt": _text(failure),
         REPRO: json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n",
     }
@@ -220,6 +222,16 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     manifest = {"format": FORMAT, "files": {name: _sha256(data) for name, data in sorted(files.items())}}
     files[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
     return files
+
+
+def _trace_text(outcome: dict, need: str) -> str:
+    """``trace.txt``: the replay's trace text (the failure's slice first, runone._trace_text), the
+    starvation need line above its scenario line, under the slice; or the dump."""
+    text = outcome.get("trace") or outcome.get("dump") or ""
+    head, sep, rest = text.partition("\n\nscenario: ")
+    if need and sep and head.startswith("failure: "):
+        return f"{head}\n\n{need}scenario: {rest}"
+    return need + text
 
 
 def refresh_fix(files: dict[str, bytes], before: dict, after: dict) -> dict[str, bytes]:

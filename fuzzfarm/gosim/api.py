@@ -88,11 +88,29 @@ class RunReport:
             "trace": self.trace.to_json() if self.trace is not None else None,
         }
 
-    def render_trace(self, limit: int | None = None) -> str:
-        """The interleaving timeline (needs ``trace=True``), with the crash dump if any."""
+    def render_slice(self) -> str:
+        """The events on the objects in the failure, with the goroutines involved
+        (``trace_slice.py``); "" without a failure or a trace."""
+        if self.trace is None or self.failure is None:
+            return ""
+        from .trace_slice import render_slice
+        return render_slice(self.trace, self.failure, _Legend(self.legend))
+
+    def trace_slice(self):
+        """The failure's ``trace_slice.Slice`` (event indices, objects, goroutines), or None."""
+        if self.trace is None or self.failure is None:
+            return None
+        from .trace_slice import failure_slice
+        return failure_slice(self.trace.events, self.failure)
+
+    def render_trace(self, limit: int | None = None, *, lead: bool = True) -> str:
+        """The interleaving timeline (needs ``trace=True``), with the crash dump if any; a failed
+        run's text leads with :meth:`render_slice` (``lead=False``: without it)."""
         if self.trace is None:
             return "(run without trace=True: no events recorded)"
-        text = self.starvation_line() + "\n\n" + self.trace.render(_Legend(self.legend), limit=limit)
+        head = self.render_slice() if lead else ""
+        text = (f"{head}\n\nfull timeline:\n" if head else "") + self.starvation_line() + "\n\n" \
+            + self.trace.render(_Legend(self.legend), limit=limit)
         if self.failure is not None:
             text += "\n\n" + self.failure.render()
         return text

@@ -265,6 +265,8 @@ class Chan:
         """``close(ch)``: wakes every receiver with (None, False) and every sender, who panic."""
         rt = self.rt
         if self.closed:
+            if rt.trace is not None:  # the close that panics is an event too (no scheduling point: Go's closechan panics first)
+                rt.trace.event(rt, "close", self.label)
             rt.fail(F.CloseOfClosedChannel("close of closed channel"))
         if rt.race is not None:  # closechan's racewritepc(c.raceaddr())
             _race.chan_access(rt.race, self, True, sys._getframe(1))
@@ -339,6 +341,15 @@ def send_case(ch: Chan | None, value: Any) -> tuple:
 DEFAULT = -1
 
 
+def _case_labels(cases) -> tuple:
+    """The labels of a select's channels, in case order, each once (nil channels left out)."""
+    out = []
+    for _, ch, _ in cases:
+        if ch is not None and ch.label not in out:
+            out.append(ch.label)
+    return tuple(out)
+
+
 def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
     """Go ``select``. ``cases`` are :func:`recv_case` / :func:`send_case` tuples.
 
@@ -348,6 +359,8 @@ def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
     blocks forever. A send case on a closed channel panics if chosen.
     """
     rt = current_runtime()
+    if rt.trace is not None:  # the event's objects: the select's channels (trace_slice.py)
+        rt.trace.next_objs = _case_labels(cases)
     rt.sched("select", None)
     ready = []
     for i, (op, ch, _) in enumerate(cases):
@@ -382,6 +395,8 @@ def select(*cases: tuple, default: bool = False) -> tuple[int, Any, bool]:
         w = _Waiter(rt.cur, v, sel, i)
         waiters.append((ch, op, w))
         (ch.recvq if op == "recv" else ch.sendq).append(w)
+    if rt.trace is not None:
+        rt.trace.next_objs = _case_labels(cases)
     rt.park("select" if waiters else "select (no cases)")
     for ch, op, w in waiters:
         q = ch.recvq if op == "recv" else ch.sendq

@@ -182,6 +182,9 @@ class GoFailure(Exception):
         # The Go versions the failure needs, when the run took a path only some have (a stale
         # timer value under Go <= 1.22 timers); None: every Go the run models.
         self.go_versions: str | None = None
+        # an assertion failure of a traced run: the state it read and who last wrote it (invariant.py)
+        self.written_by: str | None = None
+        self.checked_state: list[str] = []  # the labels of the race-checked locations it read
 
     @property
     def exc_class(self) -> str:
@@ -245,6 +248,8 @@ class GoFailure(Exception):
         """A Go-like crash dump: Go's own first line (when Go has one), our header line (and what
         it happened on), then every goroutine's stack."""
         head = str(self) + (f"\non: {self.subject}" if self.subject else "")
+        if self.written_by:
+            head += "\n" + self.written_by
         if self.go_says:
             head = f"{self.go_says}\n{head}"
         return "\n\n".join([head] + [d.render() for d in self.dumps])
@@ -268,6 +273,7 @@ class GoFailure(Exception):
             "now": self.now,
             "dumps": [d.to_json() for d in self.dumps],
             **({"go_versions": self.go_versions} if self.go_versions else {}),
+            **({"written_by": self.written_by} if self.written_by else {}),
         }
 
 

@@ -75,6 +75,8 @@ class Map:
         rt.sched("map.read", self.label)
         if rt.race is not None:  # Go's -race reads the header first (racereadpc), empty or not
             rt.race.read(self.hb, sys._getframe(1))
+        if rt.trace is not None:  # what an assertion read, with its writer (invariant.py)
+            rt.trace.read(rt, self.hb, sys._getframe(1))
         if self.writing and self.d:  # mapaccess on an empty map returns before the check
             self._fail(F.ConcurrentMapReadWrite, "concurrent map read and map write")
 
@@ -119,6 +121,8 @@ class Map:
         spanning scheduling points, exit check. Raises ConcurrentMapWrites."""
         rt = self.rt
         what = f"{self.label}[{k!r}]" if op != "clear" else f"clear({self.label})"
+        if rt.trace is not None:  # the map these events are on (a label may hold brackets itself)
+            rt.trace.map_of[what] = self.label
         rt.sched("map.write.enter", what)  # the operation starts: before its entry check
         if rt.race is not None:  # -race's racewritepc comes first (mapassign, mapdelete, mapclear)
             rt.race.write(self.hb, sys._getframe(1))

@@ -729,7 +729,7 @@ class Runtime:
         g.wait = wait
         self.runnable.remove(g)
         if self.trace is not None:
-            self.trace.event(self, "block", wait if obj is None else f"{wait} {obj}")
+            self.trace.event(self, "block", wait if obj is None else f"{wait} {obj}", obj=obj)
         nxt = self._pick_after_block()
         if nxt is None:
             self.root.switch(_STUCK)
@@ -965,6 +965,9 @@ class Runtime:
             dumps.append(F.GoroutineDump(other.gid, other.name, other.state, other.wait,
                                          other.created_by, F.frames_from_frame(frame)))
         failure.dumps = dumps
+        if self.trace is not None and failure.cause is not None:  # an assertion: who wrote what it read
+            from .invariant import last_writers
+            failure.written_by, failure.checked_state = last_writers(self, failure)
         self.failure = failure
         self.over = True
         self._set_over()

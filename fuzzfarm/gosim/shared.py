@@ -66,6 +66,8 @@ class Shared:
             r = rt.race if rt.race is not None else _race.detector(rt)
             if r is not None:
                 r.read(self._loc(obj), sys._getframe(1))
+            if rt.trace is not None:  # what an assertion read, with its writer (invariant.py)
+                rt.trace.read(rt, self._loc(obj), sys._getframe(1))
         if self.key == "?":
             self._loc(obj)  # the clear error, also when no run or detector is on
         return obj.__dict__.get(self.name, self.default)
@@ -108,6 +110,8 @@ class Var:
             r = rt.race if rt.race is not None else _race.detector(rt)
             if r is not None:
                 r.read(self.loc, sys._getframe(1))
+            if rt.trace is not None:
+                rt.trace.read(rt, self.loc, sys._getframe(1))
         return self.value
 
     def store(self, value: Any) -> None:
