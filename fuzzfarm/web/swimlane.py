@@ -17,9 +17,14 @@ import re
 from html import escape
 
 ROW_H = 20
-LANE_W = 230
+LANE_W = 230  # the narrowest lane; a lane is wider when its head or its events' labels need it
 GUTTER = 150  # virtual time and step column
 HEAD_H = 64
+# Text widths for the monospace font of style.css (svg.swimlanes): an advance of 0.6 em is what
+# DejaVu Sans Mono and the usual ui-monospace fonts have, with a margin. Every label is drawn
+# whole; lanes and the drawing are made wide enough for it, and .swimwrap scrolls.
+CHAR_W = {11: 7.0, 12: 7.6, 10: 6.4}
+LABEL_DX = 9  # a label starts this far right of its event's dot
 MAX_EVENTS = 3000  # longer runs show their last MAX_EVENTS events (minimized reproducers are far shorter)
 
 _MAP_OBJ = re.compile(r"^(?:clear\()?([^\[\)]+)")
@@ -48,6 +53,22 @@ class Swimlanes:
     failing: int | None  # index into events of the failure event
     links: list[Link]
     skipped: int  # events before the first one drawn (MAX_EVENTS)
+    # the failure's slice (runone's trace_json["slice"], gosim/trace_slice.py): indices into
+    # ``events`` of the events on the objects in the failure, and what they are on
+    slice: list[int] = dataclasses.field(default_factory=list)
+    slice_objects: list[str] = dataclasses.field(default_factory=list)
+    slice_goroutines: list[int] = dataclasses.field(default_factory=list)
+    slice_why: str = ""
+
+    @property
+    def slice_rows(self) -> list[dict]:
+        """The slice's events for the page's table: step, time, goroutine, event, detail, site."""
+        rows = []
+        for i in self.slice:
+            e = self.events[i]
+            rows.append({"index": i, "step": e[0], "now": _t(e[2]), "gid": e[3], "kind": e[4], "detail": e[5],
+                         "site": e[6], "failing": i == self.failing})
+        return rows
 
 
 def build(tj: dict) -> Swimlanes:
@@ -64,7 +85,11 @@ def build(tj: dict) -> Swimlanes:
             known.add(int(e[3]))
             lanes.append(Lane(int(e[3]), f"G{e[3]}", ""))
     failing = next((i for i in range(len(events) - 1, -1, -1) if events[i][4] == "failure"), None)
-    return Swimlanes(lanes, events, failing, links(events, failing), skipped)
+    sl = tj.get("slice") or {}
+    idx = [int(i) - skipped for i in sl.get("events") or () if 0 <= int(i) - skipped < len(events)]
+    return Swimlanes(lanes, events, failing, links(events, failing), skipped, idx,
+                     [str(o) for o in sl.get("objects") or ()], [int(g) for g in sl.get("goroutines") or ()],
+                     str(sl.get("why") or ""))
 
 
 def links(events: list[list], failing: int | None) -> list[Link]:
@@ -125,10 +150,35 @@ def _t(v: float) -> str:
     return f"{v:.3f}".rstrip("0").rstrip(".") if v else "0"
 
 
+def _label(kind: str, detail: str) -> str:
+    return kind if kind == "preempt" else f"{kind} {detail}".strip()
+
+
+def _text_w(s: str, size: int) -> float:
+    return len(s) * CHAR_W[size]
+
+
+def layout(model: Swimlanes) -> tuple[dict[int, float], float]:
+    """Each lane's x (its line) and the drawing's width. A lane is as wide as its head and its
+    creation site need (at least LANE_W), so heads never overlap; an event's label may run on over
+    the lanes to its right (each row holds one event: labels never meet), and the drawing is
+    as wide as its rightmost label reaches, so no label is cut and none runs off the drawing."""
+    lx, x = {}, float(GUTTER)
+    for ln in model.lanes:
+        w = max(LANE_W, _text_w(f"G{ln.gid} {ln.name}", 12) + 24, _text_w(ln.created_by, 10) + 24)
+        lx[ln.gid] = x + w / 2
+        x += w
+    right = x
+    for i, e in enumerate(model.events):
+        size = 12 if i == model.failing else 11
+        right = max(right, lx[int(e[3])] + LABEL_DX + _text_w(_label(e[4], e[5]), size) + 12)
+    return lx, right + 20
+
+
 def render(model: Swimlanes) -> str:
     """The SVG (a string; every text escaped)."""
-    lx = {ln.gid: GUTTER + i * LANE_W + LANE_W // 2 for i, ln in enumerate(model.lanes)}
-    width = GUTTER + LANE_W * max(1, len(model.lanes)) + 20
+    lx, width = layout(model)
+    width = int(width + 0.5)
     height = HEAD_H + ROW_H * (len(model.events) + 1) + 10
     y = [HEAD_H + ROW_H * (i + 1) for i in range(len(model.events))]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="swimlanes" width="{width}" height="{height}" '
@@ -143,8 +193,8 @@ def render(model: Swimlanes) -> str:
         out.append(f'<g class="lane" data-gid="{ln.gid}"><title>G{ln.gid} {escape(ln.name)}'
                    f'{" created by " + escape(ln.created_by) if ln.created_by else ""}</title>'
                    f'<line x1="{x}" y1="{HEAD_H}" x2="{x}" y2="{height - 6}" class="laneline"/>'
-                   f'<text x="{x}" y="16" class="lanehead">G{ln.gid} {escape(_clip_head(ln.name, 26))}</text>'
-                   f'<text x="{x}" y="32" class="lanesub">{escape(_clip_head(ln.created_by, 36))}</text></g>')
+                   f'<text x="{x}" y="16" class="lanehead">G{ln.gid} {escape(ln.name)}</text>'
+                   f'<text x="{x}" y="32" class="lanesub">{escape(ln.created_by)}</text></g>')
     prev_t = None
     for i, e in enumerate(model.events):
         step, _dec, now, gid, kind, detail, site = e[:7]
@@ -173,30 +223,20 @@ def render(model: Swimlanes) -> str:
         out.append(f'<path d="M{x1},{y1} Q{mx},{(y1 + y2) / 2} {x2},{y2 - 8}" class="link" data-src="{lk.src}" '
                    f'data-dst="{lk.dst}" marker-end="url(#arrow-link)"><title>{escape(lk.label)}</title></path>')
     linked = {lk.src for lk in model.links}
+    in_slice = set(model.slice)
     for i, e in enumerate(model.events):
         step, _dec, now, gid, kind, detail, site = e[:7]
         x, yy = lx[int(gid)], y[i]
         cls = "ev" + (" failing" if i == model.failing else "") + (" preemptev" if kind == "preempt" else "") + \
-              (" linked" if i in linked else "")
+              (" linked" if i in linked else "") + (" inslice" if i in in_slice else "")
         tip = f"step {step}, t={_t(now)}s, G{gid}: {kind} {detail}" + (f" at {site}" if site else "")
-        label = kind if kind == "preempt" else f"{kind} {detail}".strip()
+        label = _label(kind, detail)
         if i == model.failing:
             out.append(f'<rect x="{GUTTER - 4}" y="{yy - ROW_H // 2}" width="{width - GUTTER - 10}" height="{ROW_H}" '
                        f'class="failrow"/>')
         out.append(f'<g class="{cls}" data-index="{i}" data-gid="{gid}" data-kind="{escape(kind)}">'
                    f'<title>{escape(tip)}</title><circle cx="{x}" cy="{yy}" r="{7 if i == model.failing else 4}"/>'
-                   f'<text x="{x + 9}" y="{yy + 4}">{escape(_clip(label, 60 if i == model.failing else 30))}</text></g>')
+                   f'<text x="{x + LABEL_DX}" y="{yy + 4}">{escape(label)}</text></g>')
     out.append("</svg>")
     return "".join(out)
 
-
-def _clip_head(s: str, n: int) -> str:
-    """``s`` cut at its start: a goroutine's name ends with what tells lanes apart
-    (``...func1(build01)``), a creation site with its file and line."""
-    s = s or ""
-    return s if len(s) <= n else "…" + s[-(n - 1):]
-
-
-def _clip(s: str, n: int) -> str:
-    s = s or ""
-    return s if len(s) <= n else s[: n - 1] + "…"
