@@ -584,11 +584,18 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
            variant: Optional[str] = typer.Option(None, "--variant", help="Replay on another variant (e.g. fixed)."),
            original: bool = typer.Option(False, "--original", help="Replay the original input, not the minimized one."),
            quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the interleaving trace."),
+           retriage: bool = typer.Option(False, "--retriage", help="Re-run the triage (minimize, verify, fix check) "
+                                         "under the harness code installed here; writes DIR-<new hash>."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Re-run a downloaded reproducer here. Exit 1 when it fails as recorded, 0 when it does not fail,
     3 when it fails differently."""
     from fuzzfarm import collector
     from fuzzfarm.engine.target import resolve
+    if retriage:  # collector/retriage.py
+        from fuzzfarm.collector.retriage import retriage_dir
+        res = retriage_dir(path, version=fuzzfarm.__version__)
+        _print_json(res) if as_json else out.print(res["text"], markup=False)
+        raise typer.Exit(res["exit"])
     art = collector.load_artifact(path)
     repro = art.repro
     harness, rec_variant = repro.get("harness"), repro.get("variant")
