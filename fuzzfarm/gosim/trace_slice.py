@@ -34,12 +34,14 @@ _MAP_KINDS = ("concurrent map writes", "concurrent map read and map write", "con
 @dataclasses.dataclass
 class Slice:
     """``events``: indices into the trace's events, in order; ``objects`` (labels) and
-    ``goroutines`` (gids) in the failure; ``why``: how the objects were chosen."""
+    ``goroutines`` (gids) in the failure; ``why``: how the objects were chosen; ``on``: per event
+    of ``events``, the objects it is on (``Event.objs``, which ``to_json`` of a trace leaves out)."""
 
     events: list[int]
     objects: list[str]
     goroutines: list[int]
     why: str
+    on: list[list[str]] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -112,7 +114,8 @@ def failure_slice(events, failure: F.GoFailure | None) -> Slice | None:
     for g in gids:
         if g and g not in seen:
             seen.append(g)
-    return Slice(sorted(chosen), objs, seen, why)
+    idx = sorted(chosen)
+    return Slice(idx, objs, seen, why, [list(events[i].objs) for i in idx])
 
 
 def render_slice(trace, failure: F.GoFailure | None, legend) -> str:

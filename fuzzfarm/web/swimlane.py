@@ -59,6 +59,7 @@ class Swimlanes:
     slice_objects: list[str] = dataclasses.field(default_factory=list)
     slice_goroutines: list[int] = dataclasses.field(default_factory=list)
     slice_why: str = ""
+    slice_on: dict = dataclasses.field(default_factory=dict)  # event index -> the objects it is on
 
     @property
     def slice_rows(self) -> list[dict]:
@@ -66,7 +67,10 @@ class Swimlanes:
         rows = []
         for i in self.slice:
             e = self.events[i]
-            rows.append({"index": i, "step": e[0], "now": _t(e[2]), "gid": e[3], "kind": e[4], "detail": e[5],
+            detail, on = e[5], self.slice_on.get(i) or []
+            if on and (e[4] == "select" or detail.startswith("select")):  # which channels it waits on
+                detail = f"{detail} {', '.join(on)}".strip()
+            rows.append({"index": i, "step": e[0], "now": _t(e[2]), "gid": e[3], "kind": e[4], "detail": detail,
                          "site": e[6], "failing": i == self.failing})
         return rows
 
@@ -86,10 +90,12 @@ def build(tj: dict) -> Swimlanes:
             lanes.append(Lane(int(e[3]), f"G{e[3]}", ""))
     failing = next((i for i in range(len(events) - 1, -1, -1) if events[i][4] == "failure"), None)
     sl = tj.get("slice") or {}
-    idx = [int(i) - skipped for i in sl.get("events") or () if 0 <= int(i) - skipped < len(events)]
+    raw = [int(i) for i in sl.get("events") or ()]
+    on = {i - skipped: [str(o) for o in objs] for i, objs in zip(raw, sl.get("on") or ())}
+    idx = [i - skipped for i in raw if 0 <= i - skipped < len(events)]
     return Swimlanes(lanes, events, failing, links(events, failing), skipped, idx,
                      [str(o) for o in sl.get("objects") or ()], [int(g) for g in sl.get("goroutines") or ()],
-                     str(sl.get("why") or ""))
+                     str(sl.get("why") or ""), on)
 
 
 def links(events: list[list], failing: int | None) -> list[Link]:

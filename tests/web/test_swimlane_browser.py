@@ -94,3 +94,6 @@ def test_the_slice_is_drawn_bold_and_listed(browser, hc16_trace):
     assert all(int(w) >= 700 for _, w in marked)
     rows = model.slice_rows
     assert [r["index"] for r in rows] == model.slice and rows[-1]["kind"] == "failure" and rows[-1]["failing"]
+    # a select names its channels (the trace's event detail does not): resetSimpleTokenCh is among them
+    sel = [r for r in rows if r["kind"] == "select" or r["detail"].startswith("select")]
+    assert sel and all("resetSimpleTokenCh" in r["detail"] for r in sel), sel
