@@ -121,3 +121,12 @@ def test_trace_text_leads_with_the_slice_and_keeps_the_full_timeline():
 def test_no_failure_no_slice():
     rep = gosim.run(load("hc16").fixed, strategy=RandomStrategy(0), trace=True, **load("hc16").RUN_KW)
     assert rep.failure is None and rep.trace_slice() is None and rep.render_slice() == ""
+
+
+def test_goroutine_leak_slice_is_the_channel_the_leaked_goroutine_waits_on():
+    rep = failing("hc12", "goroutine leak")
+    ev, sl = _common(rep)
+    leaked = [d.gid for d in rep.failure.dumps]
+    last = {g: max(i for i, e in enumerate(ev) if e.gid == g and e.kind == "block") for g in leaked}
+    assert set(sl.objects) == {o for i in last.values() for o in ev[i].objs} == {"errs"}
+    assert set(last.values()) <= set(sl.events)
