@@ -592,6 +592,8 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     from fuzzfarm import collector
     from fuzzfarm.engine.target import resolve
     if retriage:  # collector/retriage.py
+        if variant or original:
+            raise CLIError("--retriage triages the recorded variant from the recorded input; drop --variant/--original")
         from fuzzfarm.collector.retriage import retriage_dir
         res = retriage_dir(path, version=fuzzfarm.__version__)
         _print_json(res) if as_json else out.print(res["text"], markup=False)

@@ -128,13 +128,16 @@ def retriage_dir(path: str, *, version: str, **budgets) -> dict:
     overwritten); adds ``dir`` (None when nothing was written), ``text`` (what to print) and
     ``exit`` (replay's codes). Raises ArtifactError for an unusable directory."""
     art = load_artifact(path)
+    harness = art.repro.get("harness")
+    if harness:  # refused before any run: the new directory is named by the installed code's hash
+        new_dir = output_dir(path, H.get(harness).source_hash())
+        if os.path.isdir(new_dir) and os.listdir(new_dir):
+            raise ArtifactError(f"{new_dir} exists and is not empty (an earlier re-triage under this harness "
+                                f"code?); remove it and run again")
     res = retriage(art, version=version, **budgets)
     new_dir = None
     if res["files"] is not None:
         new_dir = output_dir(path, res["harness_hash"])
-        if os.path.isdir(new_dir) and os.listdir(new_dir):
-            raise ArtifactError(f"{new_dir} exists and is not empty (an earlier re-triage under this harness "
-                                f"code?); remove it and run again")
         write_artifact(res["files"], new_dir)
     old = (res["recorded_harness_hash"] or "none recorded")[:12]
     lines = [f"{res['harness']}/{res['variant']}: re-triaged under harness hash {res['harness_hash'][:12]} "

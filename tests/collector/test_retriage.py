@@ -66,8 +66,8 @@ def TestOneInput(data):
     execute(data, "buggy").report.raise_failure()
 '''
 
-BUDGETS = {"FUZZFARM_MINIMIZE_BUDGET_S": "20", "FUZZFARM_VERIFY_RUNS": "3", "FUZZFARM_FIX_RANDOM_RUNS": "10",
-           "FUZZFARM_FIX_PCT_RUNS": "10", "FUZZFARM_FIX_BUDGET_S": "20", "FUZZFARM_PROVE_BUDGET_S": "1"}
+BUDGETS = {"FUZZFARM_MINIMIZE_BUDGET_S": "10", "FUZZFARM_VERIFY_RUNS": "3", "FUZZFARM_FIX_RANDOM_RUNS": "5",
+           "FUZZFARM_FIX_PCT_RUNS": "5", "FUZZFARM_FIX_BUDGET_S": "10"}
 
 
 def _write_plugin(site: str, edit: str) -> None:
@@ -139,6 +139,13 @@ def test_an_edit_that_keeps_the_bug_gives_a_new_reproducer_under_the_new_hash(re
     p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "replay", "--retriage", recorded["dir"]],
                        capture_output=True, text=True, timeout=500)
     assert p.returncode == 2 and "is not empty" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_retriage_with_variant_is_one_line_exit_2(recorded):
+    p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "replay", "--retriage", "--variant", "fixed",
+                        recorded["dir"]], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "drop --variant" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert sorted(os.listdir(os.path.dirname(recorded["dir"]))) == ["repro", "site"]
 
 
 def test_an_edit_that_fixes_the_bug_no_longer_fails_and_writes_nothing(recorded):
