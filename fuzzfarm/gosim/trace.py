@@ -98,8 +98,11 @@ class Trace:
         site = _race_site(frame)  # the innermost project frame, as the detector finds it
         if site is None:
             return
+        # the detector's record of this run only: a location kept across runs (a module-level Var)
+        # still holds an earlier run's writer until this run's detector touches it
+        fresh = rt.race is not None and loc.det is rt.race
         rows = self.reads.setdefault(rt.cur.gid, [])
-        rows.append((site[0], site[1], loc.label, loc.wg, loc.ws))
+        rows.append((site[0], site[1], loc.label, loc.wg if fresh else 0, loc.ws if fresh else None))
         if len(rows) > self.READS_KEPT:
             del rows[0]
 

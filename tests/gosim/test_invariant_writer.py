@@ -76,3 +76,22 @@ def test_failure_txt_and_trace_txt_name_the_writer():
     assert sl["objects"] == ["Store.total"] and sl["events"]
     assert all(tj["events"][i][4] == "failure" or tj["events"][i][5] == "Store.total" or tj["events"][i][3] == 1
                for i in sl["events"])
+
+
+def test_a_run_without_the_race_detector_names_no_writer_of_an_earlier_run():
+    total = gosim.Var("total", 0)  # kept across runs, as a package-level Go variable
+
+    @gosim.go_func("setTotal", "vars.go:3")
+    def set_total(v):
+        total.store(v)
+
+    def writes():
+        gosim.go(set_total, 5)
+        gosim.sleep(1)
+
+    def checks():
+        assert total.load() == 0, "total was set"
+
+    assert gosim.run(writes, strategy=RandomStrategy(0), trace=True).failure is None  # the detector saw the write
+    f = gosim.run(checks, strategy=RandomStrategy(0), trace=True, race=False).failure
+    assert "setTotal" not in f.written_by and "total: no write recorded" in f.written_by, f.written_by
