@@ -46,7 +46,7 @@ def _refuse_missing_rights(**_) -> None:
     reachable yet: nothing to check here (the worker waits for it as usual)."""
     if URL_ERROR is not None:
         return
-    from fuzzfarm import store
+    from fuzzfarm.farm import store
     from . import aclcheck
 
     url = redis_url.from_env()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 

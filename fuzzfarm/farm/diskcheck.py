@@ -27,7 +27,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import settings
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 
 log = logging.getLogger("fuzzfarm.farm")

@@ -26,7 +26,7 @@ import tempfile
 import time
 from typing import Callable
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm import settings
 
 P = "fuzzfarm:explore:"

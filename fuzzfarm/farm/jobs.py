@@ -29,7 +29,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.engine.model import StopRequested
 from fuzzfarm.farm import config, diskcheck, lease, portfolio, skew, spool
 from fuzzfarm import settings

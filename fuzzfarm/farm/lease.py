@@ -36,7 +36,7 @@ import time
 
 from celery import signals
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, redis_url
 from fuzzfarm import settings
 
@@ -289,7 +289,7 @@ class Janitor:
                                      connection=conn, retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
     def _run(self) -> None:
-        from fuzzfarm import retention
+        from fuzzfarm.farm.store import retention
         from fuzzfarm.farm import rescue, unacked
 
         st = None

@@ -29,7 +29,7 @@ import os
 import random
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm import settings
 
 ENGINES = ("walk-mix", "bytes")

@@ -16,7 +16,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 # What a context record decides and the view takes from it (the rest is the bucket's).
 VERDICT_FIELDS = ("reproducible", "verify_ok", "verify_n", "first_divergence", "flaky", "fixed", "fix_variant",

@@ -30,7 +30,7 @@ import logging
 import os
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 
@@ -90,7 +90,7 @@ def orphans(st: S.Store) -> tuple[list[tuple[str, int, int]], list[tuple[str, st
     cids = st.campaign_ids()
     pipe = st.r.pipeline(transaction=False)
     for cid in cids:
-        pipe.hget(S.P + f"campaign:{cid}", "expires_at")  # set once settled (fuzzfarm/retention.py)
+        pipe.hget(S.P + f"campaign:{cid}", "expires_at")  # set once settled (fuzzfarm/farm/store/retention.py)
     open_ = [c for c, mark in zip(cids, pipe.execute() if cids else []) if not mark]
     want_jobs, want_intakes = [], []
     for cid in open_:

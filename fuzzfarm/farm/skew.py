@@ -22,7 +22,7 @@ import socket
 import time
 from typing import Callable
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 

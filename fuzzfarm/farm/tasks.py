@@ -19,7 +19,7 @@ from celery import signals
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import app, config, diskcheck, jobs, lease, redis_url, skew, triage
 # Read at the worker's start like every other setting, so a bad value stops the worker there
 # (fuzzfarm/settings.py) instead of failing the first job that merges a corpus or the janitor's round.

@@ -19,7 +19,7 @@ from typing import Callable
 
 import fuzzfarm
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, recheck, triage_ahead
 from fuzzfarm import settings
 

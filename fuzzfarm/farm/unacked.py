@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import lease
 
 log = logging.getLogger("fuzzfarm.unacked")

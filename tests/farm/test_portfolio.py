@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, jobs, portfolio
 from fuzzfarm.strategies.mix import MixStrategy
 

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from farm_fixtures import CLI
-from fuzzfarm import retention
-from fuzzfarm import store as S
+from fuzzfarm.farm.store import retention
+from fuzzfarm.farm import store as S
 
 
 def _finished_campaign(st, *, untriaged: bool = False, unbucketed: bool = False, jobs: int = 2) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""fuzzfarm.store against a real redis-server."""
+"""fuzzfarm.farm.store against a real redis-server."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 
 def _campaign(st, jobs=2, **kw):

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 # Fails under no bound; the bytes after the 4th are never read (the minimizer drops them).
 STARVED = bytes.fromhex("9e985182b70eee7f1a5039bef07ec2347f066e")

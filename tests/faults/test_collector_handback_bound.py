@@ -5,7 +5,7 @@ forever. The product's own hand-back code on real Redis (the fault farm's)."""
 
 from __future__ import annotations
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import skew, tasks, triage
 
 OTHER = "0" * 64  # a hash no installed harness has

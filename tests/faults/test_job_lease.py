@@ -15,7 +15,7 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import lease
 from fuzzfarm.farm.embedded import Worker
 

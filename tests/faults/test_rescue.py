@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import lease, rescue
 
 

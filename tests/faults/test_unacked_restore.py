@@ -18,7 +18,7 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import tasks, unacked
 from fuzzfarm.farm.embedded import Farm, Worker
 

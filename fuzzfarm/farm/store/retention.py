@@ -30,7 +30,7 @@ import dataclasses
 import os
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm import settings
 
 P = S.P
