@@ -44,51 +44,12 @@ log = logging.getLogger("fuzzfarm.lease")
 
 LEASE_TTL_S = settings.number("FUZZFARM_LEASE_TTL_S", 20.0, above=True)
 JANITOR_INTERVAL_S = settings.number("FUZZFARM_JANITOR_INTERVAL_S", 5.0, above=True)
-LEASES = S.P + "leases"
 RECOVERY = "lost → requeued"
 
 
 class LeaseLost(Exception):
     """Raised from a slice's stats callback when its claim was taken over: the engine kills the
     fuzzer and the slice ends without recording anything."""
-
-
-# KEYS: claim, leases, job; ARGV: owner, lease end ('' = the slice is over: drop the lease),
-# member, field, value, ...   -> 1 written, 0 the claim is not ours (nothing written)
-_HOLD = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('ZREM', KEYS[2], ARGV[3])
-else redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3]) end
-if #ARGV > 3 then redis.call('HSET', KEYS[3], unpack(ARGV, 4)) end
-return 1
-"""
-
-# KEYS: leases, claim, job; ARGV: member, now, recovery text
-# -> times lost (>= 1) when taken over, 0 when the lease is live, -1 when there is nothing to take
-_TAKE_OVER = """
-local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not s then return -1 end
-if tonumber(s) > tonumber(ARGV[2]) then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-local st = redis.call('HGET', KEYS[3], 'state')
-if st ~= 'running' and st ~= 'queued' then return -1 end
-local was = redis.call('GET', KEYS[2]) or ''
-redis.call('DEL', KEYS[2])
-local n = redis.call('HINCRBY', KEYS[3], 'lost', 1)
-redis.call('HSET', KEYS[3], 'state', 'queued', 'recovery', ARGV[3], 'lost_worker',
-           redis.call('HGET', KEYS[3], 'worker') or '', 'lost_owner', was, 'lost_at', ARGV[2], 'worker', '',
-           'execs', '0', 'elapsed_s', '0', 'exec_per_s', '0', 'updated', ARGV[2])
-return n
-"""
-
-_scripts: dict = {}
-
-
-def _script(st: S.Store, src: str):
-    key = (id(st.r), src)
-    if key not in _scripts:
-        _scripts[key] = st.r.register_script(src)
-    return _scripts[key]
 
 
 def member(cid: str, n: int, k: int) -> str:
@@ -127,28 +88,19 @@ def _process_gone(pid: int) -> bool:
     return False
 
 
-# KEYS: claim; ARGV: expected holder, new holder -> 1 swapped, 0 someone else holds it now
-_TAKE_FROM = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-return 1
-"""
-
-
 def take_from_dead_delivery(st: S.Store, claim: str, owner: str) -> bool:
     """True when ``owner`` now holds ``claim`` because its holder was an earlier delivery of the
     same message on this host whose process is gone (a pool process killed mid-slice: Celery
     redelivers at once, and waiting for the lease to end would only delay the job). A live holder,
     or one on another host (alive or not, this host cannot tell: its lease tells the janitor),
     keeps the claim: the copy is a duplicate."""
-    key = S.P + "lease:" + claim
-    holder = st.r.get(key)
+    holder = st.lease_holder(claim)
     parts, mine = (holder or "").split(" "), owner.split(" ")
     if len(parts) != 3 or len(mine) != 3 or parts[:2] != mine[:2] or not parts[2].isdigit():
         return False
     if not _process_gone(int(parts[2])):
         return False
-    return bool(_script(st, _TAKE_FROM)(keys=[key], args=[holder, owner]))
+    return st.take_lease_from(claim, holder, owner)
 
 
 def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl_s: float | None = LEASE_TTL_S,
@@ -156,13 +108,8 @@ def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl
     """Write ``fields`` into job ``n`` and renew (or, ``ttl_s=None``, drop) the slice's lease,
     only while ``owner`` holds the slice claim. False: the slice was taken over; nothing written."""
     now = time.time() if now is None else now
-    fields = {**fields, "updated": now}
-    flat: list[str] = []
-    for f, v in fields.items():
-        flat += [f, S._enc(v)]
-    keys = [S.P + "lease:" + claim_name(cid, n, k), LEASES, st._job_key(cid, n)]
-    args = [owner, "" if ttl_s is None else repr(now + ttl_s), member(cid, n, k), *flat]
-    return bool(_script(st, _HOLD)(keys=keys, args=args))
+    return st.hold_slice(claim_name(cid, n, k), member(cid, n, k), cid, n, owner,
+                         None if ttl_s is None else now + ttl_s, {**fields, "updated": now})
 
 
 def tick(st: S.Store, cid: str, n: int, k: int, owner: str, stats: dict) -> bool:
@@ -175,15 +122,14 @@ def tick(st: S.Store, cid: str, n: int, k: int, owner: str, stats: dict) -> bool
 
 def expired(st: S.Store, now: float | None = None, limit: int = 20) -> list[str]:
     now = time.time() if now is None else now
-    return list(st.r.zrangebyscore(LEASES, "-inf", now, start=0, num=limit))
+    return st.ended_leases(now, limit)
 
 
 def take_over(st: S.Store, m: str, now: float | None = None) -> int:
     """Take the ended lease ``m`` (atomic; see the module doc). Times the job was lost, or <= 0."""
     now = time.time() if now is None else now
     cid, n, k = m.rsplit(":", 2)
-    keys = [LEASES, S.P + "lease:" + claim_name(cid, int(n), int(k)), st._job_key(cid, int(n))]
-    return int(_script(st, _TAKE_OVER)(keys=keys, args=[m, repr(now), RECOVERY]))
+    return st.take_over_lease(m, claim_name(cid, int(n), int(k)), cid, int(n), now, RECOVERY)
 
 
 def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
@@ -213,8 +159,7 @@ def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
         except Exception as e:  # noqa: BLE001 - give the lease back so the next round retries
             log.warning("janitor: could not requeue job %s/%s slice %s (%s); retrying next round", cid, n, k,
                         redis_url.mask_text(f"{type(e).__name__}: {e}", redis_url.from_env()))
-            st.r.zadd(LEASES, {m: 0})
-            st.r.hincrby(st._job_key(cid, n), "lost", -1)
+            st.give_lease_back(m, cid, n)
             continue
         log.warning("janitor: job %s/%s slice %s was running on %s, whose lease ended %.0f s ago without "
                     "renewal (worker gone); lost → requeued", cid, n, k, worker, LEASE_TTL_S)
@@ -230,7 +175,7 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     if not task_id:
         return False
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
-    holder = st.r.get(S.P + "lease:" + claim_name(cid, n, k))
+    holder = st.lease_holder(claim_name(cid, n, k))
     if holder is not None:
         return owner_task(holder) != task_id
     job = st.job(cid, n)
@@ -306,7 +251,7 @@ class Janitor:
                 sweep(st, self._enqueue)
                 # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
                 # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
-                if st.r.set(S.P + "lease:rescue-sweep", "1", nx=True, px=int(max(0.5, self.interval_s * 0.9) * 1000)):
+                if st.fleet_round("rescue-sweep", px=int(max(0.5, self.interval_s * 0.9) * 1000)):
                     unacked.sweep(st, self._restore)
                     rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
                 retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
