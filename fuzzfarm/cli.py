@@ -96,9 +96,9 @@ def _main(redis: Optional[str] = typer.Option(
 
 
 def _url() -> str:
-    from fuzzfarm.farm import redis_url
+    from fuzzfarm.farm import local, redis_url
     try:
-        return redis_url.from_env(_state.get("redis"))
+        return redis_url.from_env(_state.get("redis"), fallback=local.running_url)
     except redis_url.RedisURLError as e:
         raise CLIError(str(e)) from None
 
