@@ -14,7 +14,7 @@ import sys
 
 from celery import Celery, signals
 
-from . import config, lease, reconnect, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
+from . import config, janitor, reconnect, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
 
 # A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
 # it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one

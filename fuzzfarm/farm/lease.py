@@ -1,4 +1,4 @@
-"""Job leases: a running fuzz slice proves it is alive; a janitor requeues slices whose box is gone.
+"""Job leases: a running fuzz slice proves it is alive; the janitor (farm/janitor.py) requeues slices whose box is gone.
 
 Without this a slice on a machine that vanished (SIGKILL of the whole worker, a preempted box, a
 frozen VM) comes back only after Redis's visibility timeout (840 s by default), and ``status``
@@ -14,7 +14,7 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
   a worker that comes back after its slice was handed to another (a frozen box thawed, a healed
   partition) finds the claim gone, writes nothing, stops its fuzzer and drops the slice
   (:class:`LeaseLost`). So the job's counts never include the abandoned slice.
-* **Janitor.** Every worker's main process runs a thread (started on ``worker_ready``, like the
+* **Janitor** (:mod:`.janitor`). Every worker's main process runs a thread (started on ``worker_ready``, like the
   watchdog) that every ``FUZZFARM_JANITOR_INTERVAL_S`` (5 s) looks for leases that ended. Taking
   one over is atomic (Lua): the lease is removed, the claim deleted, the job marked
   ``queued`` with ``recovery = lost → requeued`` (``lost`` counts how often), its live stats of
@@ -31,19 +31,14 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import time
 
-from celery import signals
-
-from fuzzfarm.farm import store as S
-from fuzzfarm.farm import config, redis_url
 from fuzzfarm import settings
+from fuzzfarm.farm import store as S
 
 log = logging.getLogger("fuzzfarm.lease")
 
 LEASE_TTL_S = settings.number("FUZZFARM_LEASE_TTL_S", 20.0, above=True)
-JANITOR_INTERVAL_S = settings.number("FUZZFARM_JANITOR_INTERVAL_S", 5.0, above=True)
 RECOVERY = "lost → requeued"
 
 
@@ -132,41 +127,6 @@ def take_over(st: S.Store, m: str, now: float | None = None) -> int:
     return st.take_over_lease(m, claim_name(cid, int(n), int(k)), cid, int(n), now, RECOVERY)
 
 
-def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
-    """One janitor round: requeue every slice whose lease ended. ``enqueue(spec, slice_s)``.
-    Returns the members requeued."""
-    from fuzzfarm.farm import jobs
-
-    done = []
-    for m in expired(st, now):
-        lost = take_over(st, m, now)
-        if lost <= 0:
-            continue
-        cid, n, k = m.rsplit(":", 2)
-        n, k = int(n), int(k)
-        job, camp = st.job(cid, n), st.campaign(cid)
-        if not camp:
-            continue
-        worker = job.get("lost_worker", "") or "?"
-        if lost > config.MAX_DELIVERIES:
-            jobs.fail_job(st, cid, n, f"gave up after its slice was lost {lost} times (the worker running it, last "
-                                      f"{worker}, stopped renewing its lease: machine gone, frozen or cut off)")
-            continue
-        spec = {**jobs.job_spec(cid, n, camp), "slice": k}
-        left = float(camp["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
-        try:
-            enqueue(spec, max(1.0, min(left, config.MAX_SLICE_S)))
-        except Exception as e:  # noqa: BLE001 - give the lease back so the next round retries
-            log.warning("janitor: could not requeue job %s/%s slice %s (%s); retrying next round", cid, n, k,
-                        redis_url.mask_text(f"{type(e).__name__}: {e}", redis_url.from_env()))
-            st.give_lease_back(m, cid, n)
-            continue
-        log.warning("janitor: job %s/%s slice %s was running on %s, whose lease ended %.0f s ago without "
-                    "renewal (worker gone); lost → requeued", cid, n, k, worker, LEASE_TTL_S)
-        done.append(m)
-    return done
-
-
 def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     """True when the slice ``spec`` that task ``task_id`` was running is no longer its own: its
     lease ended and a janitor handed the slice to another message (a frozen box thawed, a healed
@@ -201,76 +161,3 @@ def state_label(job: dict, now: float | None = None) -> str:
         if silent > missed_heartbeat_s():
             return f"running on {job.get('worker') or '?'} — no heartbeat for {silent:.0f} s"
     return state
-
-
-# ---- the janitor thread (worker main process) -------------------------------------------------
-class Janitor:
-    def __init__(self, app, interval_s: float = JANITOR_INTERVAL_S):
-        self.app, self.interval_s = app, interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="fuzzfarm-janitor", daemon=True)
-
-    def start(self) -> "Janitor":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _enqueue(self, spec: dict, slice_s: float) -> None:
-        from fuzzfarm.farm import tasks
-
-        soft, hard = config.fuzz_time_limits(slice_s)
-        # A connection of its own, not the app's pool: this thread runs beside the worker's loop.
-        with self.app.connection_for_write() as conn:
-            tasks.fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, connection=conn,
-                                       retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
-
-    def _enqueue_intake(self, cid: str, harness: str, variant: str, sha: str) -> None:
-        from fuzzfarm.farm import tasks
-
-        with self.app.connection_for_write() as conn:
-            tasks.intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY,
-                                     connection=conn, retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
-
-    def _run(self) -> None:
-        from fuzzfarm.farm.store import retention
-        from fuzzfarm.farm import rescue, unacked
-
-        st = None
-        self._restore = unacked.restore_with(self.app)
-        while not self._stop.wait(self.interval_s):
-            try:
-                # short socket timeouts, as the broker's: a half-open pooled connection costs a
-                # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
-                st = st or S.Store(redis_url.from_env(), client=S.connect(
-                    redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
-                # the messages this worker holds have a live owner (farm/unacked.py): first, so a
-                # round after an outage renews before any janitor judges them
-                unacked.renew(st, unacked.held_tags())
-                sweep(st, self._enqueue)
-                # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
-                # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
-                if st.fleet_round("rescue-sweep", px=int(max(0.5, self.interval_s * 0.9) * 1000)):
-                    unacked.sweep(st, self._restore)
-                    rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
-                retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
-            except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
-                log.debug("janitor round failed: %s", redis_url.mask_text(str(e), redis_url.from_env()))
-
-
-_janitor: Janitor | None = None
-
-
-@signals.worker_ready.connect
-def _start(sender=None, **_kw) -> None:
-    global _janitor
-    if JANITOR_INTERVAL_S <= 0 or sender is None or _janitor is not None:
-        return
-    _janitor = Janitor(sender.app).start()
-
-
-@signals.worker_shutdown.connect
-def _stop(**_kw) -> None:
-    if _janitor is not None:
-        _janitor.stop()

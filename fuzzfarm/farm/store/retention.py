@@ -20,7 +20,7 @@ Besides ``gc`` / ``delete``, a campaign's own keys get a TTL once it has settled
 (``FUZZFARM_CAMPAIGN_TTL_S``, 30 days by default; 0 keeps them until ``gc``): its job stats,
 series, crash and intake sets, version-skew record and triaged crash inputs (the staging copies
 of inputs now counted in a bucket) all expire together, with the campaign record. One worker's
-janitor (:mod:`fuzzfarm.farm.lease`) applies them about once a minute for the whole fleet
+janitor (:mod:`fuzzfarm.farm.janitor`) applies them about once a minute for the whole fleet
 (:func:`expire_settled`); ``gc`` drops index entries of campaigns that expired.
 """
 
