@@ -22,9 +22,26 @@ log = logging.getLogger("fuzzfarm.lease")
 JANITOR_INTERVAL_S = settings.number("FUZZFARM_JANITOR_INTERVAL_S", 5.0, above=True)
 
 
-def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
-    """One janitor round: requeue every slice whose lease ended. ``enqueue(spec, slice_s)``.
-    Returns the members requeued."""
+def sweep(st: S.Store, *, round_ms: int, enqueue_fuzz, enqueue_intake, restore) -> None:
+    """One janitor round (see the module doc). ``enqueue_fuzz(spec, slice_s)``,
+    ``enqueue_intake(cid, harness, variant, sha)``, ``restore(tag)``: how messages are published."""
+    from fuzzfarm.farm import rescue, unacked  # late, as every module a round needs: celery_app imports this one
+    from fuzzfarm.farm.store import retention
+
+    # the messages this worker holds have a live owner (farm/unacked.py): first, so a round after
+    # an outage renews before any janitor judges them
+    unacked.renew(st, unacked.held_tags())
+    requeue_lost_slices(st, enqueue_fuzz)
+    # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py) and
+    # messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
+    if st.fleet_round("rescue-sweep", px=round_ms):
+        unacked.sweep(st, restore)
+        rescue.sweep(st, enqueue_fuzz=enqueue_fuzz, enqueue_intake=enqueue_intake)
+    retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
+
+
+def requeue_lost_slices(st: S.Store, enqueue, now: float | None = None) -> list[str]:
+    """Requeue every slice whose lease ended. ``enqueue(spec, slice_s)``. Returns the members requeued."""
     from fuzzfarm.farm import jobs
 
     done = []
@@ -57,7 +74,6 @@ def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
     return done
 
 
-
 # ---- the janitor thread (worker main process) -------------------------------------------------
 class Janitor:
     def __init__(self, app, interval_s: float = JANITOR_INTERVAL_S):
@@ -72,44 +88,34 @@ class Janitor:
     def stop(self) -> None:
         self._stop.set()
 
-    def _enqueue(self, spec: dict, slice_s: float) -> None:
-        from fuzzfarm.farm import tasks
-
-        soft, hard = config.fuzz_time_limits(slice_s)
-        # A connection of its own, not the app's pool: this thread runs beside the worker's loop.
+    def _send(self, name: str, args: list, **kw) -> None:
+        """Publish task ``name`` (by name: the janitor needs no task module) as the task's own
+        apply_async would (its route; results ignored, as every farm task's), on a connection of
+        its own, not the app's pool: this thread runs beside the worker's loop."""
         with self.app.connection_for_write() as conn:
-            tasks.fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, connection=conn,
-                                       retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+            self.app.send_task(name, args=args, connection=conn, ignore_result=True, retry=True,
+                               retry_policy=config.WORKER_PUBLISH_RETRY_POLICY, **kw)
+
+    def _enqueue(self, spec: dict, slice_s: float) -> None:
+        soft, hard = config.fuzz_time_limits(slice_s)
+        self._send(config.TASK_FUZZ, [spec], soft_time_limit=soft, time_limit=hard)
 
     def _enqueue_intake(self, cid: str, harness: str, variant: str, sha: str) -> None:
-        from fuzzfarm.farm import tasks
-
-        with self.app.connection_for_write() as conn:
-            tasks.intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY,
-                                     connection=conn, retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+        self._send(config.TASK_INTAKE, [cid, harness, variant, sha], priority=config.INTAKE_PRIORITY)
 
     def _run(self) -> None:
-        from fuzzfarm.farm.store import retention
-        from fuzzfarm.farm import rescue, unacked
+        from fuzzfarm.farm import unacked
 
         st = None
-        self._restore = unacked.restore_with(self.app)
+        restore = unacked.restore_with(self.app)
         while not self._stop.wait(self.interval_s):
             try:
                 # short socket timeouts, as the broker's: a half-open pooled connection costs a
                 # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
                 st = st or S.Store(redis_url.from_env(), client=S.connect(
                     redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
-                # the messages this worker holds have a live owner (farm/unacked.py): first, so a
-                # round after an outage renews before any janitor judges them
-                unacked.renew(st, unacked.held_tags())
-                sweep(st, self._enqueue)
-                # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
-                # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
-                if st.fleet_round("rescue-sweep", px=int(max(0.5, self.interval_s * 0.9) * 1000)):
-                    unacked.sweep(st, self._restore)
-                    rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
-                retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
+                sweep(st, round_ms=int(max(0.5, self.interval_s * 0.9) * 1000), enqueue_fuzz=self._enqueue,
+                      enqueue_intake=self._enqueue_intake, restore=restore)
             except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
                 log.debug("janitor round failed: %s", redis_url.mask_text(str(e), redis_url.from_env()))
 

@@ -44,7 +44,7 @@ MERGE_LEASE_S = settings.number("FUZZFARM_MERGE_LEASE_S", 120.0, above=True)
 # The stats tick (live stats, lease renewal, series point, cancel and warm-shutdown checks: 8
 # Redis commands) every 2 s, or every quarter of the lease's TTL when that is shorter: 4
 # commands/s per running job (docs/OPERATIONS.md, Redis traffic).
-STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, lease.LEASE_TTL_S / 4)
+STATS_INTERVAL_S = lease.STATS_INTERVAL_S
 RSS_LIMIT_MB = settings.number("FUZZFARM_RSS_LIMIT_MB", 2048, integer=True, above=True)
 # A corpus merge is queued at most once per harness at a time (want_merge: the key
 # ``corpus:<harness>:merge_queued``, set NX); a lost message (a purged queue) only delays the

@@ -6,7 +6,7 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
 
 * **Lease.** A running slice is a member ``<cid>:<n>:<k>`` of the sorted set ``fuzzfarm:leases``
   whose score is the time its lease ends. The process doing the work renews it at each stats tick
-  (every 2 s, ``jobs.STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
+  (every 2 s, ``STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
   also writes the tick's stats into the job: it replaces the HSET that was there, so a tick costs
   no extra Redis command. The script writes only while the slice's claim
   (``lease:slice:<cid>:<n>:<k>``, held by the delivery: task id, host and pid, see
@@ -39,6 +39,8 @@ from fuzzfarm.farm import store as S
 log = logging.getLogger("fuzzfarm.lease")
 
 LEASE_TTL_S = settings.number("FUZZFARM_LEASE_TTL_S", 20.0, above=True)
+# a slice's stats tick renews its lease (farm/jobs.py): several ticks per lease period
+STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, LEASE_TTL_S / 4)
 RECOVERY = "lost → requeued"
 
 
@@ -144,9 +146,8 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
 
 def missed_heartbeat_s() -> float:
     """A running slice whose last stats tick is older than this has missed its heartbeats: three
-    ticks (``jobs.STATS_INTERVAL_S``), at least 5 s."""
-    from fuzzfarm.farm import jobs
-    return max(5.0, 3 * jobs.STATS_INTERVAL_S)
+    ticks (``STATS_INTERVAL_S``), at least 5 s."""
+    return max(5.0, 3 * STATS_INTERVAL_S)
 
 
 def state_label(job: dict, now: float | None = None) -> str:
