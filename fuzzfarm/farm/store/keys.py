@@ -1,194 +1,61 @@
-"""Every Redis key of fuzzfarm: one function per key, and how long each one lives (``LIFETIME``).
-
-Only fuzzfarm/farm/store/ uses these (tests/farm/test_store_keys.py keeps it so). Prefix
-``fuzzfarm:``; bytes are stored base64, so every value is text.
-
-=========================================  ======  ============================================
-key                                        type    holds
-=========================================  ======  ============================================
-``campaigns``                              zset    campaign id -> submit time
-``campaign:<cid>``                         hash    the submitted spec (harness, variant, jobs, ...)
-``campaign:<cid>:crashes``                 set     sha256 of every crash input the campaign reported
-``campaign:<cid>:intaken``                 set     ... of those whose intake has finished
-``campaign:<cid>:buckets``                 zset    bucket ids the campaign hit -> when it first did
-``campaign:<cid>:crash_jobs``              hash    sha256 -> the job that reported it first
-``campaign:<cid>:series``                  list    JSON points of the jobs' live stats (bounded)
-``campaign:<cid>:skew``                    hash    worker -> the harness hash it has (farm/skew.py)
-``campaign:<cid>:mix``                     hash    the ``mix`` portfolio's counts (farm/portfolio.py)
-``campaign:<cid>:rechecks``                zset    context records whose triage settles it
-``job:<cid>:<n>``                          hash    job state, attempts, error, live stats
-``crash:<harness>:<variant>:<sha256>``     hash    a reported crash input (kept before intake)
-``stopping:<node>:<pid>``                  string  a worker in warm shutdown (expires)
-``sig:<harness>:<variant>:<signature>``    string  bucket id (created atomically, Lua)
-``buckets``                                zset    bucket id -> creation time
-``bucket:<bid>``                           hash    bucket record (kind, state, count, sizes, ...)
-``bucket:<bid>:inputs``                    set     sha256 of inputs counted in the bucket
-``bucket:<bid>:contexts``                  hash    campaign id -> the verdict context it joined under
-``recheck:<bid>:<context>``                string  the context record triaging it (SET NX)
-``artifact:<bid>``                         hash    file name -> base64 bytes, plus ``.sha256`` map
-``engine_signature:distrusted:<h>:<v>``    string  an input whose engine signature was wrong
-``groups:override`` / ``groups:name``      hash    bucket -> user's group / group -> its name
-``corpus:<harness>``                       hash    sha1 -> base64 input (shared by campaigns)
-``corpus:<harness>:merged_size``           string  corpus size after the last -merge=1 prune
-``corpus:<harness>:merge_queued``          string  a corpus merge is queued (expires)
-``lease:<name>``                           string  who holds a claim: a slice, a triage step,
-                                                   a fleet-wide sweep round (expires)
-``leases``                                 zset    running slice ``<cid>:<n>:<k>`` -> lease end
-``deliveries:<task id>``                   string  how often a task message was delivered
-``orphans``                                hash    a job/intake with no message -> first seen
-``held`` / ``unowned``                     zset /  delivery tag -> when its holder's claim ends /
-                                           hash    when first seen unacked with no live claim
-``explore:ids`` / ``explore:<eid>[:part]`` ...     a bounded exhaustive search (farm/explore_jobs.py)
-``aclcheck:<token>``                       string  a probe written and deleted by ``fuzzfarm up``
-=========================================  ======  ============================================
-
-Celery's Redis transport owns ``unacked`` and the queue lists; the janitor reads them
-(:func:`celery_unacked`, :func:`celery_queue_lists`), fuzzfarm never writes them.
-"""
+"""Every Redis key of fuzzfarm: one function per key, with its type and what it holds, and how
+long each lives (``LIFETIME``: the list gc works from). Only fuzzfarm/farm/store/ uses them
+(tests/farm/test_store_keys.py). Prefix ``fuzzfarm:``; bytes are stored base64, so every value is
+text. Celery's Redis transport owns ``unacked`` and the queue lists: the janitor reads them
+(:func:`celery_unacked`, :func:`celery_queue_lists`), fuzzfarm never writes them."""
 
 from __future__ import annotations
 
 P = "fuzzfarm:"
 
+# One line a key, to be read as a table (hence the one-line defs).
 
-def campaigns() -> str:
-    return P + "campaigns"
+# campaigns, their jobs and crash inputs
+def campaigns() -> str: return P + "campaigns"  # zset: campaign id -> submit time
+def campaign(cid: str) -> str: return P + f"campaign:{cid}"  # hash: the submitted spec (harness, variant, jobs, ...)
+def campaign_crashes(cid: str) -> str: return P + f"campaign:{cid}:crashes"  # set: sha256 of each crash it reported
+def campaign_intaken(cid: str) -> str: return P + f"campaign:{cid}:intaken"  # set: ... whose intake finished
+def campaign_buckets(cid: str) -> str: return P + f"campaign:{cid}:buckets"  # zset: bucket hit -> when first
+def campaign_crash_jobs(cid: str) -> str: return P + f"campaign:{cid}:crash_jobs"  # hash: sha256 -> job that reported it first
+def campaign_series(cid: str) -> str: return P + f"campaign:{cid}:series"  # list: live stats points (bounded)
+def campaign_skew(cid: str) -> str: return P + f"campaign:{cid}:skew"  # hash: worker -> its harness hash
+def campaign_mix(cid: str) -> str: return P + f"campaign:{cid}:mix"  # hash: the mix portfolio's counts
+def campaign_rechecks(cid: str) -> str: return P + f"campaign:{cid}:rechecks"  # zset: context records it waits for
+def job(cid: str, n: int) -> str: return P + f"job:{cid}:{n}"  # hash: job state, attempts, error, live stats
+def crash(harness: str, variant: str, sha: str) -> str: return P + f"crash:{harness}:{variant}:{sha}"  # hash: a reported input
+def stopping(node: str, pid: int) -> str: return P + f"stopping:{node}:{pid}"  # string: warm shutdown (expires)
 
-
-def campaign(cid: str) -> str:
-    return P + f"campaign:{cid}"
-
-
-def campaign_crashes(cid: str) -> str:
-    return P + f"campaign:{cid}:crashes"
-
-
-def campaign_intaken(cid: str) -> str:
-    return P + f"campaign:{cid}:intaken"
-
-
-def campaign_buckets(cid: str) -> str:
-    return P + f"campaign:{cid}:buckets"
-
-
-def campaign_crash_jobs(cid: str) -> str:
-    return P + f"campaign:{cid}:crash_jobs"
-
-
-def campaign_series(cid: str) -> str:
-    return P + f"campaign:{cid}:series"
-
-
-def campaign_skew(cid: str) -> str:
-    return P + f"campaign:{cid}:skew"
-
-
-def campaign_mix(cid: str) -> str:
-    return P + f"campaign:{cid}:mix"
-
-
-def campaign_rechecks(cid: str) -> str:
-    return P + f"campaign:{cid}:rechecks"
-
-
-def job(cid: str, n: int) -> str:
-    return P + f"job:{cid}:{n}"
-
-
-def crash(harness: str, variant: str, sha: str) -> str:
-    return P + f"crash:{harness}:{variant}:{sha}"
-
-
-def stopping(node: str, pid: int) -> str:
-    return P + f"stopping:{node}:{pid}"
-
-
-def sig(harness: str, variant: str, signature: str) -> str:
-    return P + f"sig:{harness}:{variant}:{signature}"
-
-
-def buckets() -> str:
-    return P + "buckets"
-
-
-def bucket(bid: str) -> str:
-    return P + f"bucket:{bid}"
-
-
-def bucket_inputs(bid: str) -> str:
-    return P + f"bucket:{bid}:inputs"
-
-
-def bucket_contexts(bid: str) -> str:
-    return P + f"bucket:{bid}:contexts"
-
-
-def recheck(bid: str, ctx: str) -> str:
-    return P + f"recheck:{bid}:{ctx}"
-
-
-def artifact(bid: str) -> str:
-    return P + f"artifact:{bid}"
-
-
-def engine_signature_distrusted(harness: str, variant: str) -> str:
+# buckets, their artifacts and groups
+def sig(harness: str, variant: str, signature: str) -> str: return P + f"sig:{harness}:{variant}:{signature}"  # string: bucket id (Lua)
+def buckets() -> str: return P + "buckets"  # zset: bucket id -> creation time
+def bucket(bid: str) -> str: return P + f"bucket:{bid}"  # hash: the bucket record
+def bucket_inputs(bid: str) -> str: return P + f"bucket:{bid}:inputs"  # set: sha256 of inputs counted
+def bucket_contexts(bid: str) -> str: return P + f"bucket:{bid}:contexts"  # hash: campaign -> verdict context
+def recheck(bid: str, ctx: str) -> str: return P + f"recheck:{bid}:{ctx}"  # string: its context record (SET NX)
+def artifact(bid: str) -> str: return P + f"artifact:{bid}"  # hash: file -> base64, .sha256 map
+def engine_signature_distrusted(harness: str, variant: str) -> str:  # string: input the engine misread
     return P + f"engine_signature:distrusted:{harness}:{variant}"
+def groups_override() -> str: return P + "groups:override"  # hash: bucket -> the user's group
+def groups_name() -> str: return P + "groups:name"  # hash: group -> its name
 
+# corpora
+def corpus(harness: str) -> str: return P + f"corpus:{harness}"  # hash: sha1 -> base64 input
+def corpus_merged_size(harness: str) -> str: return P + f"corpus:{harness}:merged_size"  # string: size after the last prune
+def corpus_merge_queued(harness: str) -> str: return P + f"corpus:{harness}:merge_queued"  # string: a merge is queued (expires)
 
-def groups_override() -> str:
-    return P + "groups:override"
+# the farm's coordination (farm/lease.py, janitor.py, rescue.py, unacked.py)
+def lease(name: str) -> str: return P + f"lease:{name}"  # string: holder of a slice, step or round claim (expires)
+def leases() -> str: return P + "leases"  # zset: slice <cid>:<n>:<k> -> lease end
+def deliveries(task_id: str) -> str: return P + f"deliveries:{task_id}"  # string: deliveries of a message (expires)
+def orphans() -> str: return P + "orphans"  # hash: job/intake with no message -> first seen
+def held() -> str: return P + "held"  # zset: delivery tag -> claim end
+def unowned() -> str: return P + "unowned"  # hash: tag unacked, no claim -> first seen
 
-
-def groups_name() -> str:
-    return P + "groups:name"
-
-
-def corpus(harness: str) -> str:
-    return P + f"corpus:{harness}"
-
-
-def corpus_merged_size(harness: str) -> str:
-    return P + f"corpus:{harness}:merged_size"
-
-
-def corpus_merge_queued(harness: str) -> str:
-    return P + f"corpus:{harness}:merge_queued"
-
-
-def lease(name: str) -> str:
-    return P + f"lease:{name}"
-
-
-def leases() -> str:
-    return P + "leases"
-
-
-def deliveries(task_id: str) -> str:
-    return P + f"deliveries:{task_id}"
-
-
-def orphans() -> str:
-    return P + "orphans"
-
-
-def held() -> str:
-    return P + "held"
-
-
-def unowned() -> str:
-    return P + "unowned"
-
-
-def explorations() -> str:
-    return P + "explore:ids"
-
-
-def exploration(eid: str, part: str = "") -> str:
+# bounded exhaustive searches (farm/explore_jobs.py), the rights probe
+def explorations() -> str: return P + "explore:ids"  # zset: exploration id -> creation
+def exploration(eid: str, part: str = "") -> str:  # hash (+ :items, :done, ...): one search
     return P + f"explore:{eid}" + (f":{part}" if part else "")
-
-
-def acl_probe(token: str) -> str:
-    return P + f"aclcheck:{token}"
+def acl_probe(token: str) -> str: return P + f"aclcheck:{token}"  # string: the rights check's probe
 
 
 def celery_unacked() -> str:
