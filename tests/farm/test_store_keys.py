@@ -18,8 +18,8 @@ PRIVATE = {"_job_key", "_crash_key", "_enc", "_dec", "_contexts_key", "_distrust
 KEY_LITERAL = re.compile(r"^fuzzfarm:[a-z_]")
 
 # Front-end modules another part of issue 32 (the CLI/web view model) rewrites at the same time; the
-# store methods they need exist (Store.close, Store.campaign_bucket_times, Store.buckets,
-# Store.bucket_seen_in): each entry goes when that rewrite calls them.
+# store methods they need exist (Store.close for cli.py and cli_ci.py; Store.campaign_bucket_times,
+# Store.buckets and Store.last_hit for web/data.py): each entry goes when that rewrite calls them.
 PENDING = {"cli.py", "cli_ci.py", "web/data.py"}
 
 

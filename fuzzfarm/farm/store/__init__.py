@@ -439,6 +439,24 @@ class Store(Coordination, Records):
     def bucket_ids(self) -> list[str]:
         return list(self.r.zrange(keys.buckets(), 0, -1))
 
+    def campaign_bucket_times(self, cid: str) -> list[tuple[str, float]]:
+        """(bucket id, when campaign ``cid`` first hit it), oldest first."""
+        return [(b, float(t)) for b, t in self.r.zrange(keys.campaign_buckets(cid), 0, -1, withscores=True)]
+
+    def buckets(self, bids: list[str]) -> list[dict]:
+        """The records of ``bids`` in one round trip (unknown ids left out)."""
+        pipe = self.r.pipeline()
+        for bid in bids:
+            pipe.hgetall(keys.bucket(bid))
+        return [{k: _dec(k, v) for k, v in raw.items()} for raw in (pipe.execute() if bids else []) if raw]
+
+    def last_hit(self, recs: list[dict]) -> list[float | None]:
+        """For each bucket record, when the campaign that last hit it did so (one round trip)."""
+        pipe = self.r.pipeline()
+        for b in recs:
+            pipe.zscore(keys.campaign_buckets(b.get("last_campaign") or b.get("first_campaign")), b["id"])
+        return pipe.execute() if recs else []
+
     def campaign_bucket_ids(self, cid: str) -> list[str]:
         return list(self.r.zrange(keys.campaign_buckets(cid), 0, -1))
 
