@@ -76,7 +76,7 @@ def farm_figures() -> None:
     from fuzzfarm.farm import configure, explore_jobs
     from fuzzfarm.farm.embedded import RedisServer, Worker
     from fuzzfarm.farm.explore_tasks import submit
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
 
     data = b"\x02"  # examples case hc04 (the last byte picks the case)
     print("== farm: distributed dfs of examples hc04/fixed, bound 2, 1 vs 2 fuzz workers ==")

@@ -56,7 +56,7 @@ def fastest_strategy(ttb: dict | None, harness: str) -> str | None:
 
 
 def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
-    from fuzzfarm import store as S
+    from fuzzfarm.farm import store as S
     bug = spec.seed_bug
     env = {}
     if prof.e2e_minimize_budget_s is not None:

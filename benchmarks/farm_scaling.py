@@ -145,7 +145,7 @@ def steady_window(fr, st, cid: str, c: int, seconds: float) -> dict | None:
     """Redis commands while all ``c`` jobs fuzz (from 1 s after the last one started to 1 s
     before the first one ends): the steady traffic of a fleet, without the campaign's start,
     end and settling. None when the window is under 2 s."""
-    from fuzzfarm import store as S
+    from fuzzfarm.farm import store as S
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if all(j.get("state") == S.JOB_RUNNING for j in st.jobs(cid)):

@@ -134,7 +134,7 @@ class FarmRun:
         return self.farm.url
 
     def store(self):
-        from fuzzfarm.store import Store
+        from fuzzfarm.farm.store import Store
         return Store(self.farm.url, client=self.client)
 
     def cli(self, *args: str, timeout: float = 120) -> tuple[int, str, str]:

@@ -39,7 +39,7 @@ def census(r) -> dict:
 
 
 def run(campaigns: int = 4) -> dict:
-    from fuzzfarm import retention
+    from fuzzfarm.farm.store import retention
 
     with farmkit.FarmRun(fuzz_concurrency=1, worker_env=ENV, harness_paths=[]) as fr:
         st = fr.store()

@@ -44,7 +44,7 @@ def find_crash(spec: C.HarnessSpec, seconds: float = 20.0) -> bytes | None:
 
 
 def triage_once(url: str, spec: C.HarnessSpec, data: bytes, ahead: bool) -> dict:
-    from fuzzfarm import store as S
+    from fuzzfarm.farm import store as S
     from fuzzfarm.farm import triage, triage_ahead
     st = S.Store(url)
     st.r.flushdb()

@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     from fuzzfarm.farm.embedded import RedisServer, free_port
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     from fuzzfarm.web.server import Background
     srv = RedisServer(tempfile.mkdtemp(prefix="fuzzfarm-webbench-")).start()
     try:

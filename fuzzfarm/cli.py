@@ -31,7 +31,7 @@ from rich.text import Text
 import fuzzfarm
 from fuzzfarm import cli_tables as T
 from fuzzfarm import harness as H
-from fuzzfarm.store import fuzz_rate
+from fuzzfarm.farm.store import fuzz_rate
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Fuzz ports of Go concurrency bugs on a Celery farm; download minimized, verified reproducers.")
@@ -70,7 +70,7 @@ def errors_to_exit(fn):
 
         from fuzzfarm.farm.embedded import LaunchError
         from fuzzfarm.farm.redis_url import RedisURLError
-        from fuzzfarm.store import StoreError
+        from fuzzfarm.farm.store import StoreError
         try:
             return fn(*a, **kw)
         except (CLIError, StoreError, H.HarnessError, RedisURLError, LaunchError) as e:
@@ -96,9 +96,9 @@ def _main(redis: Optional[str] = typer.Option(
 
 
 def _url() -> str:
-    from fuzzfarm.farm import redis_url
+    from fuzzfarm.farm import local, redis_url
     try:
-        return redis_url.from_env(_state.get("redis"))
+        return redis_url.from_env(_state.get("redis"), fallback=local.running_url)
     except redis_url.RedisURLError as e:
         raise CLIError(str(e)) from None
 
@@ -106,7 +106,7 @@ def _url() -> str:
 def _store(url: str | None = None):
     """A Store for the configured Redis, pinged (fails fast with a clear error)."""
     from fuzzfarm.farm import local, redis_url
-    from fuzzfarm.store import Store, StoreError
+    from fuzzfarm.farm.store import Store, StoreError
     st = Store(url or _url())
     try:
         st.ping()

@@ -1,5 +1,5 @@
 """``fuzzfarm gc`` and ``fuzzfarm delete``: bound what finished campaigns leave in Redis
-(:mod:`fuzzfarm.retention`: buckets, groups and artifacts stay; campaign records, job stats,
+(:mod:`fuzzfarm.farm.store.retention`: buckets, groups and artifacts stay; campaign records, job stats,
 time series and triaged crash inputs go)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import typer
 
-from fuzzfarm import retention
+from fuzzfarm.farm.store import retention
 
 
 def parse_age(text: str) -> float:

@@ -39,7 +39,7 @@ def redis_server(tmp_path_factory):
 @pytest.fixture
 def store(redis_server):
     """A Store on a flushed database of the session's redis-server."""
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     st = Store(redis_server.url)
     st.r.flushdb()
     yield st

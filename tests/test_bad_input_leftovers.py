@@ -224,7 +224,7 @@ def test_a_web_token_of_blanks_is_refused(token):
 def test_rediss_to_a_plain_tcp_redis_fails_within_the_connect_timeout(redis_server, monkeypatch):
     """The TLS handshake is bounded by the connect timeout, not the read timeout: with the read
     timeout raised to 10 minutes this test only finishes (pytest-timeout: 60 s) if that holds."""
-    from fuzzfarm import store as S
+    from fuzzfarm.farm import store as S
     monkeypatch.setattr(S, "SOCKET_CONNECT_TIMEOUT_S", 0.5)
     monkeypatch.setattr(S, "SOCKET_TIMEOUT_S", 600.0)
     url = "rediss" + redis_server.url[len("redis"):]

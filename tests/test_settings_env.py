@@ -10,7 +10,7 @@ import sys
 import pytest
 
 # What a worker imports at its start (Celery loads the task modules before it takes a message).
-WORKER_START = [sys.executable, "-c", "import fuzzfarm.farm.tasks, fuzzfarm.farm.explore_tasks, fuzzfarm.retention"]
+WORKER_START = [sys.executable, "-c", "import fuzzfarm.farm.tasks, fuzzfarm.farm.explore_tasks, fuzzfarm.farm.store.retention"]
 CLI_HELP = [sys.executable, "-m", "fuzzfarm.cli", "status", "--help"]
 
 CASES = [

@@ -20,6 +20,8 @@ import uuid
 
 import redis
 
+from fuzzfarm.farm.store import keys
+
 # What the farm's user needs (docs/OPERATIONS.md, "Redis ACL"): the key patterns of fuzzfarm,
 # kombu (queues ``fuzz``/``collect`` and their priority lists, ``_kombu.binding.*``, ``unacked*``)
 # and Celery (results ``celery-task-meta-*``); pub/sub channels: all (kombu PSUBSCRIBEs literal
@@ -35,7 +37,7 @@ def _db(r: redis.Redis) -> int:
 
 def missing(r: redis.Redis) -> list[str]:
     """The rights Redis refuses this client (empty: all there). Connection errors propagate."""
-    db, probe = _db(r), f"fuzzfarm:aclcheck:{uuid.uuid4().hex[:8]}:{os.getpid()}"
+    db, probe = _db(r), keys.acl_probe(f"{uuid.uuid4().hex[:8]}:{os.getpid()}")
     checks = [
         ("keys fuzzfarm:* (write)", lambda: (r.set(probe, "1", px=10_000), r.delete(probe))),
         ("keys fuzz*, collect* (the task queues)", lambda: (r.llen("fuzz"), r.llen("collect"))),

@@ -14,7 +14,7 @@ import sys
 
 from celery import Celery, signals
 
-from . import config, lease, reconnect, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
+from . import config, janitor, reconnect, redis_url, settle, shutdown, watchdog  # noqa: F401 - worker signal handlers
 
 # A malformed $FUZZFARM_REDIS_URL must not break importing the farm (every CLI command imports
 # it, also those that never touch Redis); it is reported where a URL is used: by the CLI as one
@@ -46,7 +46,7 @@ def _refuse_missing_rights(**_) -> None:
     reachable yet: nothing to check here (the worker waits for it as usual)."""
     if URL_ERROR is not None:
         return
-    from fuzzfarm import store
+    from fuzzfarm.farm import store
     from . import aclcheck
 
     url = redis_url.from_env()

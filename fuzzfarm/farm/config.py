@@ -178,7 +178,7 @@ def celery_config(url: str) -> dict:
         "worker_soft_shutdown_timeout": 3.0,
         "worker_enable_soft_shutdown_on_idle": True,
         "worker_max_tasks_per_child": 100,
-        # results live in fuzzfarm's own keys (fuzzfarm.store), not in Celery's backend
+        # results live in fuzzfarm's own keys (fuzzfarm.farm.store), not in Celery's backend
         "task_ignore_result": True,
         "result_expires": 24 * 3600,
         # time limits for collector tasks; fuzz slices get theirs per message

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 
@@ -28,13 +28,7 @@ MERGE_BUDGET_S = min(600.0, config.FUZZ_SOFT_MARGIN_S / 2)
 def trim(st: S.Store, harness: str, cap: int | None = None) -> int:
     """Remove inputs of ``harness``'s corpus beyond ``cap`` (CORPUS_MAX), largest first. Returns how many."""
     cap = CORPUS_MAX if cap is None else cap
-    key = S.P + f"corpus:{harness}"
-    if cap <= 0 or st.r.hlen(key) <= cap:
-        return 0
-    inputs = st.r.hgetall(key)  # sha1 -> base64
-    order = sorted(inputs, key=lambda k: (len(inputs[k]), k))
-    drop = order[cap:]
-    return int(st.r.hdel(key, *drop)) if drop else 0
+    return st.trim_corpus(harness, cap)
 
 
 def over_cap(st: S.Store, harness: str, cap: int | None = None) -> bool:

@@ -27,7 +27,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import settings
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 
 log = logging.getLogger("fuzzfarm.farm")
@@ -74,7 +74,7 @@ def hand_back(st: S.Store, spec: dict, bad: tuple[str, OSError], *, worker: str,
     unwritable), or fail the job after ``HANDBACKS``. Returns "handed back" or "failed"."""
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     why = line(worker, *bad)
-    count = int(st.r.hincrby(st._job_key(cid, n), "disk_handbacks", 1))
+    count = st.count_on("job", (cid, n), "disk_handbacks")
     if count > HANDBACKS:
         reason = f"no worker could run it: {why} (handed back {count - 1} times)"
         log.error("job %s/%s failed: %s", cid, n, reason)

@@ -26,18 +26,13 @@ import tempfile
 import time
 from typing import Callable
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm import settings
 
-P = "fuzzfarm:explore:"
 ROOT = "r"
 ROOT_RUNS = 40  # the root stops early so that its subtrees spread over the workers at once
 SUBTREE_RUNS = settings.number("FUZZFARM_DFS_SUBTREE_RUNS", 400, integer=True, above=True)
 SPLIT = 8  # subtrees a task leaves behind when it stops on its run budget
-
-
-def _k(eid: str, part: str = "") -> str:
-    return P + eid + (f":{part}" if part else "")
 
 
 def create(st: S.Store, spec: dict, data: bytes) -> str:
@@ -46,21 +41,16 @@ def create(st: S.Store, spec: dict, data: bytes) -> str:
     eid = "dfs-" + secrets.token_hex(4)
     now = time.time()
     rec = {**spec, "id": eid, "created": now, "data_b64": S.b64(data), "runs": 0, "pruned": 0}
-    pipe = st.r.pipeline()
-    pipe.hset(_k(eid), mapping={k: json.dumps(v) for k, v in rec.items()})
-    pipe.hset(_k(eid, "items"), ROOT, json.dumps([[[], 0]]))
-    pipe.zadd(P + "ids", {eid: now})
-    pipe.execute()
+    st.create_exploration(eid, rec, ROOT, [[[], 0]], now)
     return eid
 
 
 def spec_of(st: S.Store, eid: str) -> dict | None:
-    raw = st.r.hgetall(_k(eid))
-    return {k: json.loads(v) for k, v in raw.items()} if raw else None
+    return st.exploration(eid)
 
 
 def ids(st: S.Store) -> list[str]:
-    return list(st.r.zrange(P + "ids", 0, -1))
+    return st.exploration_ids()
 
 
 def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
@@ -97,44 +87,32 @@ def _chunks(items: list, n: int) -> list[list]:
 def run_subtree(st: S.Store, eid: str, iid: str, *, enqueue: Callable[[str, str], None],
                 explore_child: Callable = _explore_child) -> str:
     """Explore subtree ``iid`` of search ``eid`` (idempotent; see the module docstring)."""
-    r = st.r
-    if r.sismember(_k(eid, "done"), iid):
+    if st.subtree_done(eid, iid):
         return "duplicate"
     spec = spec_of(st, eid)
-    raw = r.hget(_k(eid, "items"), iid)
-    if spec is None or raw is None:
+    items = st.subtree(eid, iid)
+    if spec is None or items is None:
         return "unknown"
-    if r.exists(_k(eid, "stop")) and not spec.get("all_failures"):
-        r.sadd(_k(eid, "cancelled"), iid)
+    if st.exploration_stopped(eid) and not spec.get("all_failures"):
+        st.cancel_subtree(eid, iid)
         return "cancelled"
-    res = explore_child(spec, json.loads(raw), ROOT_RUNS if iid == ROOT else SUBTREE_RUNS)
+    res = explore_child(spec, items, ROOT_RUNS if iid == ROOT else SUBTREE_RUNS)
     if res.get("error"):
-        r.rpush(_k(eid, "errors"), f"{iid}: {res['error']}")
-        r.set(_k(eid, "stop"), "error")
-        r.sadd(_k(eid, "cancelled"), iid)
+        st.cancel_subtree(eid, iid, error=res["error"])
+        st.stop_exploration(eid, "error")
         return "error"
-    classes = res.get("classes") or []
-    for i in range(0, len(classes), 5000):
-        r.sadd(_k(eid, "classes"), *classes[i:i + 5000])
+    st.add_schedule_classes(eid, res.get("classes") or [])
     if res.get("failure"):
         f = {**res["failure"], "reproducer": res.get("reproducer"), "subtree": iid}
         f.pop("decisions", None)
-        if r.sadd(_k(eid, "failed_items"), iid):
-            r.rpush(_k(eid, "failures"), json.dumps(f))
+        st.add_exploration_failure(eid, iid, f)
         if not spec.get("all_failures"):
-            r.set(_k(eid, "stop"), "failure")
+            st.stop_exploration(eid, "failure")
     children = [(f"{iid}.{k}", ch) for k, ch in enumerate(_chunks(res.get("pending") or [], SPLIT))]
-    for cid, ch in children:
-        r.hsetnx(_k(eid, "items"), cid, json.dumps(ch))
+    st.add_subtrees(eid, children)
     for cid, _ in children:
         enqueue(eid, cid)
-    if r.sadd(_k(eid, "done"), iid):
-        pipe = r.pipeline()
-        pipe.hincrby(_k(eid), "runs", int(res.get("runs", 0)))
-        pipe.hincrby(_k(eid), "pruned", int(res.get("pruned", 0)))
-        for kind, n in (res.get("tolerated") or {}).items():
-            pipe.hincrby(_k(eid, "tolerated"), kind, int(n))
-        pipe.execute()
+    st.finish_subtree(eid, iid, int(res.get("runs", 0)), int(res.get("pruned", 0)), res.get("tolerated") or {})
     return "done"
 
 
@@ -144,13 +122,10 @@ def summary(st: S.Store, eid: str) -> dict | None:
     spec = spec_of(st, eid)
     if spec is None:
         return None
-    r = st.r
-    total = r.hlen(_k(eid, "items"))
-    done, cancelled = r.scard(_k(eid, "done")), r.scard(_k(eid, "cancelled"))
-    failures = [json.loads(x) for x in r.lrange(_k(eid, "failures"), 0, -1)]
-    errors = list(r.lrange(_k(eid, "errors"), 0, -1))
+    p = st.exploration_progress(eid)
+    total, done, cancelled, failures, errors = p["total"], p["done"], p["cancelled"], p["failures"], p["errors"]
     settled = done + cancelled >= total
-    n = r.scard(_k(eid, "classes"))
+    n = p["classes"]
     exhausted = settled and not cancelled and not errors
     bound = spec["bound"]
     if errors:
@@ -168,4 +143,4 @@ def summary(st: S.Store, eid: str) -> dict | None:
             "subtrees_cancelled": cancelled, "schedules": n, "runs": int(spec.get("runs", 0)),
             "pruned": int(spec.get("pruned", 0)), "settled": settled, "exhausted": exhausted,
             "failures": failures, "errors": errors, "line": line, "created": spec.get("created"),
-            "tolerated": {k: int(v) for k, v in r.hgetall(_k(eid, "tolerated")).items()}}
+            "tolerated": p["tolerated"]}

@@ -26,8 +26,7 @@ def explore_subtree(self, eid: str, iid: str) -> str:
     """Explore one subtree of search ``eid`` and enqueue the subtrees it leaves."""
     st, dead = store_and_deaths(self)
     if dead:
-        st.r.rpush(explore_jobs._k(eid, "errors"), f"{iid}: {_died(dead)}")
-        st.r.sadd(explore_jobs._k(eid, "cancelled"), iid)
+        st.cancel_subtree(eid, iid, error=_died(dead))
         return "failed"
     try:
         return explore_jobs.run_subtree(st, eid, iid, enqueue=enqueue)

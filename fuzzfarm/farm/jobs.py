@@ -29,7 +29,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.engine.model import StopRequested
 from fuzzfarm.farm import config, diskcheck, lease, portfolio, skew, spool
 from fuzzfarm import settings
@@ -44,16 +44,12 @@ MERGE_LEASE_S = settings.number("FUZZFARM_MERGE_LEASE_S", 120.0, above=True)
 # The stats tick (live stats, lease renewal, series point, cancel and warm-shutdown checks: 8
 # Redis commands) every 2 s, or every quarter of the lease's TTL when that is shorter: 4
 # commands/s per running job (docs/OPERATIONS.md, Redis traffic).
-STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, lease.LEASE_TTL_S / 4)
+STATS_INTERVAL_S = lease.STATS_INTERVAL_S
 RSS_LIMIT_MB = settings.number("FUZZFARM_RSS_LIMIT_MB", 2048, integer=True, above=True)
 # A corpus merge is queued at most once per harness at a time (want_merge: the key
 # ``corpus:<harness>:merge_queued``, set NX); a lost message (a purged queue) only delays the
 # next merge by this long.
 MERGE_QUEUED_S = 3600.0
-
-
-def _merge_queued_key(harness: str) -> str:
-    return S.P + f"corpus:{harness}:merge_queued"
 
 
 class VersionSkew(RuntimeError):
@@ -357,12 +353,12 @@ def want_merge(st: S.Store, harness: str, variant: str, harness_hash: str,
             log.info("corpus %s: over its cap of %d, %d largest inputs removed", harness, corpus_bound.CORPUS_MAX,
                      corpus_bound.trim(st, harness))
         return False
-    if not st.r.set(_merge_queued_key(harness), socket.gethostname(), nx=True, ex=int(MERGE_QUEUED_S)):
+    if not st.queue_merge(harness, socket.gethostname(), MERGE_QUEUED_S):
         return False  # one is queued already: it merges what this slice added too
     try:
         enqueue_merge(harness, variant, harness_hash)
     except Exception:
-        st.r.delete(_merge_queued_key(harness))  # the next slice's end tries again
+        st.merge_done(harness)  # the next slice's end tries again
         raise
     return True
 
@@ -371,7 +367,7 @@ def merge_task(st: S.Store, engine, harness: str, variant: str, harness_hash: st
     """The ``fuzzfarm.merge_corpus`` task's logic: merge ``harness``'s corpus with this machine's
     copy of the harness, unless it is another version than the campaign's (a merge keeps what
     *its* harness covers; the corpus then waits for a matching merger and stays capped)."""
-    st.r.delete(_merge_queued_key(harness))  # inputs uploaded from now on may want another merge
+    st.merge_done(harness)  # inputs uploaded from now on may want another merge
     try:
         local = H.get(harness).source_hash()
     except H.HarnessError as e:

@@ -1,4 +1,4 @@
-"""Job leases: a running fuzz slice proves it is alive; a janitor requeues slices whose box is gone.
+"""Job leases: a running fuzz slice proves it is alive; the janitor (farm/janitor.py) requeues slices whose box is gone.
 
 Without this a slice on a machine that vanished (SIGKILL of the whole worker, a preempted box, a
 frozen VM) comes back only after Redis's visibility timeout (840 s by default), and ``status``
@@ -6,7 +6,7 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
 
 * **Lease.** A running slice is a member ``<cid>:<n>:<k>`` of the sorted set ``fuzzfarm:leases``
   whose score is the time its lease ends. The process doing the work renews it at each stats tick
-  (every 2 s, ``jobs.STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
+  (every 2 s, ``STATS_INTERVAL_S``) for ``FUZZFARM_LEASE_TTL_S`` (20 s). The renewal is one Lua script that
   also writes the tick's stats into the job: it replaces the HSET that was there, so a tick costs
   no extra Redis command. The script writes only while the slice's claim
   (``lease:slice:<cid>:<n>:<k>``, held by the delivery: task id, host and pid, see
@@ -14,7 +14,7 @@ shows it ``running`` on the dead worker all along (docs/RELIABILITY.md).
   a worker that comes back after its slice was handed to another (a frozen box thawed, a healed
   partition) finds the claim gone, writes nothing, stops its fuzzer and drops the slice
   (:class:`LeaseLost`). So the job's counts never include the abandoned slice.
-* **Janitor.** Every worker's main process runs a thread (started on ``worker_ready``, like the
+* **Janitor** (:mod:`.janitor`). Every worker's main process runs a thread (started on ``worker_ready``, like the
   watchdog) that every ``FUZZFARM_JANITOR_INTERVAL_S`` (5 s) looks for leases that ended. Taking
   one over is atomic (Lua): the lease is removed, the claim deleted, the job marked
   ``queued`` with ``recovery = lost → requeued`` (``lost`` counts how often), its live stats of
@@ -31,64 +31,22 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import time
 
-from celery import signals
-
-from fuzzfarm import store as S
-from fuzzfarm.farm import config, redis_url
 from fuzzfarm import settings
+from fuzzfarm.farm import store as S
 
 log = logging.getLogger("fuzzfarm.lease")
 
 LEASE_TTL_S = settings.number("FUZZFARM_LEASE_TTL_S", 20.0, above=True)
-JANITOR_INTERVAL_S = settings.number("FUZZFARM_JANITOR_INTERVAL_S", 5.0, above=True)
-LEASES = S.P + "leases"
+# a slice's stats tick renews its lease (farm/jobs.py): several ticks per lease period
+STATS_INTERVAL_S = settings.number("FUZZFARM_STATS_INTERVAL_S", 0.0) or min(2.0, LEASE_TTL_S / 4)
 RECOVERY = "lost → requeued"
 
 
 class LeaseLost(Exception):
     """Raised from a slice's stats callback when its claim was taken over: the engine kills the
     fuzzer and the slice ends without recording anything."""
-
-
-# KEYS: claim, leases, job; ARGV: owner, lease end ('' = the slice is over: drop the lease),
-# member, field, value, ...   -> 1 written, 0 the claim is not ours (nothing written)
-_HOLD = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('ZREM', KEYS[2], ARGV[3])
-else redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3]) end
-if #ARGV > 3 then redis.call('HSET', KEYS[3], unpack(ARGV, 4)) end
-return 1
-"""
-
-# KEYS: leases, claim, job; ARGV: member, now, recovery text
-# -> times lost (>= 1) when taken over, 0 when the lease is live, -1 when there is nothing to take
-_TAKE_OVER = """
-local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not s then return -1 end
-if tonumber(s) > tonumber(ARGV[2]) then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-local st = redis.call('HGET', KEYS[3], 'state')
-if st ~= 'running' and st ~= 'queued' then return -1 end
-local was = redis.call('GET', KEYS[2]) or ''
-redis.call('DEL', KEYS[2])
-local n = redis.call('HINCRBY', KEYS[3], 'lost', 1)
-redis.call('HSET', KEYS[3], 'state', 'queued', 'recovery', ARGV[3], 'lost_worker',
-           redis.call('HGET', KEYS[3], 'worker') or '', 'lost_owner', was, 'lost_at', ARGV[2], 'worker', '',
-           'execs', '0', 'elapsed_s', '0', 'exec_per_s', '0', 'updated', ARGV[2])
-return n
-"""
-
-_scripts: dict = {}
-
-
-def _script(st: S.Store, src: str):
-    key = (id(st.r), src)
-    if key not in _scripts:
-        _scripts[key] = st.r.register_script(src)
-    return _scripts[key]
 
 
 def member(cid: str, n: int, k: int) -> str:
@@ -127,28 +85,19 @@ def _process_gone(pid: int) -> bool:
     return False
 
 
-# KEYS: claim; ARGV: expected holder, new holder -> 1 swapped, 0 someone else holds it now
-_TAKE_FROM = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-return 1
-"""
-
-
 def take_from_dead_delivery(st: S.Store, claim: str, owner: str) -> bool:
     """True when ``owner`` now holds ``claim`` because its holder was an earlier delivery of the
     same message on this host whose process is gone (a pool process killed mid-slice: Celery
     redelivers at once, and waiting for the lease to end would only delay the job). A live holder,
     or one on another host (alive or not, this host cannot tell: its lease tells the janitor),
     keeps the claim: the copy is a duplicate."""
-    key = S.P + "lease:" + claim
-    holder = st.r.get(key)
+    holder = st.lease_holder(claim)
     parts, mine = (holder or "").split(" "), owner.split(" ")
     if len(parts) != 3 or len(mine) != 3 or parts[:2] != mine[:2] or not parts[2].isdigit():
         return False
     if not _process_gone(int(parts[2])):
         return False
-    return bool(_script(st, _TAKE_FROM)(keys=[key], args=[holder, owner]))
+    return st.take_lease_from(claim, holder, owner)
 
 
 def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl_s: float | None = LEASE_TTL_S,
@@ -156,13 +105,8 @@ def hold(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict, *, ttl
     """Write ``fields`` into job ``n`` and renew (or, ``ttl_s=None``, drop) the slice's lease,
     only while ``owner`` holds the slice claim. False: the slice was taken over; nothing written."""
     now = time.time() if now is None else now
-    fields = {**fields, "updated": now}
-    flat: list[str] = []
-    for f, v in fields.items():
-        flat += [f, S._enc(v)]
-    keys = [S.P + "lease:" + claim_name(cid, n, k), LEASES, st._job_key(cid, n)]
-    args = [owner, "" if ttl_s is None else repr(now + ttl_s), member(cid, n, k), *flat]
-    return bool(_script(st, _HOLD)(keys=keys, args=args))
+    return st.hold_slice(claim_name(cid, n, k), member(cid, n, k), cid, n, owner,
+                         None if ttl_s is None else now + ttl_s, {**fields, "updated": now})
 
 
 def tick(st: S.Store, cid: str, n: int, k: int, owner: str, stats: dict) -> bool:
@@ -175,51 +119,14 @@ def tick(st: S.Store, cid: str, n: int, k: int, owner: str, stats: dict) -> bool
 
 def expired(st: S.Store, now: float | None = None, limit: int = 20) -> list[str]:
     now = time.time() if now is None else now
-    return list(st.r.zrangebyscore(LEASES, "-inf", now, start=0, num=limit))
+    return st.ended_leases(now, limit)
 
 
 def take_over(st: S.Store, m: str, now: float | None = None) -> int:
     """Take the ended lease ``m`` (atomic; see the module doc). Times the job was lost, or <= 0."""
     now = time.time() if now is None else now
     cid, n, k = m.rsplit(":", 2)
-    keys = [LEASES, S.P + "lease:" + claim_name(cid, int(n), int(k)), st._job_key(cid, int(n))]
-    return int(_script(st, _TAKE_OVER)(keys=keys, args=[m, repr(now), RECOVERY]))
-
-
-def sweep(st: S.Store, enqueue, now: float | None = None) -> list[str]:
-    """One janitor round: requeue every slice whose lease ended. ``enqueue(spec, slice_s)``.
-    Returns the members requeued."""
-    from fuzzfarm.farm import jobs
-
-    done = []
-    for m in expired(st, now):
-        lost = take_over(st, m, now)
-        if lost <= 0:
-            continue
-        cid, n, k = m.rsplit(":", 2)
-        n, k = int(n), int(k)
-        job, camp = st.job(cid, n), st.campaign(cid)
-        if not camp:
-            continue
-        worker = job.get("lost_worker", "") or "?"
-        if lost > config.MAX_DELIVERIES:
-            jobs.fail_job(st, cid, n, f"gave up after its slice was lost {lost} times (the worker running it, last "
-                                      f"{worker}, stopped renewing its lease: machine gone, frozen or cut off)")
-            continue
-        spec = {**jobs.job_spec(cid, n, camp), "slice": k}
-        left = float(camp["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
-        try:
-            enqueue(spec, max(1.0, min(left, config.MAX_SLICE_S)))
-        except Exception as e:  # noqa: BLE001 - give the lease back so the next round retries
-            log.warning("janitor: could not requeue job %s/%s slice %s (%s); retrying next round", cid, n, k,
-                        redis_url.mask_text(f"{type(e).__name__}: {e}", redis_url.from_env()))
-            st.r.zadd(LEASES, {m: 0})
-            st.r.hincrby(st._job_key(cid, n), "lost", -1)
-            continue
-        log.warning("janitor: job %s/%s slice %s was running on %s, whose lease ended %.0f s ago without "
-                    "renewal (worker gone); lost → requeued", cid, n, k, worker, LEASE_TTL_S)
-        done.append(m)
-    return done
+    return st.take_over_lease(m, claim_name(cid, int(n), int(k)), cid, int(n), now, RECOVERY)
 
 
 def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
@@ -230,7 +137,7 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
     if not task_id:
         return False
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
-    holder = st.r.get(S.P + "lease:" + claim_name(cid, n, k))
+    holder = st.lease_holder(claim_name(cid, n, k))
     if holder is not None:
         return owner_task(holder) != task_id
     job = st.job(cid, n)
@@ -239,9 +146,8 @@ def taken_over(st: S.Store, spec: dict, task_id: str) -> bool:
 
 def missed_heartbeat_s() -> float:
     """A running slice whose last stats tick is older than this has missed its heartbeats: three
-    ticks (``jobs.STATS_INTERVAL_S``), at least 5 s."""
-    from fuzzfarm.farm import jobs
-    return max(5.0, 3 * jobs.STATS_INTERVAL_S)
+    ticks (``STATS_INTERVAL_S``), at least 5 s."""
+    return max(5.0, 3 * STATS_INTERVAL_S)
 
 
 def state_label(job: dict, now: float | None = None) -> str:
@@ -256,76 +162,3 @@ def state_label(job: dict, now: float | None = None) -> str:
         if silent > missed_heartbeat_s():
             return f"running on {job.get('worker') or '?'} — no heartbeat for {silent:.0f} s"
     return state
-
-
-# ---- the janitor thread (worker main process) -------------------------------------------------
-class Janitor:
-    def __init__(self, app, interval_s: float = JANITOR_INTERVAL_S):
-        self.app, self.interval_s = app, interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="fuzzfarm-janitor", daemon=True)
-
-    def start(self) -> "Janitor":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _enqueue(self, spec: dict, slice_s: float) -> None:
-        from fuzzfarm.farm import tasks
-
-        soft, hard = config.fuzz_time_limits(slice_s)
-        # A connection of its own, not the app's pool: this thread runs beside the worker's loop.
-        with self.app.connection_for_write() as conn:
-            tasks.fuzz_job.apply_async(args=[spec], soft_time_limit=soft, time_limit=hard, connection=conn,
-                                       retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
-
-    def _enqueue_intake(self, cid: str, harness: str, variant: str, sha: str) -> None:
-        from fuzzfarm.farm import tasks
-
-        with self.app.connection_for_write() as conn:
-            tasks.intake.apply_async(args=[cid, harness, variant, sha], priority=config.INTAKE_PRIORITY,
-                                     connection=conn, retry=True, retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
-
-    def _run(self) -> None:
-        from fuzzfarm import retention
-        from fuzzfarm.farm import rescue, unacked
-
-        st = None
-        self._restore = unacked.restore_with(self.app)
-        while not self._stop.wait(self.interval_s):
-            try:
-                # short socket timeouts, as the broker's: a half-open pooled connection costs a
-                # round seconds, not half a minute (config.BROKER_SOCKET_TIMEOUT_S)
-                st = st or S.Store(redis_url.from_env(), client=S.connect(
-                    redis_url.from_env(), socket_timeout=config.BROKER_SOCKET_TIMEOUT_S))
-                # the messages this worker holds have a live owner (farm/unacked.py): first, so a
-                # round after an outage renews before any janitor judges them
-                unacked.renew(st, unacked.held_tags())
-                sweep(st, self._enqueue)
-                # one janitor of the fleet per round: task messages lost on the wire (farm/rescue.py)
-                # and messages stranded in kombu's unacked hash with no live owner (farm/unacked.py)
-                if st.r.set(S.P + "lease:rescue-sweep", "1", nx=True, px=int(max(0.5, self.interval_s * 0.9) * 1000)):
-                    unacked.sweep(st, self._restore)
-                    rescue.sweep(st, enqueue_fuzz=self._enqueue, enqueue_intake=self._enqueue_intake)
-                retention.expire_settled(st)  # settled campaigns' keys get their TTL (one janitor a minute)
-            except Exception as e:  # noqa: BLE001 - Redis away: the next round tries again
-                log.debug("janitor round failed: %s", redis_url.mask_text(str(e), redis_url.from_env()))
-
-
-_janitor: Janitor | None = None
-
-
-@signals.worker_ready.connect
-def _start(sender=None, **_kw) -> None:
-    global _janitor
-    if JANITOR_INTERVAL_S <= 0 or sender is None or _janitor is not None:
-        return
-    _janitor = Janitor(sender.app).start()
-
-
-@signals.worker_shutdown.connect
-def _stop(**_kw) -> None:
-    if _janitor is not None:
-        _janitor.stop()

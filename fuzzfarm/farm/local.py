@@ -15,7 +15,7 @@ installations share on purpose). State lives under the user's data directory
 * ``*.log``: the supervisor's, redis-server's and each worker's log.
 
 Commands that are given no Redis (no ``--redis``, no ``$FUZZFARM_REDIS_URL``) use the running
-local farm (:func:`running_url`, called by ``redis_url.from_env``).
+local farm (:func:`running_url`, which the CLI hands ``redis_url.from_env``; a worker never does).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import os
 import random
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm import settings
 
 ENGINES = ("walk-mix", "bytes")
@@ -40,10 +40,6 @@ SLICE_S = settings.number("FUZZFARM_MIX_SLICE_S", 60.0, above=True)
 MIX = "mix"
 
 
-def key(cid: str) -> str:
-    return S.P + f"campaign:{cid}:mix"
-
-
 def _rng(cid: str, n: int, k: int) -> random.Random:
     h = hashlib.sha1(f"mix:{cid}:{n}:{k}".encode()).hexdigest()
     return random.Random(int(h[:16], 16))
@@ -51,7 +47,7 @@ def _rng(cid: str, n: int, k: int) -> random.Random:
 
 def counts(st: S.Store, cid: str) -> dict:
     """{"engines": {engine: {"s": seconds, "buckets": n}}, "arms": {arm: {runs, finds, cost}}}."""
-    raw = st.r.hgetall(key(cid))
+    raw = st.mix_counts(cid)
     engines = {e: {"s": 0.0, "buckets": 0} for e in ENGINES}
     arms: dict[str, dict] = {}
     firsts: dict[str, tuple[float, str]] = {}  # bucket -> (first seen, engine)
@@ -70,10 +66,8 @@ def counts(st: S.Store, cid: str) -> dict:
             shas.append((f[6:], eng, float(seen)))
     if shas:
         camp = st.campaign(cid) or {}
-        pipe = st.r.pipeline()
-        for sha, _, _ in shas:
-            pipe.hget(st._crash_key(camp.get("harness", ""), camp.get("variant", ""), sha), "bucket")
-        for (sha, eng, seen), bid in zip(shas, pipe.execute()):
+        bids = st.crash_fields(camp.get("harness", ""), camp.get("variant", ""), [sha for sha, _, _ in shas], "bucket")
+        for (sha, eng, seen), bid in zip(shas, bids):
             bid = bid.decode() if isinstance(bid, bytes) else bid
             if bid and eng in engines and (bid not in firsts or (seen, eng) < firsts[bid]):
                 firsts[bid] = (seen, eng)
@@ -108,17 +102,14 @@ def choose(st: S.Store, spec: dict) -> tuple[str, dict | None]:
 
 def note_crash(st: S.Store, cid: str, sha: str, engine: str, arm: str = "-") -> None:
     """A mix slice running ``engine`` reported crash ``sha`` (the first note wins)."""
-    st.r.hsetnx(key(cid), f"crash.{sha}", f"{engine} {arm or '-'} {time.time():.6f}")
+    st.mix_note_crash(cid, sha, f"{engine} {arm or '-'} {time.time():.6f}")
 
 
 def record(st: S.Store, cid: str, engine: str, seconds: float, walk: dict | None) -> None:
     """A mix slice ended: add its fuzzing seconds and its walk arms' counts."""
-    pipe = st.r.pipeline()
-    pipe.hincrbyfloat(key(cid), f"{engine}.s", max(0.0, float(seconds)))
-    for arm, c in ((walk or {}).get("arms") or {}).items():
-        for stat in ("runs", "finds", "cost"):
-            pipe.hincrby(key(cid), f"arm.{arm}.{stat}", int(c.get(stat, 0) or 0))
-    pipe.execute()
+    st.mix_add(cid, {f"{engine}.s": max(0.0, float(seconds))},
+               {f"arm.{arm}.{stat}": int(c.get(stat, 0) or 0)
+                for arm, c in ((walk or {}).get("arms") or {}).items() for stat in ("runs", "finds", "cost")})
 
 
 def status_line(st: S.Store, cid: str) -> str:

@@ -16,7 +16,7 @@ import time
 from typing import Callable
 
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 # What a context record decides and the view takes from it (the rest is the bucket's).
 VERDICT_FIELDS = ("reproducible", "verify_ok", "verify_n", "first_divergence", "flaky", "fixed", "fix_variant",
@@ -49,10 +49,6 @@ def record_id(bid: str, ctx: str) -> str:
     return f"{bid}-{bound}-{h}"
 
 
-def _contexts_key(bid: str) -> str:
-    return S.P + f"bucket:{bid}:contexts"  # campaign id -> the context its crashes joined under
-
-
 def joined(st: S.Store, b: dict, cid: str, fields: dict, data: bytes,
            enqueue_triage: Callable[[str], None]) -> str | None:
     """Campaign ``cid``'s crash (``data``, intake ``fields``: its bound, harness hash, replays)
@@ -60,12 +56,11 @@ def joined(st: S.Store, b: dict, cid: str, fields: dict, data: bytes,
     context differs from the verdict's (started here at most once per context: SET NX)."""
     bid = b["id"]
     ctx = context(fields.get("max_starvation_s"), fields.get("harness_hash") or "")
-    st.r.hset(_contexts_key(bid), cid, ctx)
+    st.set_context(bid, cid, ctx)
     if ctx == bucket_context(b):
         return None
     rid = record_id(bid, ctx)
-    st.r.zadd(S.P + f"campaign:{cid}:rechecks", {rid: time.time()}, nx=True)  # its triage settles the campaign
-    if st.r.set(S.P + f"recheck:{bid}:{ctx}", rid, nx=True):
+    if st.start_recheck(bid, ctx, cid, rid, time.time()):  # the campaign waits for it either way
         st.update_bucket(rid, **{**fields, "id": rid, "harness": b["harness"], "variant": b["variant"],
                                  "signature": b["signature"], "original_b64": S.b64(data), "count": 0,
                                  "recheck_of": bid, "verdict_context": ctx, "state": S.B_NEW,
@@ -83,7 +78,7 @@ def joined(st: S.Store, b: dict, cid: str, fields: dict, data: bytes,
 def note(st: S.Store, bid: str, cid: str, ctx: str) -> None:
     """Campaign ``cid`` reported an input already in bucket ``bid`` (intaken under another
     campaign): its view labels the verdict with the context it was decided under."""
-    st.r.hsetnx(_contexts_key(bid), cid, ctx)
+    st.set_context(bid, cid, ctx, keep=True)
 
 
 def label(ctx: str, now_ctx: str) -> str:
@@ -135,11 +130,11 @@ def shown(st: S.Store, b: dict, cid: str | None = None) -> dict:
         return b
     bid, own = b["id"], bucket_context(b)
     b = {**b, "verdict_context": own, "verdict_record": bid}
-    ctxs = set(st.r.hvals(_contexts_key(bid)))
+    ctxs = set(st.contexts(bid).values())
     if not ctxs - {own}:
         return b
     if cid is not None:
-        ctx = st.r.hget(_contexts_key(bid), cid) or own
+        ctx = st.context_of(bid, cid) or own
         if ctx == own:
             return b
         rec = st.bucket(record_id(bid, ctx))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import ssl
+from typing import Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ENV = "FUZZFARM_REDIS_URL"
@@ -26,17 +27,14 @@ class RedisURLError(ValueError):
     """The URL cannot be used; ``str`` is masked and says what to do."""
 
 
-def from_env(explicit: str | None = None) -> str:
-    """The URL to use: ``explicit`` (``--redis``), else ``$FUZZFARM_REDIS_URL``, else the local
-    farm of ``fuzzfarm up`` when it runs, else the default."""
-    url = explicit or os.environ.get(ENV) or _local_farm_url() or DEFAULT_URL
+def from_env(explicit: str | None = None, fallback: Callable[[], str | None] | None = None) -> str:
+    """The URL to use: ``explicit`` (``--redis``), else ``$FUZZFARM_REDIS_URL``, else what
+    ``fallback`` gives (the CLI passes the local farm of ``fuzzfarm up``), else the default. Never
+    a look around the machine of its own: a fleet worker with no variable must not take a local
+    farm's URL (tests/farm/test_redis_url_pure.py)."""
+    url = explicit or os.environ.get(ENV) or (fallback() if fallback else None) or DEFAULT_URL
     validate(url)
     return url
-
-
-def _local_farm_url() -> str | None:
-    from . import local  # late: local imports the launcher, which imports this module
-    return local.running_url()
 
 
 def is_configured(explicit: str | None = None) -> bool:

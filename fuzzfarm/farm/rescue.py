@@ -30,21 +30,14 @@ import logging
 import os
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 
 log = logging.getLogger("fuzzfarm.rescue")
 
 GRACE_S = settings.number("FUZZFARM_ORPHAN_GRACE_S", 10.0)
-SEEN = S.P + "orphans"  # hash: "job:<cid>:<n>:<k>" / "intake:<cid>:<sha>" -> when first seen without a message
-
-
-def _queue_lists(queue: str) -> list[str]:
-    """The Redis lists of ``queue``: kombu keeps one per priority step ("fuzz", "fuzz\x06\x163", ...)."""
-    from kombu.transport.redis import PRIORITY_STEPS
-
-    return [queue if pri == 0 else f"{queue}\x06\x16{pri}" for pri in PRIORITY_STEPS]
+SEEN = "orphans"  # Store marks: "job:<cid>:<n>:<k>" / "intake:<cid>:<sha>" -> when first seen without a message
 
 
 def _task_args(raw: str) -> tuple[str, list] | None:
@@ -65,11 +58,7 @@ def _task_args(raw: str) -> tuple[str, list] | None:
 
 def in_flight(st: S.Store) -> tuple[set, set]:
     """({(cid, n)} of fuzz slices, {(cid, sha)} of intakes) with a message queued or unacked."""
-    raws: list[str] = []
-    for q in config.QUEUES:
-        for k in _queue_lists(q):
-            raws += st.r.lrange(k, 0, -1)
-    raws += st.r.hvals("unacked")
+    raws = st.queued_messages(config.QUEUES)
     jobs, intakes = set(), set()
     for raw in raws:
         got = _task_args(raw)
@@ -88,27 +77,18 @@ def orphans(st: S.Store) -> tuple[list[tuple[str, int, int]], list[tuple[str, st
     from fuzzfarm.farm import lease
 
     cids = st.campaign_ids()
-    pipe = st.r.pipeline(transaction=False)
-    for cid in cids:
-        pipe.hget(S.P + f"campaign:{cid}", "expires_at")  # set once settled (fuzzfarm/retention.py)
-    open_ = [c for c, mark in zip(cids, pipe.execute() if cids else []) if not mark]
+    open_ = [c for c, mark in zip(cids, st.settled_marks(cids)) if not mark]
     want_jobs, want_intakes = [], []
     for cid in open_:
         for n, job in enumerate(st.jobs(cid)):
             if job.get("state") in (S.JOB_QUEUED, S.JOB_RUNNING):
                 want_jobs.append((cid, n, int(job.get("slice", 0) or 0)))
-        pending = st.r.sdiff(S.P + f"campaign:{cid}:crashes", S.P + f"campaign:{cid}:intaken")
-        want_intakes += [(cid, sha) for sha in sorted(pending)]
+        want_intakes += [(cid, sha) for sha in st.pending_intakes(cid)]
     if not want_jobs and not want_intakes:
         return [], []
-    pipe = st.r.pipeline(transaction=False)
-    for cid, n, k in want_jobs:
-        pipe.zscore(lease.LEASES, lease.member(cid, n, k))
-        pipe.exists(S.P + "lease:" + lease.claim_name(cid, n, k))
-    held = pipe.execute()
+    held = st.slices_held([(cid, lease.member(cid, n, k), lease.claim_name(cid, n, k)) for cid, n, k in want_jobs])
     jobs_msg, intakes_msg = in_flight(st)
-    lost_jobs = [(cid, n, k) for i, (cid, n, k) in enumerate(want_jobs)
-                 if held[2 * i] is None and not held[2 * i + 1] and (cid, n) not in jobs_msg]
+    lost_jobs = [(cid, n, k) for (cid, n, k), h in zip(want_jobs, held) if not h and (cid, n) not in jobs_msg]
     lost_intakes = [w for w in want_intakes if w not in intakes_msg]
     return lost_jobs, lost_intakes
 
@@ -122,15 +102,13 @@ def sweep(st: S.Store, *, enqueue_fuzz, enqueue_intake, now: float | None = None
     lost_jobs, lost_intakes = orphans(st)
     names = {f"job:{cid}:{n}:{k}": ("job", cid, n, k) for cid, n, k in lost_jobs}
     names.update({f"intake:{cid}:{sha}": ("intake", cid, sha) for cid, sha in lost_intakes})
-    seen = st.r.hgetall(SEEN)
-    gone = [k for k in seen if k not in names]
-    if gone:
-        st.r.hdel(SEEN, *gone)
+    seen = st.marks(SEEN)
+    st.unmark(SEEN, *[k for k in seen if k not in names])
     done = []
     for name, what in names.items():
         first = float(seen.get(name, 0) or 0)
         if not first:
-            st.r.hset(SEEN, name, repr(now))
+            st.mark(SEEN, name, now)
             continue
         if now - first < GRACE_S:
             continue
@@ -152,6 +130,6 @@ def sweep(st: S.Store, *, enqueue_fuzz, enqueue_intake, now: float | None = None
             enqueue_intake(cid, crash_camp["harness"], crash_camp["variant"], sha)
             log.warning("rescue: the intake of crash %s (campaign %s) had no task message anywhere for %.0f s; "
                         "published it again", sha[:12], cid, now - first)
-        st.r.hdel(SEEN, name)
+        st.unmark(SEEN, name)
         done.append(name)
     return done

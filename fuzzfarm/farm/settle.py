@@ -23,7 +23,7 @@ import time
 from billiard.exceptions import TimeLimitExceeded
 from celery import signals
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, redis_url
 
 log = logging.getLogger("fuzzfarm.settle")

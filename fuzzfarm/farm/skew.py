@@ -22,7 +22,7 @@ import socket
 import time
 from typing import Callable
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm import settings
 
@@ -33,17 +33,13 @@ BACKOFF_S = settings.number("FUZZFARM_SKEW_BACKOFF_S", 2.0)
 MAX_BACKOFF_S = 30.0
 
 
-def _key(cid: str) -> str:
-    return S.P + f"campaign:{cid}:skew"
-
-
 def seen(st: S.Store, cid: str, worker: str, local_hash: str) -> None:
     """Record which harness hash ``worker`` has (called by every worker that takes a slice)."""
-    st.r.hset(_key(cid), worker or socket.gethostname(), local_hash)
+    st.skew_seen(cid, worker or socket.gethostname(), local_hash)
 
 
 def no_match_reason(st: S.Store, cid: str, harness: str, wanted: str) -> str:
-    have = st.r.hgetall(_key(cid))
+    have = st.skew_hashes(cid)
     others: dict[str, int] = {}
     for h in have.values():
         if h != wanted:
@@ -59,19 +55,14 @@ def hand_back(st: S.Store, spec: dict, local_hash: str, *, worker: str, enqueue:
     or fail the job when the bound is reached and no worker matches. Returns "handed back" or "failed"."""
     cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
     wanted = spec["harness_hash"]
-    pipe = st.r.pipeline()
-    pipe.hset(_key(cid), worker or socket.gethostname(), local_hash)
-    pipe.hincrby(st._job_key(cid, n), "skew_handbacks", 1)
-    pipe.hvals(_key(cid))
-    _, count, hashes = pipe.execute()
+    count, hashes = st.skew_hand_back(cid, n, worker or socket.gethostname(), local_hash)
     matching = wanted in hashes
     if count > HANDBACKS * (10 if matching else 1):
         reason = no_match_reason(st, cid, spec["harness"], wanted) if not matching else (
             f"harness {spec['harness']}: handed back {count - 1} times by workers with another hash; "
             f"the workers with hash {wanted[:12]}… never took it")
         # one text for the whole campaign: the first job to give up sets it, the others reuse it
-        st.r.hsetnx(S.P + f"campaign:{cid}", "skew_error", reason)
-        reason = st.r.hget(S.P + f"campaign:{cid}", "skew_error") or reason
+        reason = st.campaign_field_once(cid, "skew_error", reason)
         log.error("job %s/%s failed: %s", cid, n, reason)
         st.update_job(cid, n, state=S.JOB_FAILED, finished=time.time(), error=reason)
         return "failed"

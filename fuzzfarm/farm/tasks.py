@@ -19,7 +19,7 @@ from celery import signals
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import app, config, diskcheck, jobs, lease, redis_url, skew, triage
 # Read at the worker's start like every other setting, so a bad value stops the worker there
 # (fuzzfarm/settings.py) instead of failing the first job that merges a corpus or the janitor's round.
@@ -89,7 +89,7 @@ def _requeued_on_shutdown_is_no_death(sig=None, how=None, **_kw) -> None:
                     redis_url.mask_text(str(e), redis_url.from_env()))
 
 
-def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, republish, give_up) -> bool:
+def _collector_hands_back(st: S.Store, harness: str, wanted: str, record: tuple, republish, give_up) -> bool:
     """A collector whose copy of ``harness`` has another hash than the one the crash was found
     with does not triage it: it records why on the crash / bucket (field ``waiting``), holds the
     message a little and publishes it again, so a matching collector takes it (farm/skew.py);
@@ -98,11 +98,11 @@ def _collector_hands_back(st: S.Store, harness: str, wanted: str, key: str, repu
     if m is None:
         return False
     _, msg = m
-    n = int(st.r.hincrby(key, "collector_waits", 1))
+    n = st.count_on(*record, "collector_waits")
     if n > skew.COLLECTOR_HANDBACKS:
         give_up(skew.collector_gave_up(msg, n - 1))
         return True
-    st.r.hset(key, "waiting", msg)
+    st.note_on(*record, "waiting", msg)
     wait = skew.collector_wait(n)
     log.warning("%s; handing it back in %.1f s", msg, wait)
     time.sleep(wait)
@@ -207,7 +207,7 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
         return None
     try:
         if _collector_hands_back(st, harness, (st.campaign(cid) or {}).get("harness_hash", ""),
-                                 st._crash_key(harness, variant, sha), lambda: enqueue_intake(cid, harness, variant, sha),
+                                 ("crash", (harness, variant, sha)), lambda: enqueue_intake(cid, harness, variant, sha),
                                  lambda why: _intake_stopped(st, cid, harness, variant, sha, why)):
             return None
         return triage.intake(st, cid, harness, variant, sha, enqueue_triage=_enqueue_triage(minimize))
@@ -226,7 +226,7 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
         return False
     try:
         b = st.bucket(bid) or {}
-        if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), S.P + f"bucket:{bid}",
+        if b and _collector_hands_back(st, b.get("harness", ""), b.get("harness_hash", ""), ("bucket", (bid,)),
                                        lambda: _enqueue_triage(task)(bid), lambda why: triage.fail_bucket(st, bid, why)):
             return False
         owner = lease.delivery_owner(task.request.id or "")  # a claim per delivery (triage._step)

@@ -19,7 +19,7 @@ from typing import Callable
 
 import fuzzfarm
 from fuzzfarm import harness as H
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, recheck, triage_ahead
 from fuzzfarm import settings
 
@@ -128,7 +128,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     if said and said != sig:  # the engine's word was wrong once: replay every crash of this harness from now on
         log.warning("intake %s: the fuzz engine said signature %s, the replay gives %s; crashes of %s/%s are "
                     "replayed at intake from now on", sha[:12], said[:12], sig[:12], harness, variant)
-        st.r.set(_distrust_key(harness, variant), sha)
+        st.distrust_engine_signature(harness, variant, sha)
         st.set_crash(harness, variant, sha, engine_signature_mismatch=True)
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
@@ -167,12 +167,6 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     return bid
 
 
-def _distrust_key(harness: str, variant: str) -> str:
-    """Set (to the crash's sha256) once a replay at intake gave another signature than the fuzz
-    engine said: no crash of ``harness``/``variant`` joins a bucket unreplayed after that."""
-    return S.P + f"engine_signature:distrusted:{harness}:{variant}"
-
-
 def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str, sha: str, crash: dict,
                               bound: str, enqueue_triage) -> str | None:
     """Join the crash to the bucket of the signature the fuzz engine computed for it
@@ -184,7 +178,7 @@ def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str,
     (``joined="engine signature"``, ``replays=0``) and counted in the bucket's
     ``joined_unreplayed``. Returns the bucket id, or None: take the replay path."""
     said = crash.get("engine_signature") or ""
-    if not said or crash.get("artifact", "crash") != "crash" or st.r.exists(_distrust_key(harness, variant)):
+    if not said or crash.get("artifact", "crash") != "crash" or st.engine_signature_distrusted(harness, variant):
         return None
     bid = st.bucket_for_signature(harness, variant, said)
     b = st.bucket(bid) if bid else None
@@ -237,16 +231,6 @@ def _step(st: S.Store, bid: str, owner: str, step: str, states: tuple[str, ...])
 
 
 
-# KEYS: claim keys; ARGV: owner, ttl ms -> how many were renewed
-_RENEW = """
-local n = 0
-for _, k in ipairs(KEYS) do
-  if redis.call('GET', k) == ARGV[1] then redis.call('PEXPIRE', k, ARGV[2]); n = n + 1 end
-end
-return n
-"""
-
-
 class claims_renewed:
     """``with claims_renewed(st, bid, owner):`` renews, every ``CLAIM_TTL_S / 4``, each of ``bid``'s
     step claims that ``owner`` holds, until the block ends (the task's end, whatever it was). A
@@ -258,15 +242,14 @@ class claims_renewed:
         import threading
 
         self.st, self.owner = st, owner
-        self.keys = [S.P + f"lease:{bid}:{s}" for s in self.STEPS]
+        self.claims = [f"{bid}:{s}" for s in self.STEPS]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fuzzfarm-claim", daemon=True)
 
     def _run(self) -> None:
-        script = self.st.r.register_script(_RENEW)
         while not self._stop.wait(CLAIM_TTL_S / 4):
             try:
-                script(keys=self.keys, args=[self.owner, int(CLAIM_TTL_S * 1000)])
+                self.st.renew_claims(self.claims, self.owner, int(CLAIM_TTL_S * 1000))
             except Exception:  # noqa: BLE001 - Redis away: the next round tries again
                 pass
 

@@ -37,14 +37,11 @@ from __future__ import annotations
 import logging
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import lease
 
 log = logging.getLogger("fuzzfarm.unacked")
 
-HELD = S.P + "held"        # zset: delivery tag -> when its holder's claim ends
-UNOWNED = S.P + "unowned"  # hash: delivery tag -> when first seen in ``unacked`` with no live claim
-UNACKED = "unacked"        # kombu's Redis transport (Channel.unacked_key, its default)
 
 
 def unowned_s() -> float:
@@ -78,12 +75,7 @@ def held_tags() -> list[str]:
 def renew(st: S.Store, tags: list[str], now: float | None = None) -> None:
     """Claim ``tags`` for another lease period; drop claims that ended long ago (housekeeping)."""
     now = time.time() if now is None else now
-    pipe = st.r.pipeline(transaction=False)
-    if tags:
-        pipe.zadd(HELD, {t: now + lease.LEASE_TTL_S for t in tags})
-        pipe.expire(HELD, int(10 * lease.LEASE_TTL_S) + 1)  # gone once no worker holds anything
-    pipe.zremrangebyscore(HELD, "-inf", now - 10 * lease.LEASE_TTL_S)
-    pipe.execute()
+    st.renew_held(tags, now + lease.LEASE_TTL_S, 10 * lease.LEASE_TTL_S, now)
 
 
 def describe(raw: str | None) -> str:
@@ -101,35 +93,30 @@ def sweep(st: S.Store, restore, now: float | None = None) -> list[str]:
     """One round: restore (``restore(tag)``) every message with no live owner for ``unowned_s()``.
     Returns the tags restored."""
     now = time.time() if now is None else now
-    tags = st.r.hkeys(UNACKED)
-    seen = st.r.hgetall(UNOWNED)
+    tags = st.unacked_tags()
+    seen = st.marks("unowned")
     if not tags:
         if seen:
-            st.r.delete(UNOWNED)
+            st.clear_marks("unowned")
         return []
-    pipe = st.r.pipeline(transaction=False)
-    for t in tags:
-        pipe.zscore(HELD, t)
-    ends = pipe.execute()
+    ends = st.held_until(tags)
     owned = {t for t, end in zip(tags, ends) if end is not None and float(end) > now}
     gone = [t for t in seen if t not in tags or t in owned]
-    if gone:
-        st.r.hdel(UNOWNED, *gone)
+    st.unmark("unowned", *gone)
     done = []
     for t in tags:
         if t in owned:
             continue
         first = float(seen.get(t, 0) or 0)
         if not first:
-            st.r.hset(UNOWNED, t, repr(now))
-            st.r.expire(UNOWNED, int(10 * unowned_s()) + 1)  # a fleet whose janitors all stopped leaves nothing
+            st.mark("unowned", t, now, expire_s=10 * unowned_s())  # a fleet whose janitors all stopped leaves nothing
             continue
         if now - first < unowned_s():
             continue
-        what = describe(st.r.hget(UNACKED, t))
+        what = describe(st.unacked_message(t))
         restore(t)
-        st.r.hdel(UNOWNED, t)
-        st.r.zrem(HELD, t)
+        st.unmark("unowned", t)
+        st.drop_held(t)
         log.warning("unacked: %s had no live worker for %.0f s (its worker died, froze, or lost it when its "
                     "connection to Redis dropped); put back on its queue", what, now - first)
         done.append(t)

@@ -11,48 +11,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import re
 import sys
-import sysconfig
 from types import FrameType, TracebackType
 from typing import Iterable
 
 from .gonames import go_site
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PKG = os.path.dirname(_HERE)
-# Frames from these trees are machinery, never "where the bug is".
-_MACHINERY = tuple(
-    os.path.join(_PKG, sub) + os.sep
-    for sub in ("gosim", "strategies", "engine", "farm", "collector")
-) + (
-    os.path.join(_PKG, "harness.py"),
-    os.path.join(_PKG, "runone.py"),
-)
-_STDLIB = tuple(
-    p + os.sep
-    for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
-)
-_SITE = tuple(p + os.sep for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
-
-
-@functools.lru_cache(maxsize=4096)
-def is_project_file(filename: str) -> bool:
-    """True when ``filename`` holds project code (ports, harnesses, scenarios, tests).
-
-    Runtime internals, strategies, farm machinery, the standard library and third-party
-    packages are excluded, wherever the package is installed (editable or not).
-    """
-    path = os.path.abspath(filename)
-    if path.startswith(_MACHINERY) or filename.startswith("<"):
-        return False
-    if path.startswith(_SITE):
-        rest = path[len(next(p for p in _SITE if path.startswith(p))):]
-        return rest.startswith(("fuzzfarm" + os.sep + "ports", "harnesses" + os.sep))
-    if path.startswith(_STDLIB):
-        return False
-    return True
-
+from .gopanic import go_text
+from .projectcode import is_project_file  # race.py takes it from here too
 
 @dataclasses.dataclass(frozen=True)
 class StackFrame:
@@ -287,7 +252,6 @@ class GoroutinePanic(GoFailure):
     def go_message(self) -> str:  # type: ignore[override]
         """Go's text where Go would panic the same way (a nil func call: ``runtime error:
         invalid memory address or nil pointer dereference``), else the panic's own value."""
-        from .gopanic import go_text  # gopanic imports this module
         return (go_text(self.cause) if self.cause is not None else None) or self.detail
 
 
@@ -544,15 +508,6 @@ def project_site(frame: FrameType | None) -> str | None:
             return _site_text(code, frame.f_lineno)
         frame = frame.f_back
     return None
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def sanitize(text: str) -> str:
-    """``text`` with memory addresses (``<Foo object at 0x7f..>``) removed, so that messages and
-    trace details are the same in every process."""
-    return _ADDRESS.sub("", text) if " at 0x" in text else text
 
 
 def caller_frames() -> list[StackFrame]:

@@ -13,7 +13,7 @@ import linecache
 import re
 from types import TracebackType
 
-from .failures import is_project_file, sanitize
+from .projectcode import is_project_file, sanitize
 
 NIL_DEREF = "runtime error: invalid memory address or nil pointer dereference"
 NIL_MAP_WRITE = "assignment to entry in nil map"

@@ -12,7 +12,7 @@ import sys
 
 from greenlet import getcurrent
 
-from .failures import is_project_file, sanitize
+from .projectcode import is_project_file, sanitize
 from .gonames import go_site
 from .race import _site as _race_site
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 # What the bugs table shows of a bucket (the same public fields as `fuzzfarm crashes --json`).
 BUCKET_FIELDS = ("id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "state",

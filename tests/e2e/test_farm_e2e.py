@@ -15,7 +15,7 @@ import time
 import pytest
 
 from fuzzfarm.farm.embedded import free_port
-from fuzzfarm.store import Store
+from fuzzfarm.farm.store import Store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 
 def test_sigint_in_submit_wait_exits_130_and_the_campaign_goes_on(farm, tmp_path):
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     env = {**os.environ, "FUZZFARM_REDIS_URL": farm.url}
     p = subprocess.Popen([sys.executable, "-m", "fuzzfarm.cli", "submit", "checker", "--jobs", "1", "--duration",
                           "120", "--wait"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -20,7 +20,7 @@ import time
 import pytest
 
 from fuzzfarm.farm.embedded import RedisServer
-from fuzzfarm.store import Store
+from fuzzfarm.farm.store import Store
 
 # slow tier (about 100 s): the default layout triaging while jobs fuzz; CI keeps the demo e2e and
 # the farm e2e, which run on the same two-worker layout

@@ -14,7 +14,7 @@ from fuzzfarm import harness as H
 from fuzzfarm.engine import process
 
 FORBIDDEN_ROOTS = ("celery", "kombu", "redis", "rich", "typer", "click", "billiard", "amqp")
-FORBIDDEN_OURS = ("fuzzfarm.farm", "fuzzfarm.cli", "fuzzfarm.store")
+FORBIDDEN_OURS = ("fuzzfarm.farm", "fuzzfarm.cli", "fuzzfarm.farm.store")
 
 # What the atheris child does before libFuzzer starts: import the harness module, whose
 # top level imports the runtime and the ports inside atheris.instrument_imports().

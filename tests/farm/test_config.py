@@ -128,7 +128,7 @@ def test_url_precedence(monkeypatch):
 def test_intake_is_served_before_queued_triage(redis_server, monkeypatch):
     """Redis transport priorities: an intake published after a minimize still comes first."""
     from fuzzfarm.farm import app, configure, tasks
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     st = Store(redis_server.url)
     st.r.flushdb()
     monkeypatch.setenv(redis_url.ENV, redis_server.url)  # restored afterwards
@@ -147,7 +147,7 @@ def test_a_buckets_next_step_goes_ahead_of_another_buckets_first_step(redis_serv
     """Triage runs bucket by bucket: a verify (or fix check) enqueued by a finished step is
     served before the minimize of a bucket that came later; intakes before both."""
     from fuzzfarm.farm import app, configure, tasks
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     st = Store(redis_server.url)
     st.r.flushdb()
     monkeypatch.setenv(redis_url.ENV, redis_server.url)
@@ -165,7 +165,7 @@ def test_a_proof_waits_behind_a_later_buckets_first_step(redis_server, monkeypat
     """Every bucket's fix verdict before any bucket's proof: the prove step of bucket b1 is
     served after the minimize of a bucket that came later, and both after a verify."""
     from fuzzfarm.farm import app, configure, tasks
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     st = Store(redis_server.url)
     st.r.flushdb()
     monkeypatch.setenv(redis_url.ENV, redis_server.url)
@@ -183,7 +183,7 @@ def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path,
     """After messages went to one Redis, configure() sends the next ones to another."""
     from fuzzfarm.farm import configure, tasks
     from fuzzfarm.farm.embedded import RedisServer
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     monkeypatch.setenv(redis_url.ENV, redis_server.url)
     with RedisServer(str(tmp_path)) as other:
         first, second = Store(redis_server.url), Store(other.url)

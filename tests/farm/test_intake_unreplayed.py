@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import triage
 from test_triage_jobs import _camp, _outcome_of, col, make_collector  # noqa: F401 - col is a fixture
 

@@ -9,7 +9,8 @@ import types
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 from fuzzfarm.farm import config, jobs, portfolio
 from fuzzfarm.strategies.mix import MixStrategy
 
@@ -120,7 +121,7 @@ def test_a_pinned_strategy_is_run_as_given_and_leaves_no_mix_state(store, checke
     monkeypatch.setattr(config, "MAX_SLICE_S", 1.0)
     cid, eng = _run_campaign(store, checker_hash, "pct:3", slices=3, strategy="pct:3")
     assert [s for s, _ in eng.calls] == ["pct:3"] * 3 and all(p is None for _, p in eng.calls)
-    assert not store.r.exists(portfolio.key(cid))
+    assert not store.r.exists(keys.campaign_mix(cid))
 
 
 def test_the_cli_accepts_mix_and_pct_depths_and_refuses_others():

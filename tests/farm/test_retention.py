@@ -10,8 +10,8 @@ import time
 import pytest
 
 from farm_fixtures import CLI
-from fuzzfarm import retention
-from fuzzfarm import store as S
+from fuzzfarm.farm.store import retention
+from fuzzfarm.farm import store as S
 
 
 def _finished_campaign(st, *, untriaged: bool = False, unbucketed: bool = False, jobs: int = 2) -> tuple[str, str]:
@@ -129,3 +129,19 @@ def test_a_settled_campaign_gets_a_ttl_on_its_own_keys_and_gc_drops_it_once_expi
         store.r.delete(k)
     retention.collect(store, older_than_s=0, now=time.time() + 1)
     assert cid not in store.campaign_ids() and running in store.campaign_ids()
+
+
+def test_delete_takes_every_key_the_key_list_files_under_the_campaign(store):
+    """gc works from keys.LIFETIME: each per-campaign key the farm writes (skew, mix portfolio,
+    context rechecks, series, ...) exists before the delete and is gone after it."""
+    from fuzzfarm.farm.store import keys
+
+    cid, bid = _finished_campaign(store)
+    store.skew_seen(cid, "w1", "ab" * 32)
+    store.mix_add(cid, {"walk.s": 1.0}, {})
+    store.start_recheck(bid, "none|x", cid, bid + "-none-x", time.time())
+    written = [keys.campaign_skew(cid), keys.campaign_mix(cid), keys.campaign_rechecks(cid), keys.campaign_series(cid)]
+    assert all(store.r.exists(k) for k in written)
+    retention.remove_campaign(store, cid)
+    assert not [k for k in _keys(store) if f":{cid}" in k and not k.startswith(keys.P + "crash:")]
+    assert store.r.exists(keys.recheck(bid, "none|x"))  # the bucket's, kept with it

@@ -1,4 +1,4 @@
-"""fuzzfarm.store against a real redis-server."""
+"""fuzzfarm.farm.store against a real redis-server."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 
 def _campaign(st, jobs=2, **kw):
@@ -166,3 +166,17 @@ def test_wrong_password_is_reported_without_the_password(redis_server, tmp_path)
         with pytest.raises(S.StoreError) as e:
             S.Store(bad).ping()
         assert "wrong-pw-456" not in str(e.value) and "right-pw-123" not in str(e.value)
+
+
+def test_the_reads_the_web_view_needs(store):
+    """Store.buckets / last_hit / campaign_bucket_times: what web/data.py read by hand."""
+    cid = store.create_campaign({"harness": "h", "variant": "v", "jobs": 0, "duration_s": 1.0})
+    bid, _, _, _ = store.create_or_join_bucket(harness="h", variant="v", signature="s", input_sha256="a" * 64,
+                                               fields={"kind": "k", "first_campaign": cid, "count_x": 3})
+    store.mark_intaken(cid, "a" * 64, bid)
+    [(got, t)] = store.campaign_bucket_times(cid)
+    assert got == bid and t > 0
+    recs = store.buckets([bid, "b-unknown"])
+    assert [b["id"] for b in recs] == [bid] and recs[0]["count_x"] == 3  # decoded, unknown left out
+    assert store.last_hit(recs) == [t]
+    assert store.buckets([]) == [] and store.last_hit([]) == []

@@ -41,7 +41,7 @@ def tls_redis(redis_server, tmp_path_factory):
 
 
 def test_store_over_tls(tls_redis):
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
     url, _ = tls_redis
     st = Store(url)
     st.ping()
@@ -62,7 +62,7 @@ def test_celery_broker_and_backend_over_tls(tls_redis):
 
 
 def test_tls_with_an_unknown_ca_is_refused(tls_redis):
-    from fuzzfarm.store import Store, StoreError
+    from fuzzfarm.farm.store import Store, StoreError
     url, _ = tls_redis
     with pytest.raises(StoreError) as e:
         Store(url.split("?")[0]).ping()  # system CAs only: the self-signed server is not trusted

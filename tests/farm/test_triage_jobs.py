@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, jobs, triage
 
 

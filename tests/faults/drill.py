@@ -38,7 +38,7 @@ DRILL_ENV = {k: faultlib.WORKER_ENV[k] for k in ("FUZZFARM_MAX_SLICE_S", "FUZZFA
 os.environ.update(DRILL_ENV)
 
 import killdrill  # noqa: E402
-from fuzzfarm import store as S  # noqa: E402
+from fuzzfarm.farm import store as S  # noqa: E402
 from fuzzfarm.farm.embedded import Farm, Worker  # noqa: E402
 
 

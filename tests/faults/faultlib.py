@@ -67,7 +67,7 @@ def harness_hash(name: str) -> str:
 def publishing_to(url: str):
     """This process's Celery app publishes to ``url`` (and back afterwards); yields a Store."""
     from fuzzfarm.farm import app, configure
-    from fuzzfarm.store import Store
+    from fuzzfarm.farm.store import Store
 
     before = os.environ.get("FUZZFARM_REDIS_URL")
     configure(url)
@@ -241,7 +241,7 @@ KEPT_AFTER_GC = ("bucket:", "sig:", "buckets", "artifact:", "groups:", "corpus:"
 
 def left_after_gc(st) -> list[str]:
     """``fuzzfarm:`` keys without a TTL that are none of KEPT_AFTER_GC (should be empty)."""
-    from fuzzfarm import store as S
+    from fuzzfarm.farm import store as S
 
     bad = []
     for k in st.r.scan_iter(match=S.P + "*", count=1000):

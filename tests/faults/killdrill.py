@@ -21,7 +21,7 @@ import random
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 
 

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.engine import MAX_INPUT_BYTES
 from fuzzfarm.farm import tasks
 

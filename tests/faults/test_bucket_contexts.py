@@ -15,7 +15,7 @@ import json
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 # inputs that fail on ``early`` under the default bound and under none, with one signature
 X1, X2, X3 = (bytes.fromhex(h) for h in ("5feceb66ffc86f38", "6b86b273ff34fce1", "4b227777d4dd1fc6"))

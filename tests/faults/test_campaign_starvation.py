@@ -16,7 +16,8 @@ import sys
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 
 # Fails under no bound; the bytes after the 4th are never read (the minimizer drops them).
 STARVED = bytes.fromhex("9e985182b70eee7f1a5039bef07ec2347f066e")
@@ -130,7 +131,7 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
     console.print(_status_view(fst, cid, wide=False))
     assert "max starvation none" in console.export_text(), console.export_text()
     faultlib.wait_until(lambda: faultlib.campaign_settled(fst, cid), 180, "the ff-starved campaign to settle")
-    notes = fst.r.hgetall(portfolio.key(cid))
+    notes = fst.r.hgetall(keys.campaign_mix(cid))
     found_by = {v.split()[0] for k, v in notes.items() if k.startswith("crash.")}
     assert found_by == set(portfolio.ENGINES), notes  # walk and atheris children ran under "none"
     (bid,) = fst.campaign_bucket_ids(cid)

@@ -5,7 +5,8 @@ forever. The product's own hand-back code on real Redis (the fault farm's)."""
 
 from __future__ import annotations
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 from fuzzfarm.farm import skew, tasks, triage
 
 OTHER = "0" * 64  # a hash no installed harness has
@@ -17,12 +18,12 @@ def test_a_crash_no_collector_can_triage_is_handed_back_a_bounded_number_of_time
     cid = fst.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "bytes", "jobs": 1,
                                "duration_s": 1.0, "harness_hash": OTHER, "version": "0"})
     sha, _ = fst.report_crash(cid, 0, "checker", "buggy", b"x")
-    key = fst._crash_key("checker", "buggy", sha)
+    key = keys.crash("checker", "buggy", sha)
     republished = []
 
     def hand_back() -> bool:
-        return tasks._collector_hands_back(fst, "checker", OTHER, key, lambda: republished.append(1),
-                                           lambda why: tasks._intake_stopped(fst, cid, "checker", "buggy", sha, why))
+        return tasks._collector_hands_back(fst, "checker", OTHER, ("crash", ("checker", "buggy", sha)),
+                                           lambda: republished.append(1), lambda why: tasks._intake_stopped(fst, cid, "checker", "buggy", sha, why))
 
     for i in range(3):
         assert hand_back()
@@ -41,9 +42,9 @@ def test_a_bucket_no_collector_can_triage_fails_with_the_reason_after_the_bound(
     monkeypatch.setattr(skew, "BACKOFF_S", 0.001)
     bid, _, _, _ = fst.create_or_join_bucket(harness="checker", variant="buggy", signature="s", input_sha256="a" * 64,
                                              fields={"kind": "k", "state": S.B_NEW, "harness_hash": OTHER})
-    key, republished = S.P + f"bucket:{bid}", []
+    republished = []
     for _ in range(2):
-        tasks._collector_hands_back(fst, "checker", OTHER, key, lambda: republished.append(1),
+        tasks._collector_hands_back(fst, "checker", OTHER, ("bucket", (bid,)), lambda: republished.append(1),
                                     lambda why: triage.fail_bucket(fst, bid, why))
     b = fst.bucket(bid)
     assert len(republished) == 1 and b["state"] == S.B_FAILED, b

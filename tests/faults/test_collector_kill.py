@@ -5,7 +5,7 @@ counted twice."""
 from __future__ import annotations
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import tasks
 
 

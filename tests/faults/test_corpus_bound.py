@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, corpus_bound, jobs
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import RedisServer, Worker
 from fuzzfarm.farm.watchdog import EXIT_DEAF
 

@@ -25,7 +25,7 @@ import sys
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import triage
 
 BUDGET_S = 60  # the acceptance: found within 60 s on 2 cores (2 jobs on the fault farm's -c 2 fuzz worker)

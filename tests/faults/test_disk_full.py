@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import Worker
 
 JOBS = 4

@@ -8,7 +8,7 @@ import threading
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import jobs, tasks
 
 VOLATILE = {"updated"}

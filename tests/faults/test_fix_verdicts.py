@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.collector import fix_check, fix_verify, replay, verify
 from fuzzfarm.collector import verdict as V
 

@@ -9,7 +9,7 @@ import pytest
 
 import faultlib
 from farm_fixtures import _need_redis
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import Farm
 
 # Verification with 10 replays (P(10/10) at 30% is 6e-6); intake retries a passing replay 15

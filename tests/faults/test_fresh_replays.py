@@ -5,7 +5,7 @@ process it would fail once in ten, so only fresh processes give N/N (5 here)."""
 
 from __future__ import annotations
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 
 def test_verify_beside_the_fix_check_counts_only_fresh_process_replays(store, site, monkeypatch):

@@ -16,7 +16,7 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import Worker
 from relay import Relay
 

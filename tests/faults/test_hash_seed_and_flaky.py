@@ -16,7 +16,7 @@ import json
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.collector import verdict as V
 
 

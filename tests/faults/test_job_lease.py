@@ -15,7 +15,8 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 from fuzzfarm.farm import lease
 from fuzzfarm.farm.embedded import Worker
 
@@ -73,7 +74,7 @@ def test_a_job_on_a_lost_box_resumes_on_another_worker_and_runs_once(fault_farm,
             # its fuzzing time and execs counted once: only box b's complete slice
             assert abs(float(job["elapsed_base"]) - DURATION_S) < 1.0, job
             assert int(job["execs"]) == 0 and int(job["execs_base"]) > 0, job
-            assert st.r.zcard(lease.LEASES) == 0
+            assert st.r.zcard(keys.leases()) == 0
             if fault == "freeze":
                 assert "its end is not recorded" not in a.log_text()  # it stopped at a tick, long before
         finally:

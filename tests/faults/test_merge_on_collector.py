@@ -10,6 +10,7 @@ import re
 
 import faultlib
 from fuzzfarm.farm import jobs
+from fuzzfarm.farm.store import keys
 
 
 def test_a_grown_corpus_is_merged_by_the_collector(fault_farm, fst):
@@ -31,4 +32,4 @@ def test_a_grown_corpus_is_merged_by_the_collector(fault_farm, fst):
     assert len(left) < len(junk) // 2, (len(left), len(junk))
     assert "corpus cluster-builder: merged" not in fuzz_w.log_text()[before_fuzz:]
     faultlib.wait_until(lambda: faultlib.drained(fst), 30, "the queues to drain")
-    assert not fst.r.exists(jobs._merge_queued_key("cluster-builder"))  # the next growth may queue the next one
+    assert not fst.r.exists(keys.corpus_merge_queued("cluster-builder"))  # the next growth may queue the next one

@@ -13,7 +13,7 @@ import redis
 
 import faultlib
 from farm_fixtures import _need_redis
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import aclcheck
 from fuzzfarm.farm.embedded import Farm, RedisServer, Worker
 

@@ -17,7 +17,7 @@ import redis
 
 import faultlib
 from farm_fixtures import _need_redis
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import local
 
 BOUND_S = 60.0

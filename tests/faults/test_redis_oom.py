@@ -12,7 +12,7 @@ import redis
 
 import faultlib
 from farm_fixtures import _need_redis
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import RedisServer, Worker
 
 DURATION_S = 16.0

@@ -10,7 +10,7 @@ import sys
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 
 
 def _snapshot(st, cid: str) -> dict:

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import Worker
 
 BOUND_S = 60.0

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 from fuzzfarm.farm import lease, rescue
 
 
@@ -58,7 +59,7 @@ def test_a_job_and_an_intake_without_a_message_are_published_again_after_the_gra
         assert sorted(done) == [f"intake:{cid}:{sha}", f"job:{cid}:1:0"]
         assert [(f["campaign"], f["job"], f["slice"]) for f, _ in fuzz] == [(cid, 1, 0)]
         assert intakes == [(cid, "ff-crashy", "buggy", sha)]
-        assert st.r.hlen(rescue.SEEN) == 0
+        assert st.r.hlen(keys.orphans()) == 0
 
 
 def test_a_running_slice_a_claimed_slice_and_a_settled_campaign_are_no_orphans(fault_farm):
@@ -79,5 +80,5 @@ def test_a_running_slice_a_claimed_slice_and_a_settled_campaign_are_no_orphans(f
         assert rescue.orphans(st)[0] == []
         st.r.hset(S.P + f"campaign:{cid}", "expires_at", "1")
         st.r.delete(S.P + f"lease:{lease.claim_name(cid, 0, 2)}")
-        st.r.delete(lease.LEASES)
+        st.r.delete(keys.leases())
         assert rescue.orphans(st) == ([], [])

@@ -6,7 +6,7 @@ stay, and the campaign finishes instead of showing ``running`` forever
 from __future__ import annotations
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm.embedded import Worker
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, jobs, lease, settle
 
 WHY = "killed at its hard time limit (TimeLimitExceeded(24.0))"

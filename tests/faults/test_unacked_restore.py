@@ -18,7 +18,8 @@ import time
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 from fuzzfarm.farm import tasks, unacked
 from fuzzfarm.farm.embedded import Farm, Worker
 
@@ -111,7 +112,7 @@ def test_collector_box_lost_mid_step_its_message_comes_back_without_the_visibili
     cid, bid, shas = _triage_in_progress(st)
     col = next(w for w in f.workers if w.queues == ["collect"])
     # while it lives, the collector's janitor keeps a claim on the message it runs
-    faultlib.wait_until(lambda: any((st.r.zscore(unacked.HELD, t) or 0) > time.time() for t in st.r.hkeys("unacked")),
+    faultlib.wait_until(lambda: any((st.r.zscore(keys.held(), t) or 0) > time.time() for t in st.r.hkeys("unacked")),
                         30, "a live claim on the minimize message")
     t0 = time.monotonic()
     os.killpg(col.proc.pid, signal.SIGKILL)  # the whole box: main process, pool, minimizer

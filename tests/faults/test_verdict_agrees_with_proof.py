@@ -19,7 +19,7 @@ import sys
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.collector import verdict as V
 
 

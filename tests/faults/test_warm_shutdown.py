@@ -11,7 +11,7 @@ import signal
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config
 from fuzzfarm.farm.embedded import Worker
 

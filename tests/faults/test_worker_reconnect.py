@@ -12,7 +12,7 @@ import sys
 import time
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import reconnect
 from fuzzfarm.farm.embedded import RedisServer
 

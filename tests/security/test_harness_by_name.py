@@ -10,7 +10,7 @@ import os
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import tasks
 
 EVIL_FILE = os.path.join(faultlib.SITE, "faultharnesses", "evil_unregistered.py")

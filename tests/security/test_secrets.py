@@ -17,7 +17,7 @@ import sys
 import pytest
 
 import faultlib
-from fuzzfarm import store as S
+from fuzzfarm.farm import store as S
 from fuzzfarm.farm import redis_url
 from fuzzfarm.farm.embedded import Worker
 

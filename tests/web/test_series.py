@@ -3,7 +3,7 @@ throttled per job, expiring, and summed over jobs with each job's last figure ca
 
 from __future__ import annotations
 
-from fuzzfarm.store import P
+from fuzzfarm.farm.store import P
 from fuzzfarm.web import data, plots
 
 

@@ -13,8 +13,8 @@ import time
 import pytest
 from webtools import WebServer, get, post
 
-from fuzzfarm import store as S
-from fuzzfarm.store import Store
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import Store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

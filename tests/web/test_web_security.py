@@ -14,7 +14,7 @@ import pytest
 from webtools import WebServer, get, post
 
 from fuzzfarm.farm.embedded import RedisServer
-from fuzzfarm.store import Store
+from fuzzfarm.farm.store import Store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 

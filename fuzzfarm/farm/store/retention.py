@@ -20,7 +20,7 @@ Besides ``gc`` / ``delete``, a campaign's own keys get a TTL once it has settled
 (``FUZZFARM_CAMPAIGN_TTL_S``, 30 days by default; 0 keeps them until ``gc``): its job stats,
 series, crash and intake sets, version-skew record and triaged crash inputs (the staging copies
 of inputs now counted in a bucket) all expire together, with the campaign record. One worker's
-janitor (:mod:`fuzzfarm.farm.lease`) applies them about once a minute for the whole fleet
+janitor (:mod:`fuzzfarm.farm.janitor`) applies them about once a minute for the whole fleet
 (:func:`expire_settled`); ``gc`` drops index entries of campaigns that expired.
 """
 
@@ -30,10 +30,10 @@ import dataclasses
 import os
 import time
 
-from fuzzfarm import store as S
 from fuzzfarm import settings
+from fuzzfarm.farm import store as S
+from fuzzfarm.farm.store import keys
 
-P = S.P
 CAMPAIGN_TTL_S = settings.number("FUZZFARM_CAMPAIGN_TTL_S", 30.0 * 24 * 3600, above=True)
 EXPIRY_SWEEP_S = 60.0  # one expire_settled round per this many seconds, fleet-wide
 
@@ -61,12 +61,9 @@ def campaign_keys(st: S.Store, cid: str) -> Removal:
     camp = st.campaign(cid)
     if camp is None:
         raise NotRemovable(f"unknown campaign {cid!r}; list campaigns with `fuzzfarm status`")
-    keys = [P + f"campaign:{cid}", P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken",
-            P + f"campaign:{cid}:buckets", P + f"campaign:{cid}:series", P + f"campaign:{cid}:skew",
-            P + f"campaign:{cid}:mix", P + f"campaign:{cid}:rechecks", P + f"campaign:{cid}:crash_jobs"]
-    keys += [P + f"job:{cid}:{n}" for n in range(int(camp.get("jobs", 0) or 0))]
-    crashes = sorted(st.r.smembers(P + f"campaign:{cid}:crashes"))
-    ckeys = [P + f"crash:{camp['harness']}:{camp['variant']}:{sha}" for sha in crashes]
+    own = keys.campaign_own(cid, int(camp.get("jobs", 0) or 0))  # the list: keys.LIFETIME["campaign"]
+    crashes = sorted(st.r.smembers(keys.campaign_crashes(cid)))
+    ckeys = [keys.crash(camp["harness"], camp["variant"], sha) for sha in crashes]
     pipe = st.r.pipeline()
     for k in ckeys:
         pipe.hmget(k, "campaign", "bucket")
@@ -74,7 +71,7 @@ def campaign_keys(st: S.Store, cid: str) -> Removal:
     # a crash record goes only if this campaign reported it first and it was filed into a bucket
     mine = [k for k, (owner, bucket) in zip(ckeys, recs) if owner == cid and bucket]
     kept = sum(1 for owner, bucket in recs if owner == cid and not bucket)
-    present = [k for k, n in zip(keys, _exists(st, keys)) if n]
+    present = [k for k, n in zip(own, _exists(st, own)) if n]
     return Removal(cid, present + mine, len(mine), kept)
 
 
@@ -97,7 +94,7 @@ def remove_campaign(st: S.Store, cid: str, *, dry_run: bool = False) -> Removal:
     rm = campaign_keys(st, cid)
     if not dry_run:
         pipe = st.r.pipeline()  # MULTI/EXEC: the campaign is there whole or gone whole
-        pipe.zrem(P + "campaigns", cid)
+        pipe.zrem(keys.campaigns(), cid)
         for k in rm.keys:
             pipe.delete(k)
         pipe.execute()
@@ -108,10 +105,10 @@ def collect(st: S.Store, *, older_than_s: float, dry_run: bool = False, now: flo
     """Remove every settled campaign submitted more than ``older_than_s`` seconds ago (and the
     index entries of campaigns whose keys expired)."""
     now = time.time() if now is None else now
-    old = st.r.zrangebyscore(P + "campaigns", "-inf", now - older_than_s)
-    gone = [cid for cid, n in zip(old, _exists(st, [P + f"campaign:{c}" for c in old])) if not n]
+    old = st.r.zrangebyscore(keys.campaigns(), "-inf", now - older_than_s)
+    gone = [cid for cid, n in zip(old, _exists(st, [keys.campaign(c) for c in old])) if not n]
     if gone and not dry_run:
-        st.r.zrem(P + "campaigns", *gone)
+        st.r.zrem(keys.campaigns(), *gone)
     out = []
     for cid in old:
         if cid in gone:
@@ -131,12 +128,12 @@ def expire_settled(st: S.Store, *, ttl_s: float = CAMPAIGN_TTL_S, now: float | N
     if ttl_s <= 0:
         return []
     now = time.time() if now is None else now
-    if not force and not st.r.set(P + "lease:retention-sweep", "1", nx=True, ex=int(EXPIRY_SWEEP_S)):
+    if not force and not st.r.set(keys.lease("retention-sweep"), "1", nx=True, ex=int(EXPIRY_SWEEP_S)):
         return []
     cids = st.campaign_ids()
     pipe = st.r.pipeline(transaction=False)
     for cid in cids:
-        pipe.hget(P + f"campaign:{cid}", "expires_at")
+        pipe.hget(keys.campaign(cid), "expires_at")
     marks = pipe.execute() if cids else []
     done = []
     for cid, mark in zip(cids, marks):
@@ -145,10 +142,10 @@ def expire_settled(st: S.Store, *, ttl_s: float = CAMPAIGN_TTL_S, now: float | N
         summary = st.campaign_summary(cid)
         if not summary or not summary["settled"]:
             continue
-        keys = campaign_keys(st, cid).keys
+        own = campaign_keys(st, cid).keys
         pipe = st.r.pipeline()  # MULTI: every key of the campaign gets the same end
-        pipe.hset(P + f"campaign:{cid}", "expires_at", repr(now + ttl_s))
-        for k in keys:
+        pipe.hset(keys.campaign(cid), "expires_at", repr(now + ttl_s))
+        for k in own:
             pipe.expire(k, max(1, int(ttl_s)))
         pipe.execute()
         done.append(cid)

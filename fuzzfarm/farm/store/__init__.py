@@ -1,34 +1,6 @@
-"""Every Redis key of fuzzfarm, in one place, behind one class.
+"""fuzzfarm's data in Redis, behind one class: nothing outside this package touches Redis.
 
-Layout (prefix ``fuzzfarm:``; bytes are stored base64 so every value is text):
-
-=====================================  ======  ================================================
-key                                    type    holds
-=====================================  ======  ================================================
-``campaigns``                          zset    campaign id -> submit time
-``campaign:<cid>``                     hash    the submitted spec (harness, variant, jobs, ...)
-``job:<cid>:<n>``                      hash    job state, attempts, error, live stats
-``campaign:<cid>:crashes``             set     sha256 of every crash input the campaign reported
-``campaign:<cid>:intaken``             set     ... of those whose intake has finished
-``campaign:<cid>:buckets``             zset    bucket ids the campaign hit -> when it first did
-``crash:<harness>:<variant>:<sha256>`` hash    a reported crash input (kept before intake)
-``sig:<harness>:<variant>:<signature>`` string bucket id (created atomically, Lua)
-``buckets``                            zset    bucket id -> creation time
-``bucket:<bid>``                       hash    bucket record (kind, state, count, sizes, ...)
-``bucket:<bid>:inputs``                set     sha256 of inputs counted in the bucket
-``artifact:<bid>``                     hash    file name -> base64 bytes, plus ``.sha256`` map
-``groups:override``                    hash    bucket id -> group id the user put it in
-``groups:name``                        hash    group id -> name of a group the user made
-``corpus:<harness>``                   hash    sha1 -> base64 input (shared by campaigns)
-``corpus:<harness>:merged_size``       string  corpus size after the last -merge=1 prune
-``lease:<name>``                       string  task id holding a triage step (expires)
-``leases``                             zset    running slice ``<cid>:<n>:<k>`` -> when its lease
-                                               ends (renewed each stats tick, farm/lease.py)
-``deliveries:<task id>``               string  how often a task message was delivered
-``stopping:<node>:<pid>``              string  a worker in warm shutdown: its slices end early
-``campaign:<cid>:series``              list    JSON points of the jobs' live stats over time
-                                               (bounded, expires; the web view plots them)
-=====================================  ======  ================================================
+The keys, their types and how long each lives: :mod:`.keys` (one function per key).
 
 A campaign's status is derived from its jobs: ``queued`` (no job started), ``running``,
 ``done`` (every job finished, at least one ran to its end), ``cancelled`` (every job finished,
@@ -40,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 import time
 import uuid
 from typing import Iterable
@@ -49,8 +20,13 @@ import redis
 
 from fuzzfarm.farm import redis_url
 from fuzzfarm.farm.config import SOCKET_CONNECT_TIMEOUT_S, SOCKET_TIMEOUT_S
+from fuzzfarm.farm.store import keys
+from fuzzfarm.farm.store.codec import TEXT_FIELDS, _dec, _enc  # noqa: F401 - TEXT_FIELDS: part of the API
+from fuzzfarm.farm.store.coordination import Coordination
+from fuzzfarm.farm.store.records import Records
 
-P = "fuzzfarm:"
+P = keys.P  # tests and benchmarks look at Redis under it; product code goes through Store
+
 DELIVERY_TTL_S = 7 * 24 * 3600
 
 JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED = "queued", "running", "done", "failed"
@@ -159,7 +135,7 @@ def connect(url: str, *, patient: bool = False, socket_timeout: float = SOCKET_T
                                 socket_keepalive=True, retry_on_timeout=True, **kw)
 
 
-class Store:
+class Store(Coordination, Records):
     """fuzzfarm's data in Redis. Every method is one or a few round trips; none blocks."""
 
     def __init__(self, url: str, client: redis.Redis | None = None, *, patient: bool = False):
@@ -168,6 +144,9 @@ class Store:
         self._create_or_join = self.r.register_script(_CREATE_OR_JOIN)
         self._advance = self.r.register_script(_ADVANCE)
         self._join_unreplayed = self.r.register_script(_JOIN_UNREPLAYED)
+
+    def close(self) -> None:
+        self.r.close()
 
     # ---- health --------------------------------------------------------------------------
     def ping(self) -> None:
@@ -193,16 +172,16 @@ class Store:
         now = time.time()
         rec = {**spec, "id": cid, "created": now}
         pipe = self.r.pipeline()
-        pipe.hset(P + f"campaign:{cid}", mapping={k: _enc(v) for k, v in rec.items()})
+        pipe.hset(keys.campaign(cid), mapping={k: _enc(v) for k, v in rec.items()})
         for n in range(int(spec["jobs"])):
-            pipe.hset(self._job_key(cid, n), mapping={"state": JOB_QUEUED, "job": n, "campaign": cid,
+            pipe.hset(keys.job(cid, n), mapping={"state": JOB_QUEUED, "job": n, "campaign": cid,
                                                       "updated": now, "deliveries": 0})
-        pipe.zadd(P + "campaigns", {cid: now})
+        pipe.zadd(keys.campaigns(), {cid: now})
         pipe.execute()
         return cid
 
     def campaign(self, cid: str) -> dict | None:
-        raw = self.r.hgetall(P + f"campaign:{cid}")
+        raw = self.r.hgetall(keys.campaign(cid))
         return {k: _dec(k, v) for k, v in raw.items()} if raw else None
 
     def request_cancel(self, cid: str) -> list[int]:
@@ -210,7 +189,7 @@ class Store:
         ``cancelled`` without running, a running one stops at its next stats tick. Queued jobs
         are marked cancelled at once (their messages are dropped when delivered). Returns the
         numbers of the jobs that were running (they stop within seconds)."""
-        self.r.hset(P + f"campaign:{cid}", "cancel_requested", time.time())
+        self.r.hset(keys.campaign(cid), "cancel_requested", time.time())
         running = []
         for j in self.jobs(cid):
             n = int(j.get("job", 0))
@@ -221,23 +200,20 @@ class Store:
         return running
 
     def cancel_requested(self, cid: str) -> bool:
-        return bool(self.r.hexists(P + f"campaign:{cid}", "cancel_requested"))
+        return bool(self.r.hexists(keys.campaign(cid), "cancel_requested"))
 
     # ---- warm shutdown: a worker asks its running slices to end early (farm/shutdown.py) -------
     def request_worker_stop(self, hostname: str, pid: int, ttl_s: float = 3600) -> None:
-        self.r.set(P + f"stopping:{hostname}:{pid}", time.time(), ex=int(ttl_s))
+        self.r.set(keys.stopping(hostname, pid), time.time(), ex=int(ttl_s))
 
     def worker_stop_requested(self, hostname: str, pid: int) -> bool:
-        return bool(self.r.exists(P + f"stopping:{hostname}:{pid}"))
+        return bool(self.r.exists(keys.stopping(hostname, pid)))
 
     def campaign_ids(self) -> list[str]:
-        return list(self.r.zrange(P + "campaigns", 0, -1))
-
-    def _job_key(self, cid: str, n: int) -> str:
-        return P + f"job:{cid}:{n}"
+        return list(self.r.zrange(keys.campaigns(), 0, -1))
 
     def job(self, cid: str, n: int) -> dict:
-        return {k: _dec(k, v) for k, v in self.r.hgetall(self._job_key(cid, n)).items()}
+        return {k: _dec(k, v) for k, v in self.r.hgetall(keys.job(cid, n)).items()}
 
     def jobs(self, cid: str) -> list[dict]:
         camp = self.campaign(cid)
@@ -245,12 +221,12 @@ class Store:
             return []
         pipe = self.r.pipeline()
         for n in range(int(camp["jobs"])):
-            pipe.hgetall(self._job_key(cid, n))
+            pipe.hgetall(keys.job(cid, n))
         return [{k: _dec(k, v) for k, v in raw.items()} for raw in pipe.execute()]
 
     def update_job(self, cid: str, n: int, **fields) -> None:
         fields["updated"] = time.time()
-        self.r.hset(self._job_key(cid, n), mapping={k: _enc(v) for k, v in fields.items()})
+        self.r.hset(keys.job(cid, n), mapping={k: _enc(v) for k, v in fields.items()})
 
     def job_stats(self, cid: str, n: int, stats: dict) -> None:
         """Stream a job's live stats (the engine's JobStats as a dict)."""
@@ -282,12 +258,12 @@ class Store:
         seen[n] = now
         base = stats.get("execs_base")  # the slice's caller knows it: one HGET less per point
         if base is None:
-            base = self.r.hget(self._job_key(cid, n), "execs_base")
+            base = self.r.hget(keys.job(cid, n), "execs_base")
         base = int(base or 0)
         point = {"t": round(now, 3), "job": n, "execs": base + int(stats.get("execs", 0) or 0),
                  "cov": int(stats.get("cov", 0) or 0), "ft": int(stats.get("ft", 0) or 0),
                  "corpus": int(stats.get("corpus_size", 0) or 0)}
-        key = P + f"campaign:{cid}:series"
+        key = keys.campaign_series(cid)
         # No MULTI/EXEC (a reader may see one point over the cap for a moment) and the expiry
         # renewed once a minute, not at every point: 2 commands a point instead of 6, at one
         # point per job per second (docs/OPERATIONS.md, Redis traffic).
@@ -302,7 +278,7 @@ class Store:
 
     def series(self, cid: str) -> list[dict]:
         """The campaign's recorded points, oldest first."""
-        return [json.loads(p) for p in self.r.lrange(P + f"campaign:{cid}:series", 0, -1)]
+        return [json.loads(p) for p in self.r.lrange(keys.campaign_series(cid), 0, -1)]
 
     def campaign_summary(self, cid: str) -> dict | None:
         """Spec + derived status + totals over jobs, crashes and buckets."""
@@ -311,16 +287,16 @@ class Store:
             return None
         jobs = self.jobs(cid)
         pipe = self.r.pipeline()
-        pipe.scard(P + f"campaign:{cid}:crashes")
-        pipe.scard(P + f"campaign:{cid}:intaken")
-        pipe.zrange(P + f"campaign:{cid}:buckets", 0, -1, withscores=True)
-        pipe.zrange(P + f"campaign:{cid}:rechecks", 0, -1)  # its bound's triage of known buckets (farm/recheck.py)
+        pipe.scard(keys.campaign_crashes(cid))
+        pipe.scard(keys.campaign_intaken(cid))
+        pipe.zrange(keys.campaign_buckets(cid), 0, -1, withscores=True)
+        pipe.zrange(keys.campaign_rechecks(cid), 0, -1)  # its bound's triage of known buckets (farm/recheck.py)
         n_crashes, n_intaken, joined, rechecks = pipe.execute()
         pipe = self.r.pipeline()  # one round trip for all the campaign's buckets
         for bid, _ in joined:
-            pipe.hgetall(P + f"bucket:{bid}")
+            pipe.hgetall(keys.bucket(bid))
         for rid in rechecks:
-            pipe.hget(P + f"bucket:{rid}", "state")
+            pipe.hget(keys.bucket(rid), "state")
         raws = pipe.execute() if joined or rechecks else []
         raws, recheck_states = raws[:len(joined)], raws[len(joined):]
         hits = [(t, {k: _dec(k, v) for k, v in raw.items()}) for (_, t), raw in zip(joined, raws) if raw]
@@ -357,9 +333,6 @@ class Store:
         }
 
     # ---- crashes ---------------------------------------------------------------------------
-    def _crash_key(self, harness: str, variant: str, sha: str) -> str:
-        return P + f"crash:{harness}:{variant}:{sha}"
-
     def report_crash(self, cid: str, job: int, harness: str, variant: str, data: bytes,
                      artifact: str = "crash", log_tail: str = "", fuzz_timeout_s: float | None = None,
                      engine_signature: str = "") -> tuple[str, bool]:
@@ -369,7 +342,7 @@ class Store:
         ``engine_signature``: the bucket signature the fuzz child computed for it (engine
         ``CrashReport.signature``): intake may join that bucket without a replay (farm/triage.py)."""
         sha = sha256(data)
-        key = self._crash_key(harness, variant, sha)
+        key = keys.crash(harness, variant, sha)
         pipe = self.r.pipeline()
         pipe.hsetnx(key, "data", b64(data))
         pipe.hsetnx(key, "artifact", artifact)
@@ -381,8 +354,8 @@ class Store:
             pipe.hsetnx(key, "fuzz_timeout_s", fuzz_timeout_s)
         if engine_signature:
             pipe.hsetnx(key, "engine_signature", engine_signature)
-        pipe.hsetnx(P + f"campaign:{cid}:crash_jobs", sha, job)  # which job reported it first (status's per-job counts)
-        pipe.sadd(P + f"campaign:{cid}:crashes", sha)
+        pipe.hsetnx(keys.campaign_crash_jobs(cid), sha, job)  # which job reported it first (status's per-job counts)
+        pipe.sadd(keys.campaign_crashes(cid), sha)
         new = pipe.execute()[-1] == 1
         return sha, new
 
@@ -391,13 +364,13 @@ class Store:
         to the campaign's ``crashes``. (Inputs reported before the per-campaign record existed
         count for the job their crash record names, None when it names none.)"""
         camp = self.campaign(cid)
-        shas = sorted(self.r.smembers(P + f"campaign:{cid}:crashes"))
-        first = self.r.hgetall(P + f"campaign:{cid}:crash_jobs")
+        shas = sorted(self.r.smembers(keys.campaign_crashes(cid)))
+        first = self.r.hgetall(keys.campaign_crash_jobs(cid))
         missing = [sha for sha in shas if sha not in first]
         if missing and camp is not None:
             pipe = self.r.pipeline()
             for sha in missing:
-                pipe.hget(self._crash_key(camp["harness"], camp["variant"], sha), "job")
+                pipe.hget(keys.crash(camp["harness"], camp["variant"], sha), "job")
             first = {**first, **dict(zip(missing, pipe.execute()))}
         counts: dict[int | None, int] = {}
         for sha in shas:
@@ -407,31 +380,31 @@ class Store:
         return counts
 
     def crash(self, harness: str, variant: str, sha: str) -> dict | None:
-        raw = self.r.hgetall(self._crash_key(harness, variant, sha))
+        raw = self.r.hgetall(keys.crash(harness, variant, sha))
         if not raw:
             return None
         return {**raw, "data": unb64(raw["data"])}
 
     def set_crash(self, harness: str, variant: str, sha: str, **fields) -> None:
-        self.r.hset(self._crash_key(harness, variant, sha), mapping={k: _enc(v) for k, v in fields.items()})
+        self.r.hset(keys.crash(harness, variant, sha), mapping={k: _enc(v) for k, v in fields.items()})
 
     def mark_intaken(self, cid: str, sha: str, bid: str | None) -> None:
         pipe = self.r.pipeline()
         if bid:
-            pipe.zadd(P + f"campaign:{cid}:buckets", {bid: time.time()}, nx=True)
-        pipe.sadd(P + f"campaign:{cid}:intaken", sha)
+            pipe.zadd(keys.campaign_buckets(cid), {bid: time.time()}, nx=True)
+        pipe.sadd(keys.campaign_intaken(cid), sha)
         pipe.execute()
 
     def pending_intakes(self, cid: str, job: int | None = None) -> list[str]:
         """sha256 of the crash inputs campaign ``cid`` reported (first reported by job ``job``,
         when given) whose intake has not finished."""
-        shas = sorted(self.r.sdiff(P + f"campaign:{cid}:crashes", P + f"campaign:{cid}:intaken"))
+        shas = sorted(self.r.sdiff(keys.campaign_crashes(cid), keys.campaign_intaken(cid)))
         camp = self.campaign(cid)
         if job is None or not shas or camp is None:
             return shas
         pipe = self.r.pipeline()
         for sha in shas:
-            pipe.hget(self._crash_key(camp["harness"], camp["variant"], sha), "job")
+            pipe.hget(keys.crash(camp["harness"], camp["variant"], sha), "job")
         return [sha for sha, j in zip(shas, pipe.execute()) if j is not None and int(j) == int(job)]
 
     # ---- buckets ---------------------------------------------------------------------------
@@ -445,54 +418,72 @@ class Store:
         for k, v in rec.items():
             argv += [k, _enc(v)]
         created, counted, count = self._create_or_join(
-            keys=[P + f"sig:{harness}:{variant}:{signature}", P + f"bucket:{bid}",
-                  P + f"bucket:{bid}:inputs", P + "buckets"], args=argv)
+            keys=[keys.sig(harness, variant, signature), keys.bucket(bid),
+                  keys.bucket_inputs(bid), keys.buckets()], args=argv)
         return bid, bool(created), bool(counted), int(count)
 
     def join_unreplayed(self, bid: str, input_sha256: str) -> tuple[bool, int] | None:
         """Count ``input_sha256`` in existing bucket ``bid`` without creating anything, and in
         its ``joined_unreplayed`` when counted (an input joined by the fuzz engine's signature,
         not by a collector replay). None: no such bucket. Returns (counted, count)."""
-        res = self._join_unreplayed(keys=[P + f"bucket:{bid}", P + f"bucket:{bid}:inputs"], args=[input_sha256])
+        res = self._join_unreplayed(keys=[keys.bucket(bid), keys.bucket_inputs(bid)], args=[input_sha256])
         return None if res is None else (bool(res[0]), int(res[1]))
 
     def bucket_for_signature(self, harness: str, variant: str, signature: str) -> str | None:
-        return self.r.get(P + f"sig:{harness}:{variant}:{signature}")
+        return self.r.get(keys.sig(harness, variant, signature))
 
     def bucket(self, bid: str) -> dict | None:
-        raw = self.r.hgetall(P + f"bucket:{bid}")
+        raw = self.r.hgetall(keys.bucket(bid))
         return {k: _dec(k, v) for k, v in raw.items()} if raw else None
 
     def bucket_ids(self) -> list[str]:
-        return list(self.r.zrange(P + "buckets", 0, -1))
+        return list(self.r.zrange(keys.buckets(), 0, -1))
+
+    def campaign_bucket_times(self, cid: str) -> list[tuple[str, float]]:
+        """(bucket id, when campaign ``cid`` first hit it), oldest first."""
+        return [(b, float(t)) for b, t in self.r.zrange(keys.campaign_buckets(cid), 0, -1, withscores=True)]
+
+    def buckets(self, bids: list[str]) -> list[dict]:
+        """The records of ``bids`` in one round trip (unknown ids left out)."""
+        pipe = self.r.pipeline()
+        for bid in bids:
+            pipe.hgetall(keys.bucket(bid))
+        return [{k: _dec(k, v) for k, v in raw.items()} for raw in (pipe.execute() if bids else []) if raw]
+
+    def last_hit(self, recs: list[dict]) -> list[float | None]:
+        """For each bucket record, when the campaign that last hit it did so (one round trip)."""
+        pipe = self.r.pipeline()
+        for b in recs:
+            pipe.zscore(keys.campaign_buckets(b.get("last_campaign") or b.get("first_campaign")), b["id"])
+        return pipe.execute() if recs else []
 
     def campaign_bucket_ids(self, cid: str) -> list[str]:
-        return list(self.r.zrange(P + f"campaign:{cid}:buckets", 0, -1))
+        return list(self.r.zrange(keys.campaign_buckets(cid), 0, -1))
 
     def bucket_inputs(self, bid: str) -> set[str]:
-        return set(self.r.smembers(P + f"bucket:{bid}:inputs"))
+        return set(self.r.smembers(keys.bucket_inputs(bid)))
 
     def update_bucket(self, bid: str, **fields) -> None:
-        self.r.hset(P + f"bucket:{bid}", mapping={k: _enc(v) for k, v in fields.items()})
+        self.r.hset(keys.bucket(bid), mapping={k: _enc(v) for k, v in fields.items()})
 
     def advance_bucket(self, bid: str, expected: Iterable[str], new_state: str) -> bool:
         """Move the bucket to ``new_state`` if it is in one of ``expected`` (atomic)."""
-        return self._advance(keys=[P + f"bucket:{bid}"], args=[",".join(expected), new_state]) == 1
+        return self._advance(keys=[keys.bucket(bid)], args=[",".join(expected), new_state]) == 1
 
     # ---- root-cause groups: the user's overrides (collector.grouping computes the rest) -------
     def group_overrides(self) -> dict[str, str]:
-        return dict(self.r.hgetall(P + "groups:override"))
+        return dict(self.r.hgetall(keys.groups_override()))
 
     def group_names(self) -> dict[str, str]:
-        return dict(self.r.hgetall(P + "groups:name"))
+        return dict(self.r.hgetall(keys.groups_name()))
 
     def set_group(self, bucket_ids: Iterable[str], gid: str, name: str | None = None) -> None:
         """Put buckets into group ``gid`` (named ``name`` when given); buckets are not touched."""
         pipe = self.r.pipeline()
         for bid in bucket_ids:
-            pipe.hset(P + "groups:override", bid, gid)
+            pipe.hset(keys.groups_override(), bid, gid)
         if name:
-            pipe.hset(P + "groups:name", gid, name)
+            pipe.hset(keys.groups_name(), gid, name)
         pipe.execute()
 
     # ---- artifacts -------------------------------------------------------------------------
@@ -501,19 +492,19 @@ class Store:
         :meth:`artifact` checks on the way out."""
         mapping = {name: b64(data) for name, data in files.items()}
         mapping[".sha256"] = json.dumps({n: sha256(d) for n, d in files.items()}, sort_keys=True)
-        key = P + f"artifact:{bid}"
+        key = keys.artifact(bid)
         pipe = self.r.pipeline()  # MULTI/EXEC: readers see the old or the new artifact, never a mix
         pipe.delete(key)
         pipe.hset(key, mapping=mapping)
         now = time.time()
-        pipe.hset(P + f"bucket:{bid}", mapping={"artifact_at": now})
-        pipe.hsetnx(P + f"bucket:{bid}", "first_artifact_at", now)
+        pipe.hset(keys.bucket(bid), mapping={"artifact_at": now})
+        pipe.hsetnx(keys.bucket(bid), "first_artifact_at", now)
         pipe.execute()
 
     def artifact(self, bid: str) -> dict[str, bytes] | None:
         """The stored artifact files, each checked against its stored sha256 (StoreError on a
         mismatch); None when there is none yet."""
-        raw = self.r.hgetall(P + f"artifact:{bid}")
+        raw = self.r.hgetall(keys.artifact(bid))
         if not raw:
             return None
         sums = json.loads(raw.pop(".sha256", "{}"))
@@ -528,10 +519,10 @@ class Store:
 
     # ---- corpus ----------------------------------------------------------------------------
     def corpus(self, harness: str) -> list[bytes]:
-        return [unb64(v) for _, v in sorted(self.r.hgetall(P + f"corpus:{harness}").items())]
+        return [unb64(v) for _, v in sorted(self.r.hgetall(keys.corpus(harness)).items())]
 
     def corpus_size(self, harness: str) -> int:
-        return int(self.r.hlen(P + f"corpus:{harness}"))
+        return int(self.r.hlen(keys.corpus(harness)))
 
     def add_corpus(self, harness: str, inputs: Iterable[bytes]) -> int:
         """Add inputs (content-addressed by sha1). Returns how many were new."""
@@ -540,40 +531,40 @@ class Store:
             return 0
         pipe = self.r.pipeline()
         for k, v in mapping.items():
-            pipe.hsetnx(P + f"corpus:{harness}", k, v)
+            pipe.hsetnx(keys.corpus(harness), k, v)
         return sum(pipe.execute())
 
     def corpus_merged_size(self, harness: str) -> int:
         """Corpus size right after the last ``-merge=1`` prune (0: never pruned)."""
-        return int(self.r.get(P + f"corpus:{harness}:merged_size") or 0)
+        return int(self.r.get(keys.corpus_merged_size(harness)) or 0)
 
     def set_corpus_merged_size(self, harness: str, size: int) -> None:
-        self.r.set(P + f"corpus:{harness}:merged_size", size)
+        self.r.set(keys.corpus_merged_size(harness), size)
 
     def prune_corpus(self, harness: str, snapshot: Iterable[bytes], keep: Iterable[bytes]) -> int:
         """Remove from the corpus the inputs of ``snapshot`` not in ``keep`` (a merge result).
         Inputs added by others since the snapshot stay. Returns how many were removed."""
         keep_ids = {hashlib.sha1(d).hexdigest() for d in keep}
         drop = [h for h in {hashlib.sha1(d).hexdigest() for d in snapshot} if h not in keep_ids]
-        return int(self.r.hdel(P + f"corpus:{harness}", *drop)) if drop else 0
+        return int(self.r.hdel(keys.corpus(harness), *drop)) if drop else 0
 
     # ---- leases: one task works on a bucket step at a time --------------------------------
     def acquire_lease(self, name: str, owner: str, ttl_s: float) -> bool:
         """Take ``name`` for ``owner`` (a task id) for ``ttl_s``; True also when ``owner`` already
         holds it (a redelivery of the same task)."""
-        key = P + f"lease:{name}"
+        key = keys.lease(name)
         if self.r.set(key, owner, nx=True, ex=max(1, int(ttl_s))):
             return True
         return self.r.get(key) == owner
 
     def release_lease(self, name: str, owner: str) -> None:
-        key = P + f"lease:{name}"
+        key = keys.lease(name)
         if self.r.get(key) == owner:
             self.r.delete(key)
 
     # ---- deliveries (poison pills, docs/TRAPS.md#g15) ----------------------------------------------------
     def count_delivery(self, task_id: str) -> int:
-        key = P + f"deliveries:{task_id}"
+        key = keys.deliveries(task_id)
         pipe = self.r.pipeline()
         pipe.incr(key)
         pipe.expire(key, DELIVERY_TTL_S)
@@ -582,7 +573,7 @@ class Store:
     def uncount_delivery(self, task_id: str) -> None:
         """Undo :meth:`count_delivery` for a delivery handed back on purpose (a worker stopped
         with SIGQUIT requeues its running tasks): that is no death of a poison pill."""
-        key = P + f"deliveries:{task_id}"
+        key = keys.deliveries(task_id)
         if int(self.r.get(key) or 0) > 0:
             self.r.decr(key)
 
@@ -597,32 +588,3 @@ def derive_status(job_states: list[str]) -> str:
     if JOB_CANCELLED in job_states:
         return "cancelled"
     return "done"
-
-
-def _enc(v) -> str:
-    """Hash field encoding: str as is, everything else JSON (so lists, bools, None round-trip)."""
-    if isinstance(v, str):
-        return v
-    return json.dumps(v)
-
-
-# Fields that are always text, even when they look like a number (hex digests, ids, messages).
-TEXT_FIELDS = frozenset({"id", "campaign", "harness", "variant", "strategy", "signature", "harness_hash",
-                         "version", "input_sha256", "first_input", "minimized_sha256", "message", "error",
-                         "state", "kind", "exc_class", "crash_type", "worker", "artifact", "log_tail",
-                         "dump", "scenario", "fix_variant", "fix_signature", "fix_verdict", "fix_summary",
-                         "masked_bucket", "masked_by_fix_of", "group", "object", "object_site", "racing_site",
-                         "go_racing_site"})
-_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
-
-
-def _dec(k: str, v: str):
-    """Inverse of :func:`_enc`: JSON-looking values of non-text fields are decoded."""
-    if k in TEXT_FIELDS or not v:
-        return v
-    if v[0] in "[{" or v in ("true", "false", "null") or _NUMBER.fullmatch(v):
-        try:
-            return json.loads(v)
-        except ValueError:
-            return v
-    return v
