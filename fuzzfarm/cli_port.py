@@ -22,11 +22,17 @@ def register(app: typer.Typer) -> None:
         """Translate Go source into a gosim port inside a harness plugin package (docs/PORT.md)."""
         from fuzzfarm.goport.package import port as do_port
         from fuzzfarm.goport.translate import PortError
+        stubs = {}
         try:
-            files = do_port(sources, output, name=name, test=test)
+            files = do_port(sources, output, name=name, test=test, stubs_out=stubs)
         except PortError as e:
             for line in e.lines:
                 err.print(f"fuzzfarm port: {line}", markup=False)
             raise SystemExit(EXIT_ERROR) from None
-        out.print(f"wrote {len(files)} files to {output}; next: pip install -e {output}"
+        out.print(f"wrote {len(files)} files to {output}; next: "
+                  + ("fill in the stubs below, then " if stubs else "") + f"pip install -e {output}"
                   + (" && fuzzfarm harnesses" if test else ""), markup=False)
+        for path, (stub_file, funcs) in sorted(stubs.items()):
+            # one line per import with no model: the harness refuses to load until each is filled
+            out.print(f'stub to fill in: {stub_file}: import "{path}" has no gosim model; '
+                      f"it calls {', '.join(f'{path}.{f}' for f in funcs)}", markup=False)

@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 
+from . import models
 from .translate import PortError, read_go, translate
 
 NAME_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -48,6 +49,7 @@ from fuzzfarm.goport import rt
 from fuzzfarm.harness import declare
 
 MODULES = {{{modules}}}
+rt.require_filled(*MODULES.values())  # a stub not filled in yet must never run (and look like a bug)
 
 
 def read_scenario(rd):
@@ -70,9 +72,12 @@ if __name__ == "__main__":
 '''
 
 
-def port(paths: list[str], out_dir: str, name: str | None = None, test: str | None = None) -> list[str]:
+def port(paths: list[str], out_dir: str, name: str | None = None, test: str | None = None,
+         stubs_out: dict | None = None) -> list[str]:
     """Translate the Go under ``paths`` into a plugin package at ``out_dir`` (absent or empty).
-    Returns the files written. Raises PortError (one line per problem)."""
+    Returns the files written; ``stubs_out``, when given, receives each import with no model:
+    import path -> (stub file written, [Go functions to fill in]). Raises PortError (one line
+    per problem)."""
     if not out_dir.strip():
         raise PortError(["-o is empty; name the directory the package goes into (absent or empty)"])
     if os.path.lexists(out_dir) and (os.path.islink(out_dir) or not os.path.isdir(out_dir) or os.listdir(out_dir)):
@@ -81,14 +86,18 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
     if not NAME_RE.fullmatch(name):
         raise PortError([f"harness name {name!r} is not valid; pass --name with lowercase letters, digits and dashes"])
     pkg = name.replace("-", "_") + "_port"
+    try:
+        models.registry()  # an installed model that does not load: one line, before any Go runs
+    except models.ModelError as e:
+        raise PortError([str(e)]) from None
     buggy = read_go(paths, ())
     fixed = read_go(paths, ("fixed",))
     tagged = [f["F"] for f in buggy["files"]] != [f["F"] for f in fixed["files"]]
     builds = {"buggy": buggy, "fixed": fixed} if tagged else {"port": buggy}
-    modules, errors = {}, []
+    modules, errors, stubs = {}, [], {}
     for variant, data in builds.items():
         try:
-            modules[variant] = translate(data)
+            modules[variant] = translate(data, stubs)
         except PortError as e:
             errors += [ln for ln in e.lines if ln not in errors]
         if test and not any(d["K"] == "FuncDecl" and d["Name"]["Name"] == test and d["Recv"] is None
@@ -100,6 +109,10 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
     files = {f"{pkg}/__init__.py": f'"""fuzzfarm harness package {name}: Go package {gopkg}, ported by `fuzzfarm port`."""\n'}
     for variant, src in modules.items():
         files[f"{pkg}/{variant}.py"] = src
+    for path, funcs in sorted(stubs.items()):
+        files[f"{pkg}/{models.stub_module_name(path)}.py"] = models.stub_source(path, funcs, pkg)
+        if stubs_out is not None:
+            stubs_out[path] = (os.path.join(out_dir, pkg, f"{models.stub_module_name(path)}.py"), sorted(funcs))
     entry = ""
     if test:
         variants = list(modules)

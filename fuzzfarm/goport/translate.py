@@ -26,6 +26,8 @@ import re
 
 from fuzzfarm import gotool
 
+from . import models
+
 GOAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goast.go")
 
 
@@ -66,37 +68,12 @@ def snake(name: str) -> str:
 
 _RESERVED = {"gosim", "rt", "self", "len", "list", "str", "int", "float", "print", "range", "type", "id"}
 
-# stdlib methods: (receiver type, Go method) -> python method name
-SYNC_METHODS = {
-    "sync.Mutex": {"Lock": "lock", "Unlock": "unlock", "TryLock": "try_lock"},
-    "sync.RWMutex": {"Lock": "lock", "Unlock": "unlock", "RLock": "rlock", "RUnlock": "runlock",
-                     "TryLock": "try_lock", "TryRLock": "try_rlock"},
-    "sync.WaitGroup": {"Add": "add", "Done": "done", "Wait": "wait", "Go": "go"},
-    "sync.Once": {"Do": "do"},
-    "sync.Cond": {"Wait": "wait", "Signal": "signal", "Broadcast": "broadcast"},
-    "time.Timer": {"Stop": "stop", "Reset": "reset"},  # Reset's duration: see Translator.callee
-    "time.Ticker": {"Stop": "stop", "Reset": "reset"},
-    "context.Context": {"Done": "done", "Err": "err"},
-    "testing.common": {"Fatal": "fatal", "Fatalf": "fatalf", "Error": "error", "Errorf": "errorf",
-                  "Helper": "helper", "Cleanup": "cleanup", "Log": "log", "Logf": "logf",
-                  "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"},
-}
 SYNC_ZERO = {"Mutex": "gosim.Mutex()", "RWMutex": "gosim.RWMutex()", "WaitGroup": "gosim.WaitGroup()",
              "Once": "gosim.Once()"}
-# package functions: "pkg.Func" -> (python callee, arguments that are durations)
-PKG_FUNCS = {
-    "errors.New": ("rt.errors_new", ()), "errors.Is": ("rt.errors_is", ()),
-    "fmt.Errorf": ("rt.errorf", ()), "fmt.Sprintf": ("rt.sprintf", ()),
-    "time.Sleep": ("gosim.sleep", (0,)), "time.After": ("gosim.after", (0,)),
-    "time.NewTimer": ("gosim.new_timer", (0,)), "time.NewTicker": ("gosim.new_ticker", (0,)),
-    "time.AfterFunc": ("gosim.after_func", (0,)),
-    "context.Background": ("gosim.background", ()), "context.TODO": ("gosim.todo", ()),
-    "context.WithCancel": ("gosim.with_cancel", ()), "context.WithTimeout": ("gosim.with_timeout", (1,)),
-    "runtime.Gosched": ("gosim.gosched", ()), "sync.NewCond": ("gosim.Cond", ()),
-    "strconv.Itoa": ("str", ()),
-}
-PKG_VALUES = {"context.Canceled": "gosim.CANCELED", "context.DeadlineExceeded": "gosim.DEADLINE_EXCEEDED"}
-IMPORTS = {"sync", "time", "context", "errors", "fmt", "testing", "runtime", "strconv"}
+# What each import becomes (methods of its types, package functions with their duration
+# arguments, values, the import paths modelled): the models registry (models.py), standard
+# library first; a Translator takes the registry's tables as they are when it starts.
+SYNC_METHODS, PKG_FUNCS, PKG_VALUES, IMPORTS = models.tables(models.STDLIB)
 BINOPS = {"+": "+", "-": "-", "*": "*", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "&": "&", "|": "|",
           "^": "^", "<<": "<<", ">>": ">>", "&&": "and", "||": "or", "/": "/", "%": "%"}
 IDENTITY_KINDS = {"ptrstruct", "pointer", "chan", "map", "func", "interface", "slice", "nil",
@@ -150,6 +127,27 @@ class Translator:
         self.indent = 0
         self.in_switch = 0
         self.sentinels: set[str] = set()  # package-level sentinel errors (never assigned)
+        # Python names of every method (declared or in an interface): a field whose snake_case
+        # name is one of them is renamed (field_name), or the instance attribute would hide the
+        # method (Go's clientConfig field and ClientConfig method: both client_config)
+        self.method_names: set[str] = set()
+        reg = models.registry()
+        self.sync_methods, self.pkg_funcs, self.pkg_values, self.imports = models.tables(reg.values())
+        self.model_imports = sorted({ln for m in reg.values() for ln in m.imports})
+        self.stubs: dict[str, dict[str, str]] = {}  # import path with no model -> {Go func: signature}
+        for n in walk(self.files):
+            if n.get("K") == "FuncDecl" and n.get("Recv") is not None:
+                self.method_names.add(snake(n["Name"]["Name"]))
+            elif n.get("K") == "InterfaceType":
+                for m in (n.get("Methods") or {}).get("List") or []:
+                    for nm in m.get("Names") or []:
+                        self.method_names.add(snake(nm["Name"]))
+
+    def field_name(self, go_name: str) -> str:
+        """The Python attribute of a struct field: snake_case, ``_field`` appended where a method
+        has that name (the rule depends on the name only, so every access agrees)."""
+        py = snake(go_name)
+        return py + "_field" if py in self.method_names else py
 
     # --- errors --------------------------------------------------------------------------------
     def bad(self, node, what: str, todo: str = "rewrite it with a supported construct (docs/PORT.md) or port this function by hand") -> str:
@@ -166,9 +164,8 @@ class Translator:
                 elif d["Tok"] == "import":
                     for s in d["Specs"]:
                         path = pyast.literal_eval(s["Path"]["Value"])
-                        if path not in IMPORTS:
-                            self.bad(s, f'import "{path}" has no gosim model',
-                                     f"the mapped imports are {', '.join(sorted(IMPORTS))}; stub the calls into it by hand")
+                        if path in models.NOT_STUBBED and path not in self.imports:
+                            self.bad(s, f'import "{path}" has no gosim model', models.NOT_STUBBED[path])
                         elif s["Name"] is not None:
                             self.bad(s, f'renamed import "{path}"', "import it under its own name")
                 elif d["Tok"] == "type":
@@ -199,6 +196,10 @@ class Translator:
         for d in funcs:
             if d["Recv"] is None:
                 self.func_decl(d, None)
+        # the models' imports and the stub modules, known once every call is translated
+        at = self.out.index("from fuzzfarm.goport import rt") + 1
+        self.out[at:at] = self.model_imports + [f"from . import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
+                                                for p in sorted(self.stubs)]
         return "\n".join(self.out) + "\n"
 
     def package_vars(self, d) -> None:
@@ -253,7 +254,7 @@ class Translator:
                 self.bad(f, "embedded field", "name the field and call through it")
                 continue
             for n in f["Names"]:
-                fields.append((n["Name"], snake(n["Name"]), f["Type"], f["Type"]["U"]))
+                fields.append((n["Name"], self.field_name(n["Name"]), f["Type"], f["Type"]["U"]))
                 if f["Type"]["U"] == "array":
                     self.bad(f, "array-typed field", "use a slice")
         self.structs[s["Name"]["Name"]] = Struct(s["Name"]["Name"], fields, s["F"], s["L"])
@@ -561,7 +562,7 @@ class Translator:
                 return ("name", "_")
             return ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
-            return ("attr", self.expr(x["X"]), snake(x["Sel"]["Name"]))
+            return ("attr", self.expr(x["X"]), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
@@ -982,10 +983,18 @@ class Translator:
         x = e["X"]
         if x["K"] == "Ident" and (x.get("Use") or {}).get("k") == "pkgname":
             q = f"{x['Use']['pkg']}.{e['Sel']['Name']}"
-            if q in PKG_VALUES:
-                return PKG_VALUES[q]
-            if q in PKG_FUNCS:
-                return PKG_FUNCS[q][0]
+            if q in self.pkg_values:
+                return self.pkg_values[q]
+            if q in self.pkg_funcs:
+                return self.pkg_funcs[q][0]
+            path = x["Use"]["pkg"]
+            if path not in self.imports and (e["Sel"].get("Use") or {}).get("k") == "func":
+                # no model for the whole import: a stub module the user fills in (models.stub_source)
+                self.stubs.setdefault(path, {})[e["Sel"]["Name"]] = e.get("T", "").removeprefix("func")
+                return f"{models.stub_module_name(path)}.{e['Sel']['Name']}"
+            if path not in self.imports:
+                return self.bad(e, f"{q}: import \"{path}\" has no gosim model and {q} is not a function a stub can stand for",
+                                "register a model for it (docs/PORT.md#models)")
             return self.bad(e, f"{q} has no gosim model", "stub it by hand")
         if e.get("SelK") == "field":
             if e.get("Embedded"):
@@ -994,7 +1003,7 @@ class Translator:
                 return f"{self.expr(x)}.c"
             if x.get("T", "").lstrip("*") == "sync.Cond" and e["Sel"]["Name"] == "L":
                 return f"{self.expr(x)}.L"
-            return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
+            return f"{self.expr(x)}.{self.field_name(e['Sel']['Name'])}"
         if e.get("SelK") == "method":
             recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.expr(x)
             if not e.get("PtrRecv") and x.get("U") == "ptrstruct":
@@ -1006,7 +1015,7 @@ class Translator:
                 return f"{recv}.{snake(meth)}"
             if x.get("U") == "interface" and meth == "Error" and x.get("T") == "error":
                 return f"(lambda: rt.error_text({recv}))"
-            table = SYNC_METHODS.get(rtype) or SYNC_METHODS.get(x.get("U", ""))
+            table = self.sync_methods.get(rtype) or self.sync_methods.get(x.get("U", ""))
             if x.get("U") == "interface" and x.get("T") not in ("context.Context",):
                 return f"{recv}.{snake(meth)}"
             if table and meth in table:
@@ -1024,7 +1033,7 @@ class Translator:
         text = self.expr(f)
         durations = ()
         if f["K"] == "SelectorExpr" and f["X"]["K"] == "Ident" and (f["X"].get("Use") or {}).get("k") == "pkgname":
-            durations = PKG_FUNCS.get(f"{f['X']['Use']['pkg']}.{f['Sel']['Name']}", (None, ()))[1]
+            durations = self.pkg_funcs.get(f"{f['X']['Use']['pkg']}.{f['Sel']['Name']}", (None, ()))[1]
         if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and (f.get("RecvType") in ("time.Timer", "time.Ticker")) and f["Sel"]["Name"] == "Reset":
             text, durations = f"{self.expr(f['X'])}.reset", (0,)
         if len(args) == 1 and args[0].get("U") == "tuple":
@@ -1110,7 +1119,9 @@ class Translator:
             kw = []
             for i, el in enumerate(elts):
                 if el["K"] == "KeyValueExpr":
-                    kw.append(f"{snake(el['Key']['Name'])}={self.val(el['Value'])}")
+                    kw.append(f"{self.field_name(el['Key']['Name'])}={self.val(el['Value'])}")
+                elif i >= len(st.fields):  # an embedded field (reported at the struct) was left out
+                    return self.bad(e, f"positional composite literal of {t} with an embedded field", "name the fields")
                 else:
                     kw.append(f"{st.fields[i][1]}={self.val(el)}")
             return f"{name}({', '.join(kw)})"
@@ -1158,11 +1169,15 @@ class Translator:
         return any(n.get("K") == "Ident" and (n.get("Def") or {}).get("id") == obj_id for n in walk(lit))
 
 
-def translate(data: dict) -> str:
+def translate(data: dict, stubs: dict | None = None) -> str:
     """The Python module for one build of the package. Raises PortError with every unsupported
-    construct found."""
+    construct found. ``stubs``, when given, receives the imports with no model the module calls
+    into: import path -> {Go function: signature} (models.stub_source writes their modules)."""
     t = Translator(data)
     src = t.run()
+    if stubs is not None:
+        for path, funcs in t.stubs.items():
+            stubs.setdefault(path, {}).update(funcs)
     if t.errors:
         raise PortError(sorted(set(t.errors), key=_site_key))
     try:

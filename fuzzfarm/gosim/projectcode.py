@@ -18,6 +18,10 @@ _MACHINERY = tuple(
 ) + (
     os.path.join(_PKG, "harness.py"),
     os.path.join(_PKG, "runone.py"),
+    # what `fuzzfarm port`'s generated code calls (defer, builtins, the testing.T model): a frame
+    # of it is the translation's plumbing, never a Go function (a deferred call's frame below
+    # Defers.__exit__ is the Go caller's)
+    os.path.join(_PKG, "goport", "rt.py"),
 )
 _STDLIB = tuple(
     p + os.sep

@@ -1,0 +1,167 @@
+"""The models registry of ``fuzzfarm port``: which Go import path is modelled by which Python code.
+
+A generated port calls no Go: every imported package must be *modelled* on the gosim side. A
+:class:`Model` says, for one import path, what each package-level function and value becomes
+(a Python expression the generated module can evaluate), which arguments are ``time.Duration``
+(int nanoseconds in a port, seconds in gosim), the methods of its types, and which Python
+modules the generated port must import for it.
+
+Where models come from, in this order (a later one for the same path replaces an earlier one):
+
+1. the standard-library models below (``sync``, ``time``, ``context``, ``errors``, ``fmt``,
+   ``testing``, ``runtime``, ``strconv``, ``log``), which were the translator's fixed tables;
+2. entry points of the group ``fuzzfarm.gomodels`` of installed packages: each names a
+   :class:`Model` or a list of them (``[project.entry-points."fuzzfarm.gomodels"]
+   ratelimit = "mymodels.ratelimit:MODELS"``);
+3. :func:`register`, for a program that calls the translator itself.
+
+An import with no model is not refused: ``fuzzfarm port`` writes a *stub module* for it
+(:func:`stub_source`) holding one function per Go function the package calls, each raising
+``rt.StubNotFilled`` until the user replaces its body; the port command lists each stub on one
+line. A harness whose port uses a stub that is still unfilled refuses to load (``rt.require_filled``),
+so an unfilled stub can never show up as a bug found in the Go.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from importlib import metadata
+
+ENTRY_POINT_GROUP = "fuzzfarm.gomodels"
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """The gosim side of one Go import path.
+
+    ``funcs``: Go name -> Python expression (``"gosim.sleep"``), as the generated module spells
+    it; ``durations``: Go name -> indexes of its ``time.Duration`` arguments; ``values``: Go name
+    of a package-level value -> Python expression; ``methods``: Go type (``"sync.Mutex"``) ->
+    {Go method: Python method}; ``imports``: lines the generated module needs for the
+    expressions above (``"import mymodels.ratelimit as ratelimit_model"``)."""
+
+    path: str
+    funcs: dict = dataclasses.field(default_factory=dict)
+    durations: dict = dataclasses.field(default_factory=dict)
+    values: dict = dataclasses.field(default_factory=dict)
+    methods: dict = dataclasses.field(default_factory=dict)
+    imports: tuple = ()
+
+
+STDLIB = (
+    Model("sync", funcs={"NewCond": "gosim.Cond"}, methods={
+        "sync.Mutex": {"Lock": "lock", "Unlock": "unlock", "TryLock": "try_lock"},
+        "sync.RWMutex": {"Lock": "lock", "Unlock": "unlock", "RLock": "rlock", "RUnlock": "runlock",
+                         "TryLock": "try_lock", "TryRLock": "try_rlock"},
+        "sync.WaitGroup": {"Add": "add", "Done": "done", "Wait": "wait", "Go": "go"},
+        "sync.Once": {"Do": "do"},
+        "sync.Cond": {"Wait": "wait", "Signal": "signal", "Broadcast": "broadcast"}}),
+    Model("time", funcs={"Sleep": "gosim.sleep", "After": "gosim.after", "NewTimer": "gosim.new_timer",
+                         "NewTicker": "gosim.new_ticker", "AfterFunc": "gosim.after_func"},
+          durations={"Sleep": (0,), "After": (0,), "NewTimer": (0,), "NewTicker": (0,), "AfterFunc": (0,)},
+          methods={"time.Timer": {"Stop": "stop", "Reset": "reset"},  # Reset's duration: Translator.callee
+                   "time.Ticker": {"Stop": "stop", "Reset": "reset"}}),
+    Model("context", funcs={"Background": "gosim.background", "TODO": "gosim.todo", "WithCancel": "gosim.with_cancel",
+                            "WithTimeout": "gosim.with_timeout"},
+          durations={"WithTimeout": (1,)},
+          values={"Canceled": "gosim.CANCELED", "DeadlineExceeded": "gosim.DEADLINE_EXCEEDED"},
+          methods={"context.Context": {"Done": "done", "Err": "err"}}),
+    Model("errors", funcs={"New": "rt.errors_new", "Is": "rt.errors_is"}),
+    Model("fmt", funcs={"Errorf": "rt.errorf", "Sprintf": "rt.sprintf"}),
+    Model("testing", methods={"testing.common": {
+        "Fatal": "fatal", "Fatalf": "fatalf", "Error": "error", "Errorf": "errorf", "Helper": "helper",
+        "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"}}),
+    Model("runtime", funcs={"Gosched": "gosim.gosched"}),
+    Model("strconv", funcs={"Itoa": "str"}),
+    # log writes a line to stderr and synchronises on the logger's own mutex: the line is not part
+    # of what a schedule can change, and the mutex only orders the writes (rt.log_printf)
+    Model("log", funcs={"Printf": "rt.log_printf", "Println": "rt.log_printf", "Print": "rt.log_printf"}),
+)
+
+# Imports a stub cannot honestly stand for (what they do is not a function's result): refused,
+# with what to do, unless a model is registered for them.
+NOT_STUBBED = {
+    "unsafe": "pointers without types have no gosim meaning; stub the functions that use it by hand",
+    "reflect": "reflection over the port's Python objects is not Go's; stub the functions that use it by hand",
+}
+
+_registered: list[Model] = []
+
+
+def register(model: Model) -> None:
+    """Add (or replace, by import path) a model for this process: for a program that calls the
+    translator itself. Installed packages use the ``fuzzfarm.gomodels`` entry point instead."""
+    if not isinstance(model, Model):
+        raise TypeError(f"register takes a fuzzfarm.goport.models.Model, not {type(model).__name__}")
+    _registered.append(model)
+
+
+class ModelError(Exception):
+    """An installed model cannot be loaded: ``str`` names the entry point and what to do."""
+
+
+def _from_entry_points() -> list[Model]:
+    out = []
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+        except Exception as e:  # noqa: BLE001 - any import failure of a plugin is the plugin's
+            raise ModelError(f"gosim model entry point {ep.name} = {ep.value!r} failed to import "
+                             f"({type(e).__name__}: {e}); fix or uninstall that package") from None
+        models = obj if isinstance(obj, (list, tuple)) else [obj]
+        for m in models:
+            if not isinstance(m, Model):
+                raise ModelError(f"gosim model entry point {ep.name} = {ep.value!r} is a {type(m).__name__}, not a "
+                                 "fuzzfarm.goport.models.Model (or a list of them); fix that package")
+            out.append(m)
+    return out
+
+
+def registry() -> dict[str, Model]:
+    """Import path -> model: the standard library's, then installed ones, then registered ones."""
+    reg = {}
+    for m in (*STDLIB, *_from_entry_points(), *_registered):
+        reg[m.path] = m
+    return reg
+
+
+# --- stubs ----------------------------------------------------------------------------------
+
+def stub_module_name(path: str) -> str:
+    """The Python module (inside the port package) of the stub for import ``path``:
+    ``net/http`` -> ``stub_net_http``."""
+    return "stub_" + re.sub(r"[^0-9a-zA-Z]+", "_", path).strip("_").lower()
+
+
+def stub_source(path: str, funcs: dict[str, str], pkg: str) -> str:
+    """A stub module for import ``path``: ``funcs`` maps each Go function the port calls to its
+    Go signature. Every function raises ``rt.StubNotFilled`` until its body is replaced; the
+    ``@rt.stub`` decorator marks it unfilled (``rt.require_filled`` lists what still is)."""
+    lines = [f'"""Stub of Go package "{path}", written by `fuzzfarm port`: no gosim model is registered for it.',
+             "",
+             "Fill in each function with what the Go function does that matters to the program (its",
+             "blocking, its shared state, its result) and remove its @rt.stub line; or register a model",
+             "(docs/PORT.md#models) and port again. Until every stub the port uses is filled in, the",
+             f'harness refuses to load, so an unfilled stub is never reported as a bug in the Go."""',
+             "", "from __future__ import annotations", "", "from fuzzfarm import gosim  # noqa: F401 - for what you fill in",
+             "from fuzzfarm.goport import rt", ""]
+    for name, sig in sorted(funcs.items()):
+        lines += ["", f'@rt.stub("{path}.{name}", "{pkg}")', f"def {name}(*args):",
+                  f'    """Go: func {name}{sig}"""',
+                  f'    raise rt.StubNotFilled("{path}.{name}", "{pkg}")', ""]
+    return "\n".join(lines)
+
+
+def tables(models) -> tuple[dict, dict, dict, set]:
+    """The translator's lookup tables from ``models``: (methods by Go type, ``"path.Func"`` ->
+    (Python callee, duration argument indexes), ``"path.Value"`` -> Python, modelled paths)."""
+    methods, funcs, values, paths = {}, {}, {}, set()
+    for m in models:
+        paths.add(m.path)
+        methods.update(m.methods)
+        for name, py in m.funcs.items():
+            funcs[f"{m.path}.{name}"] = (py, tuple(m.durations.get(name, ())))
+        for name, py in m.values.items():
+            values[f"{m.path}.{name}"] = py
+    return methods, funcs, values, paths
