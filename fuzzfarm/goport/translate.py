@@ -39,13 +39,20 @@ class PortError(Exception):
         self.lines = lines
 
 
-def read_go(paths: list[str], tags: tuple[str, ...] = ()) -> dict:
-    """The package under ``paths`` as goast.go prints it. Raises PortError (one line)."""
+def read_go(paths: list[str], tags: tuple[str, ...] = (), goast_binary: str | None = None) -> dict:
+    """The package under ``paths`` as goast.go prints it. Raises PortError (one line).
+    ``goast_binary``: goast.go built once (``go build``), run instead of ``go run`` (a test that
+    reads many packages pays the compile once)."""
     # "--" ends goast's flags; without it `go run` would take the user's .go files as part of the
     # program it runs (every .go argument after goast.go is), so the file form never worked
-    args = ["run", GOAST] + (["-tags", ",".join(tags)] if tags else []) + ["--"] + [os.path.abspath(p) for p in paths]
+    flags = (["-tags", ",".join(tags)] if tags else []) + ["--"] + [os.path.abspath(p) for p in paths]
     try:
-        p = gotool.run_go(args, cwd=os.path.dirname(GOAST), timeout=600)
+        if goast_binary is not None:
+            import subprocess
+            p = subprocess.run([goast_binary, *flags], cwd=os.path.dirname(GOAST), env=gotool.go_env(),
+                               capture_output=True, text=True, timeout=600)
+        else:
+            p = gotool.run_go(["run", GOAST, *flags], cwd=os.path.dirname(GOAST), timeout=600)
     except FileNotFoundError as e:
         raise PortError([str(e)]) from None
     try:

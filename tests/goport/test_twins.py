@@ -1,0 +1,268 @@
+"""`fuzzfarm port gotwins/<twin> --test TestScenario` on every shipped Go twin (gotwins/TWINS.toml),
+with the result each one must have, so a regression and a silent change both go red:
+
+* refused twins: exactly the constructs listed (file:line and advice dropped). A construct the
+  translator learns changes the list: update it here and in docs/PORT.md's table;
+* translated twins: the generated harness finds the hand port's bug on buggy (the same failure
+  kind, one the hand port's case lists in KINDS, and the same Go crash state as the hand port
+  gives for that kind) within the hand port's budget (tests/gosim/test_examples.py `bound`,
+  random strategy), and stays clean on fixed for the runs below.
+
+goast runs once per twin and build, two at a time, with goast.go built once (twin_table.prefetch).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from fuzzfarm import examples, gosim
+from fuzzfarm.goport import rt
+from fuzzfarm.strategies import RandomStrategy
+
+from tests.go_fixtures import go  # noqa: F401 - the fixture
+from tests.goport import twin_table as T
+from tests.goport.test_port import load
+
+FIXED_RUNS = 200  # the hand ports' default tier runs 500 per case (test_examples); slow: 500
+
+# twin -> None (translates) or the constructs it is refused for (portlang's work: see docs/PORT.md)
+EXPECTED = {
+    'checker': [
+        'address of a non-struct',
+        'address of a non-struct variable',
+        'assignment to a package-level var',
+        'composite literal of sync.Mutex',
+        'method on non-struct type Map',
+        'method on non-struct type set',
+        'method sync.Locker.Lock has no gosim model',
+        'method sync.Locker.Unlock has no gosim model',
+        'method time.Time.Add has no gosim model',
+        'method time.Time.After has no gosim model',
+        'method time.Time.IsZero has no gosim model',
+        'package-level var',
+        'pointer dereference of a non-struct',
+        'slice expression',
+        'time.Now has no gosim model',
+        'time.Since has no gosim model',
+        'type Map (MapType)',
+        'type assertion',
+        'type set (MapType)',
+        'type switch',
+        'zero value of time.Time',
+    ],
+    'clusterbuilder': [
+        'could not import fuzzfarm.dev/gotwins/clusterbuilder/cache (not in the standard library, and fuzzfarm port reads one package)',
+    ],
+    'examples/dr01': [
+        'time.Now has no gosim model',
+        'zero value of time.Time',
+    ],
+    'examples/dr02': None,
+    'examples/dr03': [
+        'address of a non-struct',
+        'address of a non-struct variable',
+        'assignment to a package-level var',
+        'composite literal of sync.Mutex',
+        'embedded field',
+        'package-level var',
+        'pointer dereference of a non-struct',
+    ],
+    'examples/hc01': None,
+    'examples/hc03': [
+        'address of a non-struct',
+        'embedded field',
+        'positional composite literal of Handler with an embedded field',
+        'type assertion',
+        'type podHandle (StarExpr)',
+        'v, ok := m[k] with a struct value type',
+    ],
+    'examples/hc04': [
+        'composite literal of *Info',
+        'composite literal of sync.Mutex',
+        'type Result (ArrayType)',
+    ],
+    'examples/hc06': [
+        'address of a non-struct',
+        'package-level var',
+        'slice expression',
+    ],
+    'examples/hc08': [
+        'address of a non-struct',
+        'address of a non-struct variable',
+        'assignment to a package-level var',
+        'conversion to time.Duration',
+        'package-level var',
+        'slice expression',
+        'time.Now has no gosim model',
+        'type WatchChan (ChanType)',
+        'zero value of time.Time',
+    ],
+    'examples/hc09': None,
+    'examples/hc10': [
+        'assignment to a package-level var',
+        'composite literal of sync.WaitGroup',
+        'embedded field',
+        'package-level var',
+        'positional composite literal of Runner with an embedded field',
+        'promoted field of an embedded struct',
+    ],
+    'examples/hc11': [
+        'method runtime/pprof.Profile.WriteTo has no gosim model',
+        'method time.Time.Add has no gosim model',
+        'method time.Time.After has no gosim model',
+        'os.Stderr: import "os" has no gosim model and os.Stderr is not a function a stub can stand for',
+        'runtime.NumGoroutine has no gosim model',
+        'time.Now has no gosim model',
+    ],
+    'examples/hc12': [
+        'composite literal of *Info',
+        'errors.Join has no gosim model',
+        'method runtime/pprof.Profile.WriteTo has no gosim model',
+        'method time.Time.Add has no gosim model',
+        'method time.Time.After has no gosim model',
+        'os.Stderr: import "os" has no gosim model and os.Stderr is not a function a stub can stand for',
+        'runtime.NumGoroutine has no gosim model',
+        'time.Now has no gosim model',
+        'type ResourceList (ArrayType)',
+    ],
+    'examples/hc15': [
+        'conversion to []ClusterProvision',
+    ],
+    'examples/hc16': [
+        'method time.Time.Add has no gosim model',
+        'method time.Time.After has no gosim model',
+        'package-level var',
+        'strconv.Atoi has no gosim model',
+        'time.Now has no gosim model',
+        'zero value of time.Time',
+    ],
+    'examples/hc17': [
+        'address of a non-struct',
+        'composite literal of sync.WaitGroup',
+        'embedded field',
+        'type assertion',
+        'v, ok := m[k] with a struct value type',
+    ],
+    'examples/hc18': [
+        'composite literal of Frame',
+        'io.Discard: import "io" has no gosim model and io.Discard is not a function a stub can stand for',
+        'io.EOF: import "io" has no gosim model and io.EOF is not a function a stub can stand for',
+        'io.ErrUnexpectedEOF: import "io" has no gosim model and io.ErrUnexpectedEOF is not a function a stub can stand for',
+        'labelled statement',
+        'method net.TCPConn.CloseWrite has no gosim model',
+        'slice expression',
+        'type Frame (ArrayType)',
+        'type assertion',
+        'zero value of array',
+    ],
+    'examples/hc19': [
+        'composite literal of sync.Mutex',
+        'composite literal of sync.WaitGroup',
+        'method on non-struct type set',
+        'method sync.Locker.Lock has no gosim model',
+        'method sync.Locker.Unlock has no gosim model',
+        'slice expression',
+        'type set (MapType)',
+    ],
+    'examples/hc20': [
+        'address of a non-struct',
+        'address of a non-struct variable',
+        'conversion to handlerFunc',
+        'method on non-struct type handlerFunc',
+        'method sync.RWMutex.RLocker has no gosim model',
+        'method sync/atomic.Pointer.Load has no gosim model',
+        'method sync/atomic.Pointer.Store has no gosim model',
+        'method time.Time.Add has no gosim model',
+        'method time.Time.After has no gosim model',
+        'method time.Time.Equal has no gosim model',
+        'package-level var',
+        'pointer dereference of a non-struct',
+        'slice expression',
+        'time.Now has no gosim model',
+        'type handlerFunc (ChanType)',
+        'type switch',
+        'zero value of time.Time',
+    ],
+}
+
+# the hand port each translated twin is compared with (gotwins/TWINS.toml)
+HAND = {"examples/hc01": "hc01", "examples/hc09": "hc09", "examples/dr02": "dr02"}
+
+
+# the default tier: the translated twins and one refused for a single construct family; the
+# whole table is slow (goast reads 40 packages: ~30 s on two shared cores)
+DEFAULT = {"examples/hc01", "examples/hc09", "examples/dr02", "examples/hc15"}
+PARAMS = [t if t in DEFAULT else pytest.param(t, marks=pytest.mark.slow) for t in T.TWINS]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory, go):
+    tmp = tmp_path_factory.mktemp("twins")
+    return tmp, T.goast_binary(str(tmp))
+
+
+def test_every_shipped_twin_is_in_the_table():
+    import tomllib
+    listed = {v for tbl in tomllib.load(open(f"{T.TWINS_DIR}/TWINS.toml", "rb")).values() for v in tbl.values()}
+    assert listed == set(T.TWINS) == set(EXPECTED), (listed ^ set(EXPECTED))
+    assert set(HAND) == {t for t, v in EXPECTED.items() if v is None}
+
+
+def norm(frame: str, pkg: str | None = None) -> str:
+    """A Go crash-state frame as a name both ports share: no site, ``(*T).M`` -> ``T.M``, the
+    generated port's package dropped."""
+    f = re.sub(r" \([^()]*:\d+\)$", "", frame)
+    f = re.sub(r"\(\*?(\w+)\)", r"\1", f)
+    return f.removeprefix(pkg + ".") if pkg else f
+
+
+def same_state(hand: list[str], gen: list[str], pkg: str) -> bool:
+    """The hand port's declared frames (scaffolding without a Go site left out) lead the
+    generated port's crash state; the hand port may name the function with its upstream package."""
+    h = [norm(f) for f in hand if re.search(r"\(\S+\.go:\d+\)$", f)]
+    g = [norm(f, pkg) for f in gen]
+    return bool(h) and len(g) >= len(h) and all(a == b or a.endswith("." + b) for a, b in zip(h, g))
+
+
+def first_failure(main, limit, **kw):
+    for seed in range(limit):
+        f = gosim.run(main, strategy=RandomStrategy(seed=seed), **kw).failure
+        if f is not None:
+            return seed, f
+    return None, None
+
+
+@pytest.mark.parametrize("twin", PARAMS)
+def test_the_twin_ports_as_the_table_says(table, twin):
+    tmp, binary = table
+    out = tmp / twin.replace("/", "-")
+    files, refused = T.port_twin(twin, str(out), binary, T.prefetch(binary, [twin]))  # both builds at once
+    want = EXPECTED[twin]
+    if want is not None:
+        assert files is None and T.constructs(refused) == want, refused or "translated"
+        return
+    assert refused is None, refused
+    sys.path.insert(0, "tests/gosim")
+    from tests.gosim.test_examples import bound
+    case = examples.load(HAND[twin])
+    pkg = twin.rsplit("/", 1)[-1]
+    buggy, fixed = load(out, "buggy"), load(out, "fixed")
+    seed, gf = first_failure(rt.test_main(buggy.TestScenario, "TestScenario"), bound(case.ID, 0), check_leaks=False)
+    assert gf is not None, f"{twin}: the generated port found nothing in {bound(case.ID, 0)} runs"
+    assert gf.kind in case.KINDS, (gf.kind, case.KINDS)
+    # the hand port's crash state for that kind, with the detector on as in the generated run
+    _, hf = first_failure(case.buggy, 50 * bound(case.ID, 0), **{**case.RUN_KW, "race": gf.kind == "data race"})
+    assert hf is not None and hf.kind == gf.kind, (twin, hf, gf)
+    assert same_state(hf.go_crash_state, gf.go_crash_state, pkg), (hf.go_crash_state, gf.go_crash_state)
+    _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False)
+    assert ff is None, f"{twin}: the generated port fails on fixed: {ff}"
+
+
+def test_same_state_tells_crash_states_apart():
+    hand = ["leaderelection.RunWithLeaderElection.func2 (run_with_leaderelection.go:53)", "LeaderElector.Run (leaderelection.go:213)"]
+    assert same_state(hand, ["hc01.RunWithLeaderElection.func2 (a.go:28)", "hc01.(*LeaderElector).Run (b.go:40)", "hc01.X (a.go:1)"], "hc01")
+    assert not same_state(hand, ["hc01.RunWithLeaderElection.func2 (a.go:28)", "Defers.__exit__", "hc01.(*LeaderElector).Run (b.go:40)"], "hc01")
+    assert not same_state(hand, ["hc01.RunWithLeaderElection.func1 (a.go:28)", "hc01.(*LeaderElector).Run (b.go:40)"], "hc01")

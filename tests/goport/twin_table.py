@@ -1,0 +1,90 @@
+"""Shared by tests/goport/test_twins.py and `python -m tests.goport.twin_table` (which prints the
+per-twin table of docs/PORT.md): `fuzzfarm port --test TestScenario` on every shipped Go twin."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+
+from fuzzfarm.goport import package, translate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TWINS_DIR = os.path.join(ROOT, "gotwins")
+TWINS = ["checker", "clusterbuilder"] + [f"examples/{d}" for d in sorted(os.listdir(os.path.join(TWINS_DIR, "examples")))]
+_SITE = re.compile(r"^[^:]+:\d+: ")
+
+
+def constructs(lines: list[str]) -> list[str]:
+    """The refusal lines without their file.go:line and the advice: what was refused, sorted, once each."""
+    return sorted({_SITE.sub("", ln).split(": not supported;")[0].split(": fix the Go")[0] for ln in lines})
+
+
+def go_lines(twin: str) -> int:
+    d = os.path.join(TWINS_DIR, twin)
+    n = 0
+    for root, _, files in os.walk(d):
+        for f in files:
+            if f.endswith(".go"):
+                n += sum(1 for ln in open(os.path.join(root, f)) if ln.strip() and not ln.strip().startswith("//"))
+    return n
+
+
+@functools.lru_cache(maxsize=None)
+def goast_binary(tmpdir: str) -> str:
+    from fuzzfarm.gotool import run_go
+    out = os.path.join(tmpdir, "goast")
+    p = run_go(["build", "-o", out, translate.GOAST], cwd=os.path.dirname(translate.GOAST))
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def prefetch(binary: str, twins=TWINS) -> dict:
+    """goast's output for each of ``twins`` and build, two at a time (the machine's cores): the
+    table reads each once. (twin, tags) -> the parsed package, or the PortError."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(key):
+        twin, tags = key
+        try:
+            return key, translate.read_go([os.path.join(TWINS_DIR, twin)], tags, goast_binary=binary)
+        except translate.PortError as e:
+            return key, e
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, [(t, tags) for t in twins for tags in ((), ("fixed",))]))
+
+
+def port_twin(twin: str, out: str, binary: str, cache: dict | None = None):
+    """(files written, None) or (None, refusal lines)."""
+    real = package.read_go
+
+    def read(paths, tags=()):
+        hit = (cache or {}).get((twin, tuple(tags)))
+        if hit is None:
+            return real(paths, tags, goast_binary=binary)
+        if isinstance(hit, Exception):
+            raise hit
+        return hit
+    package.read_go = read
+    try:
+        return package.port([os.path.join(TWINS_DIR, twin)], out, name=twin.replace("/", "-"), test="TestScenario"), None
+    except translate.PortError as e:
+        return None, e.lines
+    finally:
+        package.read_go = real
+
+
+def py_lines(files) -> int:
+    return sum(sum(1 for ln in open(f) if ln.strip()) for f in files if f.endswith(".py"))
+
+
+if __name__ == "__main__":
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    b = goast_binary(tmp)
+    for t in TWINS:
+        files, refused = port_twin(t, os.path.join(tmp, t.replace("/", "-")), b)
+        print(f"| {t} | {go_lines(t)} | {py_lines(files) if files else '-'} | "
+              + ("yes" if files else "refused: " + "; ".join(constructs(refused))) + " |")
+    sys.exit(0)
