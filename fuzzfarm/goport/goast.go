@@ -5,7 +5,11 @@
 // method receivers, builtins and zero values). Stdlib only; run with `go run goast.go`.
 //
 // Usage: go run goast.go [-tags a,b] DIR_OR_FILE...
-// Output: one line, {"package": NAME, "files": [...]} or {"error": "file.go:LINE: what"}.
+// Output: one line, {"package": NAME, "path": IMPORT_PATH, "files": [...], "deps": [...]} or
+// {"error": "file.go:LINE: what"}. When a go.mod lies above the package, its path is the module
+// path joined with its directory, and every package of the same module it imports (directly or
+// not) is read from source under the same tags and listed in "deps" (same shape, no "deps"),
+// each after the packages it imports; anything else is imported from the toolchain.
 package main
 
 import (
@@ -36,7 +40,112 @@ var (
 		Implicits:  map[ast.Node]types.Object{},
 	}
 	pkg *types.Package
+
+	modPath, modDir string                                // the go.mod above the package, if any
+	srcPkgs                = map[string]*types.Package{}   // module packages read from source
+	srcFiles               = map[string][]*ast.File{}      // their files
+	srcOrder         []string                              // dependencies first
+	tags                   = map[string]bool{}
+	stdImporter            = importer.Default()
 )
+
+// findModule sets modPath/modDir from the nearest go.mod at or above dir.
+func findModule(dir string) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			for _, ln := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(ln); len(f) == 2 && f[0] == "module" {
+					modPath, modDir = strings.Trim(f[1], `"`), d
+					return
+				}
+			}
+			return
+		}
+		if filepath.Dir(d) == d {
+			return
+		}
+	}
+}
+
+// srcImporter reads packages of the module from source (the toolchain has no export data for
+// them); everything else comes from the toolchain.
+type srcImporter struct{}
+
+func (srcImporter) Import(path string) (*types.Package, error) {
+	if modPath == "" || (path != modPath && !strings.HasPrefix(path, modPath+"/")) {
+		return stdImporter.Import(path)
+	}
+	if p, ok := srcPkgs[path]; ok {
+		if p == nil {
+			return nil, fmt.Errorf("import cycle through %s", path)
+		}
+		return p, nil
+	}
+	srcPkgs[path] = nil
+	dir := filepath.Join(modDir, filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(path, modPath), "/")))
+	files, name := parseDir([]string{dir}, false)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no Go files build in %s", dir)
+	}
+	conf := types.Config{Importer: srcImporter{}}
+	p, err := conf.Check(path, fset, files, info)
+	if err != nil {
+		return nil, err
+	}
+	_ = name
+	srcPkgs[path], srcFiles[path] = p, files
+	srcOrder = append(srcOrder, path)
+	return p, nil
+}
+
+// parseDir parses the .go files under paths that build under the tags (with tests when asked),
+// checking they are one package. Fails (exits) on a parse error.
+func parseDir(args []string, withTests bool) ([]*ast.File, string) {
+	var paths []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			fail("%s: no such file or directory", arg)
+		}
+		if st.IsDir() {
+			ents, _ := os.ReadDir(arg)
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), ".go") && !e.IsDir() && (withTests || !strings.HasSuffix(e.Name(), "_test.go")) {
+					paths = append(paths, filepath.Join(arg, e.Name()))
+				}
+			}
+		} else {
+			paths = append(paths, arg)
+		}
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		fail("%s: no .go files", strings.Join(args, " "))
+	}
+	var files []*ast.File
+	name := ""
+	for _, p := range paths {
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			msg := err.Error()
+			if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+				msg = fmt.Sprintf("%s:%d: %s", filepath.Base(list[0].Pos.Filename), list[0].Pos.Line, list[0].Msg)
+			}
+			fail("%s", firstLine(msg, p))
+		}
+		if !builds(f, tags) {
+			continue
+		}
+		if name == "" {
+			name = f.Name.Name
+		} else if f.Name.Name != name {
+			fail("%s: package %s, but the other files are package %s: translate one package at a time (an external _test package is not supported; use package %s in the test file)",
+				where(f.Package), f.Name.Name, name, name)
+		}
+		files = append(files, f)
+	}
+	return files, name
+}
 
 func fail(format string, args ...any) {
 	out, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
@@ -46,7 +155,20 @@ func fail(format string, args ...any) {
 
 func where(p token.Pos) string {
 	pos := fset.Position(p)
-	return fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+	return fmt.Sprintf("%s:%d", fileName(pos.Filename), pos.Line)
+}
+
+var rootDir string // the directory of the package named on the command line
+
+// fileName is how a file is cited: its name, with its directory below the package's for a
+// package of the same module (cache/cache.go), so a line names one file.
+func fileName(path string) string {
+	if rootDir != "" {
+		if rel, err := filepath.Rel(rootDir, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(path)
 }
 
 // builds reports whether a file's //go:build line holds with exactly the given tags on.
@@ -226,7 +348,7 @@ func encode(v reflect.Value) any {
 		m := map[string]any{"K": v.Elem().Type().Name()}
 		if isNode {
 			m["L"] = fset.Position(node.Pos()).Line
-			m["F"] = filepath.Base(fset.Position(node.Pos()).Filename)
+			m["F"] = fileName(fset.Position(node.Pos()).Filename)
 		}
 		e := v.Elem()
 		for i := 0; i < e.NumField(); i++ {
@@ -347,77 +469,55 @@ func derefType(t types.Type) types.Type {
 func main() {
 	tagList := flag.String("tags", "", "build tags that are on, comma-separated")
 	flag.Parse()
-	tags := map[string]bool{}
 	for _, t := range strings.Split(*tagList, ",") {
 		if t != "" {
 			tags[t] = true
 		}
 	}
-	var paths []string
-	for _, arg := range flag.Args() {
-		st, err := os.Stat(arg)
-		if err != nil {
-			fail("%s: no such file or directory", arg)
-		}
-		if st.IsDir() {
-			ents, _ := os.ReadDir(arg)
-			for _, e := range ents {
-				if strings.HasSuffix(e.Name(), ".go") && !e.IsDir() {
-					paths = append(paths, filepath.Join(arg, e.Name()))
-				}
-			}
-		} else {
-			paths = append(paths, arg)
-		}
-	}
-	sort.Strings(paths)
-	if len(paths) == 0 {
-		fail("%s: no .go files", strings.Join(flag.Args(), " "))
-	}
-	var files []*ast.File
-	name := ""
-	for _, p := range paths {
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			msg := err.Error()
-			if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
-				msg = fmt.Sprintf("%s:%d: %s", filepath.Base(list[0].Pos.Filename), list[0].Pos.Line, list[0].Msg)
-			}
-			fail("%s", firstLine(msg, p))
-		}
-		if !builds(f, tags) {
-			continue
-		}
-		if name == "" {
-			name = f.Name.Name
-		} else if f.Name.Name != name {
-			fail("%s: package %s, but the other files are package %s: translate one package at a time (an external _test package is not supported; use package %s in the test file)",
-				where(f.Package), f.Name.Name, name, name)
-		}
-		files = append(files, f)
-	}
+	files, name := parseDir(flag.Args(), true)
 	if len(files) == 0 {
 		fail("%s: no Go file builds with tags %q", strings.Join(flag.Args(), " "), *tagList)
 	}
-	conf := types.Config{Importer: importer.Default(), Error: nil}
+	path := name
+	if dir, err := filepath.Abs(filepath.Dir(fset.Position(files[0].Package).Filename)); err == nil {
+		rootDir = dir
+		findModule(dir)
+		if modPath != "" {
+			if rel, err := filepath.Rel(modDir, dir); err == nil && !strings.HasPrefix(rel, "..") {
+				path = strings.TrimSuffix(modPath+"/"+filepath.ToSlash(rel), "/.")
+			}
+		}
+	}
+	conf := types.Config{Importer: srcImporter{}, Error: nil}
 	var err error
-	pkg, err = conf.Check(name, fset, files, info)
+	pkg, err = conf.Check(path, fset, files, info)
 	if err != nil {
 		if te, ok := err.(types.Error); ok {
 			// one line: a missing import's message goes on with every directory searched
 			msg := strings.SplitN(te.Msg, "\n", 2)[0]
 			if i := strings.Index(msg, " (can't find import"); i >= 0 {
-				msg = msg[:i] + " (not in the standard library, and fuzzfarm port reads one package)"
+				msg = msg[:i] + " (neither in the standard library nor in this package's module)"
 			}
 			fail("%s: %s", where(te.Pos), msg)
 		}
 		fail("%v", err)
 	}
+	root := pkg
+	var deps []any
+	for _, p := range srcOrder {
+		pkg = srcPkgs[p] // objInfo's "local", zero's "foreign", TypeString: relative to the package encoded
+		var enc []any
+		for _, f := range srcFiles[p] {
+			enc = append(enc, encode(reflect.ValueOf(f)))
+		}
+		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc})
+	}
+	pkg = root
 	var out []any
 	for _, f := range files {
 		out = append(out, encode(reflect.ValueOf(f)))
 	}
-	b, err := json.Marshal(map[string]any{"package": name, "files": out})
+	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps})
 	if err != nil {
 		fail("encoding: %v", err)
 	}

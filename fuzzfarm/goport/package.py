@@ -13,7 +13,7 @@ import shutil
 import tempfile
 
 from . import models
-from .translate import PortError, read_go, translate
+from .translate import PortError, read_go, translate_all
 
 NAME_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
@@ -92,12 +92,13 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         raise PortError([str(e)]) from None
     buggy = read_go(paths, ())
     fixed = read_go(paths, ("fixed",))
-    tagged = [f["F"] for f in buggy["files"]] != [f["F"] for f in fixed["files"]]
+    tagged = [[f["F"] for f in d["files"]] for d in [buggy] + (buggy.get("deps") or [])] != \
+        [[f["F"] for f in d["files"]] for d in [fixed] + (fixed.get("deps") or [])]
     builds = {"buggy": buggy, "fixed": fixed} if tagged else {"port": buggy}
     modules, errors, stubs = {}, [], {}
     for variant, data in builds.items():
         try:
-            modules[variant] = translate(data, stubs)
+            modules[variant] = translate_all(data, stubs)
         except PortError as e:
             errors += [ln for ln in e.lines if ln not in errors]
         if test and not any(d["K"] == "FuncDecl" and d["Name"]["Name"] == test and d["Recv"] is None
@@ -107,8 +108,13 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         raise PortError(errors)
     gopkg = buggy["package"]
     files = {f"{pkg}/__init__.py": f'"""fuzzfarm harness package {name}: Go package {gopkg}, ported by `fuzzfarm port`."""\n'}
-    for variant, src in modules.items():
-        files[f"{pkg}/{variant}.py"] = src
+    for variant, srcs in modules.items():
+        if len(srcs) == 1:
+            files[f"{pkg}/{variant}.py"] = srcs[""]
+            continue
+        # packages of the same module: the build is a Python package, a module per Go package
+        for mod, src in srcs.items():
+            files[f"{pkg}/{variant}/{mod or '__init__'}.py"] = src
     for path, funcs in sorted(stubs.items()):
         files[f"{pkg}/{models.stub_module_name(path)}.py"] = models.stub_source(path, funcs, pkg)
         if stubs_out is not None:

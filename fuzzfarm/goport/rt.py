@@ -336,12 +336,19 @@ def stub(go_func: str, port_pkg: str):
 
 
 def unfilled(*modules) -> list[str]:
-    """The Go functions still stubbed in the stub modules the generated ``modules`` import."""
-    out = []
-    for mod in modules:
+    """The Go functions still stubbed in the stub modules the generated ``modules`` import
+    (directly or through the modules of their sibling Go packages, ``pkg_*``)."""
+    out, seen, todo = [], set(), list(modules)
+    while todo:
+        mod = todo.pop()
+        if id(mod) in seen:
+            continue
+        seen.add(id(mod))
         for name, sub in sorted(vars(mod).items()):
             if name.startswith("stub_") and hasattr(sub, "__dict__"):
                 out += [f._fuzzfarm_stub_[0] for f in vars(sub).values() if hasattr(f, "_fuzzfarm_stub_")]
+            elif name.startswith("pkg_") and hasattr(sub, "__dict__"):
+                todo.append(sub)
     return sorted(set(out))
 
 

@@ -122,8 +122,11 @@ def walk(node):
 
 
 class Translator:
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, module: "ModuleSet | None" = None):
         self.pkg = data["package"]
+        # Go's own name of the package in a traceback: its import path when a go.mod is above it
+        self.path = data.get("path") or self.pkg
+        self.mods = module or ModuleSet(data)
         self.files = data["files"]
         self.errors: list[str] = []
         self.structs: dict[str, Struct] = {}
@@ -137,18 +140,14 @@ class Translator:
         # Python names of every method (declared or in an interface): a field whose snake_case
         # name is one of them is renamed (field_name), or the instance attribute would hide the
         # method (Go's clientConfig field and ClientConfig method: both client_config)
-        self.method_names: set[str] = set()
+        self.method_names: set[str] = self.mods.method_names
         reg = models.registry()
         self.sync_methods, self.pkg_funcs, self.pkg_values, self.imports = models.tables(reg.values())
         self.model_imports = sorted({ln for m in reg.values() for ln in m.imports})
         self.stubs: dict[str, dict[str, str]] = {}  # import path with no model -> {Go func: signature}
-        for n in walk(self.files):
-            if n.get("K") == "FuncDecl" and n.get("Recv") is not None:
-                self.method_names.add(snake(n["Name"]["Name"]))
-            elif n.get("K") == "InterfaceType":
-                for m in (n.get("Methods") or {}).get("List") or []:
-                    for nm in m.get("Names") or []:
-                        self.method_names.add(snake(nm["Name"]))
+
+    def imported_paths(self) -> set:
+        return {(n.get("Use") or {}).get("pkg") for n in walk(self.files) if (n.get("Use") or {}).get("k") == "pkgname"}
 
     def field_name(self, go_name: str) -> str:
         """The Python attribute of a struct field: snake_case, ``_field`` appended where a method
@@ -205,8 +204,11 @@ class Translator:
                 self.func_decl(d, None)
         # the models' imports and the stub modules, known once every call is translated
         at = self.out.index("from fuzzfarm.goport import rt") + 1
-        self.out[at:at] = self.model_imports + [f"from . import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
-                                                for p in sorted(self.stubs)]
+        up = ".." if self.mods.alias else "."  # with sibling packages, each build is a package of modules
+        self.out[at:at] = self.model_imports + [f"from {up} import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
+                                                for p in sorted(self.stubs)] + [
+            f"from . import {self.mods.module[p]} as {self.mods.alias[p]}  # Go package {p}"
+            for p in self.mods.order if p in self.imported_paths()]
         return "\n".join(self.out) + "\n"
 
     def package_vars(self, d) -> None:
@@ -290,6 +292,9 @@ class Translator:
             return "None"
         if k == "struct":
             return f"{z['name']}()"
+        if k == "foreign" and z["name"].rsplit(".", 1)[0] in self.mods.alias:
+            path, name = z["name"].rsplit(".", 1)
+            return f"{self.mods.alias[path]}.{name}()"
         if k == "sync" and z["name"] in SYNC_ZERO:
             return SYNC_ZERO[z["name"]]
         return self.bad(node, f"zero value of {z.get('name', k)}", "initialise it explicitly with a supported type")
@@ -299,7 +304,7 @@ class Translator:
         o += ["", "", f"class {s.name}:", f'    """Go struct {s.name} ({s.file}:{s.line}); plain fields are race-checked (gosim.Shared)."""', ""]
         plain = []
         for gname, pname, ty, k in s.fields:
-            if ty["Z"]["k"] in ("sync", "struct", "atomic"):
+            if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign"):  # foreign: a sibling package's struct
                 plain.append(pname)
             else:
                 o.append(f"    {pname} = gosim.Shared()  # {s.file}:{ty['L']}")
@@ -318,7 +323,7 @@ class Translator:
         o += ["", "    def _copy_(self):", f'        """A copy of a {s.name} value (Go assignment of a struct: every field read)."""',
               f"        c = {s.name}.__new__({s.name})"]
         for _, p, ty, _ in s.fields:
-            cp = "._copy_()" if ty["Z"]["k"] == "struct" else ""
+            cp = "._copy_()" if ty["Z"]["k"] in ("struct", "foreign") else ""
             o.append(f"        c.{p} = self.{p}{cp}")
         o += ["        return c", "", "    def _set_(self, v):", "        for f in self._go_fields_:",
               "            setattr(self, f, getattr(v, f))"]
@@ -387,9 +392,9 @@ class Translator:
         if struct is not None:
             recv = d["Recv"]["List"][0]
             ptr = recv["Type"]["K"] == "StarExpr"
-            goname = f"{self.pkg}.({'*' if ptr else ''}{struct.name}).{name}"
+            goname = f"{self.path}.({'*' if ptr else ''}{struct.name}).{name}"
         else:
-            goname = f"{self.pkg}.{name}"
+            goname = f"{self.path}.{name}"
         fn = Func(goname, d["F"])
         self.fn = fn
         self.plan(fn, d)
@@ -990,6 +995,13 @@ class Translator:
         x = e["X"]
         if x["K"] == "Ident" and (x.get("Use") or {}).get("k") == "pkgname":
             q = f"{x['Use']['pkg']}.{e['Sel']['Name']}"
+            sib = self.mods.alias.get(x["Use"]["pkg"])
+            if sib is not None:  # a package of the same module, translated beside this one
+                o = e["Sel"].get("Use") or {}
+                n = e["Sel"]["Name"]
+                if o.get("k") == "type":
+                    return f"{sib}.{n}"
+                return f"{sib}.{n if n.startswith('Test') and o.get('k') == 'func' else snake(n)}"
             if q in self.pkg_values:
                 return self.pkg_values[q]
             if q in self.pkg_funcs:
@@ -1018,7 +1030,7 @@ class Translator:
             rtype = e.get("RecvType") or ""
             meth = e["Sel"]["Name"]
             pkgpath = rtype.rsplit(".", 1)[0] if "." in rtype else ""
-            if rtype.startswith(self.pkg + ".") or (pkgpath == self.pkg):
+            if pkgpath == self.path or pkgpath in self.mods.alias:
                 return f"{recv}.{snake(meth)}"
             if x.get("U") == "interface" and meth == "Error" and x.get("T") == "error":
                 return f"(lambda: rt.error_text({recv}))"
@@ -1118,6 +1130,19 @@ class Translator:
         elts = e["Elts"] or []
         if u == "empty":
             return "None"  # struct{}{}: no data
+        if u == "struct" and "." in t and t.rsplit(".", 1)[0] in self.mods.alias:
+            # a struct of a sibling package: its class there, its fields by the same naming rule
+            path, name = t.rsplit(".", 1)
+            fields = self.mods.struct_fields.get((path, name), [])
+            kw = []
+            for i, el in enumerate(elts):
+                if el["K"] == "KeyValueExpr":
+                    kw.append(f"{self.field_name(el['Key']['Name'])}={self.val(el['Value'])}")
+                elif i < len(fields):
+                    kw.append(f"{self.field_name(fields[i])}={self.val(el)}")
+                else:
+                    return self.bad(e, f"positional composite literal of {t}", "name the fields")
+            return f"{self.mods.alias[path]}.{name}({', '.join(kw)})"
         if u == "struct":
             name = t
             st = self.structs.get(name)
@@ -1176,11 +1201,58 @@ class Translator:
         return any(n.get("K") == "Ident" and (n.get("Def") or {}).get("id") == obj_id for n in walk(lit))
 
 
-def translate(data: dict, stubs: dict | None = None) -> str:
+class ModuleSet:
+    """The Go packages one port translates together: the package named on the command line and
+    the packages of its module it imports (goast's ``deps``). Each becomes a Python module of its
+    own, imported by the others as ``pkg_<name>``; method names are shared by all (a field named
+    like any method is renamed the same way everywhere, see Translator.field_name)."""
+
+    def __init__(self, data: dict):
+        self.order = [d["path"] for d in data.get("deps") or []]
+        self.module, self.alias = {}, {}
+        for p in self.order:
+            base = re.sub(r"\W", "_", p.rsplit("/", 1)[-1]).lower() or "pkg"
+            name, k = base, 2
+            while name in self.module.values() or name in ("stub",):
+                name, k = f"{base}{k}", k + 1
+            self.module[p], self.alias[p] = name, f"pkg_{name}"
+        every = [data] + list(data.get("deps") or [])
+        self.method_names: set[str] = set()
+        self.struct_fields: dict = {}
+        for d in every:
+            for n in walk(d["files"]):
+                if n.get("K") == "FuncDecl" and n.get("Recv") is not None:
+                    self.method_names.add(snake(n["Name"]["Name"]))
+                elif n.get("K") == "InterfaceType":
+                    for m in (n.get("Methods") or {}).get("List") or []:
+                        for nm in m.get("Names") or []:
+                            self.method_names.add(snake(nm["Name"]))
+                elif n.get("K") == "TypeSpec" and (n.get("Type") or {}).get("K") == "StructType":
+                    self.struct_fields[(d.get("path"), n["Name"]["Name"])] = [
+                        nm["Name"] for f in n["Type"]["Fields"]["List"] or [] for nm in f.get("Names") or []]
+
+
+def translate_all(data: dict, stubs: dict | None = None) -> dict[str, str]:
+    """Every module of one build: ``{"": the package's own module, "rest": a sibling package's, ...}``.
+    Without sibling packages, only ``""``. Raises PortError with every unsupported construct found
+    in any of them."""
+    mods = ModuleSet(data)
+    out, errors = {}, []
+    for d in [data] + list(data.get("deps") or []):
+        try:
+            out["" if d is data else mods.module[d["path"]]] = translate(d, stubs, mods)
+        except PortError as e:
+            errors += [ln for ln in e.lines if ln not in errors]
+    if errors:
+        raise PortError(errors)
+    return out
+
+
+def translate(data: dict, stubs: dict | None = None, mods: ModuleSet | None = None) -> str:
     """The Python module for one build of the package. Raises PortError with every unsupported
     construct found. ``stubs``, when given, receives the imports with no model the module calls
     into: import path -> {Go function: signature} (models.stub_source writes their modules)."""
-    t = Translator(data)
+    t = Translator(data, mods)
     src = t.run()
     if stubs is not None:
         for path, funcs in t.stubs.items():

@@ -76,8 +76,9 @@ def test_generated_harness_finds_the_bug_on_buggy_and_not_on_fixed(go, tmp_path,
 def test_every_generated_function_cites_its_go_line(go, tmp_path):
     out = port(tmp_path, os.path.join(DATA, "tracker"), "--test", "TestScenario")
     src = next((out).glob("*_port/buggy.py")).read_text()
-    assert '@gosim.go_func("tracker.(*Tracker).Stop", "tracker.go:19")' in src
-    assert '@gosim.go_func("tracker.(*Tracker).Start.func1", "start_buggy.go:8")' in src
+    # Go names a function by its package's import path (testdata/tracker/go.mod), as its tracebacks do
+    assert '@gosim.go_func("example.com/tracker.(*Tracker).Stop", "tracker.go:19")' in src
+    assert '@gosim.go_func("example.com/tracker.(*Tracker).Start.func1", "start_buggy.go:8")' in src
     assert "cancel()  # :24" in src  # the nil call, at its Go line
     h = load(out, "harness")
     f = next(h.execute(d, "buggy").failure for d in inputs() if h.execute(d, "buggy").failure is not None)
@@ -174,3 +175,22 @@ def test_translated_unsynchronized_map_writes_are_go_s_fatal(go, tmp_path):
         r = gosim.run(mod.concurrent_map_writes, strategy=make("random", seed=seed), check_leaks=False)
         seen.add(r.failure.go_says if r.failure else "ok")
     assert "fatal error: concurrent map writes" in seen and seen <= {"ok", "fatal error: concurrent map writes"}, seen
+
+
+def test_packages_of_the_module_become_a_module_each(go, tmp_path):
+    """testdata/multi imports its module's package store: both are read (goast's deps), each is a
+    Python module of the build, cited with Go's package path and the file under the package."""
+    out = port(tmp_path, os.path.join(DATA, "multi"), "--test", "TestScenario")
+    for variant in ("buggy", "fixed"):
+        assert (out / "out_port" / variant / "__init__.py").is_file() and (out / "out_port" / variant / "store.py").is_file()
+    store = (out / "out_port" / "buggy" / "store.py").read_text()
+    assert '@gosim.go_func("example.com/multi/store.(*Counter).IncUnlocked", "store/store.go:38")' in store
+    root = (out / "out_port" / "buggy" / "__init__.py").read_text()
+    assert "from . import store as pkg_store  # Go package example.com/multi/store" in root
+    h = load(out, "harness")
+    found = [f for f in (h.execute(d, "buggy").failure for d in inputs()) if f is not None]
+    # go test -race on testdata/multi: a data race on buggy, ok on fixed (tagged fixed)
+    assert found and {f.kind for f in found} <= {"data race", "concurrent map writes"}, found[:1]
+    assert found[0].go_crash_state[:2] == ["example.com/multi/store.(*Counter).IncUnlocked (store/store.go:39)",
+                                           "example.com/multi.hit (hit_buggy.go:8)"], found[0].go_crash_state
+    assert [d for d in inputs() if h.execute(d, "fixed").failure is not None] == []
