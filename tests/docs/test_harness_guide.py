@@ -1,4 +1,5 @@
-"""docs/HARNESSES.md, followed literally: scaffold, install, test, fuzz standalone, demo farm,
+"""docs/HARNESSES.md, followed literally: generate the port from a Go snippet (fuzzfarm port), fuzz
+it and replay the crash; then scaffold, install, test, fuzz standalone, demo farm,
 replay (exit 1, fixed exit 0), edit the port (hash changes, replay warns). See guide_runner."""
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def _follow(tmp_path, farm_url: str | None):
     from fuzzfarm.farm.embedded import redis_server_binary
     if redis_server_binary() is None:
         pytest.skip("redis-server is not installed; scripts/setup installs it")
-    if "tracker" in H.registry():
-        pytest.fail("a harness named 'tracker' is installed in the test venv (the guide followed before it made a "
-                    "venv of its own?); remove it with `.venv/bin/pip uninstall -y fuzzfarm-tracker`, then rerun")
+    if {"tracker", "tracker-gen"} & set(H.registry()):
+        pytest.fail("a harness named 'tracker' or 'tracker-gen' is installed in the test venv (the guide followed before it made a "
+                    "venv of its own?); remove it with `.venv/bin/pip uninstall -y fuzzfarm-tracker fuzzfarm-tracker-gen`, then rerun")
     work = tmp_path / "work"
     work.mkdir()
     env = G.user_env(str(tmp_path), **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
@@ -57,6 +58,12 @@ def _suite(*tests: str) -> subprocess.CompletedProcess:
 
 def test_the_guide_works_as_written(tmp_path):
     work, results = _follow(tmp_path, None)
+    # the short way first (section 2): a Go snippet, `fuzzfarm port`, the fuzzer's crash replayed
+    # buggy (exit 1, at the Go line) and fixed (exit 0), with no Python written
+    assert (work / "tracker-gen" / "tracker_gen_port" / "buggy.py").is_file()
+    assert list((work / "gen-crashes").glob("crash-*"))
+    assert any("goroutine panic at example.com/tracker.(*Tracker).Stop (tracker.go:21)" in out for _, out in results)
+    # then the hand port (sections 3 to 8)
     assert (work / "tracker" / "tracker_harness" / "port.py").is_file()
     assert any("fails as recorded" in out for _, out in results)
     # The guide installed the plugin into a venv of its own: fuzzfarm's own installation (the test
@@ -65,7 +72,7 @@ def test_the_guide_works_as_written(tmp_path):
     # test_the_suite_stays_green_after_the_guide, slow).
     listed = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "harnesses", "--json"], capture_output=True,
                             text=True, timeout=120)
-    assert "tracker" not in {h["name"] for h in json.loads(listed.stdout)}
+    assert not {"tracker", "tracker-gen"} & {h["name"] for h in json.loads(listed.stdout)}
     assert subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "new", "tracker", "-o", str(tmp_path / "again")],
                           capture_output=True, timeout=120).returncode == 0
     guard = _suite(GUARDS[0])
