@@ -60,6 +60,19 @@ def todo() -> Context:
     return _BACKGROUND
 
 
+def _lock(ctx: "_CancelCtx") -> None:
+    """Go's ``c.mu.Lock()`` ... ``c.mu.Unlock()`` around a read or an update of a cancelCtx by
+    the running goroutine (propagateCancel, Done's first call, Err, cancel, removeChild): the
+    previous unlock happens before it, it happens before the next lock. Go's race detector
+    sees these edges (the runtime's mutex is annotated), so a port that lacked them would report
+    races ``go test -race`` does not (hc01's twin: a write before the child's first Done is
+    ordered before a read after the parent's second cancel)."""
+    rt = ctx.rt
+    if rt.race is not None and rt.cur is not None:
+        rt.race.acquire(ctx.mu_hb)
+        ctx.mu_hb = rt.race.release()
+
+
 def _parent_cancel_ctx(parent: Context) -> "_CancelCtx | None":
     """The nearest cancellable ancestor, looking through value contexts (Go: parentCancelCtx)."""
     while isinstance(parent, _ValueCtx):
@@ -77,8 +90,12 @@ class _CancelCtx(Context):
         self._deadline = parent.deadline()
         self.children: list[_CancelCtx] = []
         self.timer = None
+        self.mu_hb = None  # race detector: clock of the last unlock of Go's c.mu
+        self.done_made = False  # Go creates the Done channel on the first Done() (under c.mu)
+        self.done_hb = None  # the clock that creation (or cancel's closedchan) stored
         self.owner = _parent_cancel_ctx(parent)
         if self.owner is not None:
+            _lock(self.owner)  # propagateCancel: the parent's children, under its mutex
             if self.owner._err is not None:
                 if self.rt.race is not None:  # Go's propagateCancel saw the parent's Done
                     _race.chan_recv_closed(self.rt.race, self.owner._done, self.rt.cur.gid)
@@ -90,12 +107,21 @@ class _CancelCtx(Context):
         return self.label
 
     def done(self) -> Chan:
+        rt = self.rt
+        if rt.race is not None and rt.cur is not None:
+            if not self.done_made:  # the channel is made and stored under c.mu
+                self.done_made = True
+                _lock(self)
+                self.done_hb = self.mu_hb
+            else:  # an atomic load of the stored channel
+                rt.race.acquire(self.done_hb)
         return self._done
 
     def err(self) -> GoError | None:
         if self._err is not None and self.rt.race is not None and self.rt.cur is not None:
             # Go's Err() reads under the context's mutex: the cancel happens before it
             _race.chan_recv_closed(self.rt.race, self._done, self.rt.cur.gid)
+        _lock(self)
         return self._err
 
     def deadline(self) -> float | None:
@@ -106,16 +132,28 @@ class _CancelCtx(Context):
 
     def cancel_from_runtime(self, err: GoError, src: list | None = None) -> None:
         """Cancel without a scheduling point (used by timers and parent propagation). The
-        canceller is the running goroutine, or a deadline timer whose race clock is ``src``."""
+        canceller is the running goroutine, or a deadline timer whose race clock is ``src``.
+        A goroutine cancels under each context's mutex (``_lock``), the children while it holds
+        the parent's, as Go's cancelCtx.cancel does."""
+        by_goroutine = src is None and self.rt.race is not None and self.rt.cur is not None
+        if by_goroutine:
+            self.rt.race.acquire(self.mu_hb)  # c.mu.Lock()
         if self._err is not None:
+            if by_goroutine:
+                self.mu_hb = self.rt.race.release()  # already cancelled: c.mu.Unlock()
             return
         self._err = err
         self._done.close_from_runtime(src)
-        if src is None and self.rt.race is not None:
+        if not self.done_made and self.rt.race is not None:
+            self.done_made = True  # cancel stores Go's closedchan: a later Done() loads it
+            self.done_hb = self._done.hb.closed if self._done.hb is not None else src
+        if src is None and self.rt.race is not None and not by_goroutine:
             src = self._done.hb.closed  # the children are cancelled with the same clock
         children, self.children = self.children, []
         for c in children:
             c.cancel_from_runtime(err, src)
+        if by_goroutine:
+            self.mu_hb = self.rt.race.release()  # c.mu.Unlock(), after the children
         if self.timer is not None:
             self.rt.cancel_timer(self.timer)
             self.timer = None
@@ -153,7 +191,10 @@ def with_value(parent: Context, key, val) -> Context:
 def _cancel_func(ctx: _CancelCtx) -> Callable[[], None]:
     def cancel() -> None:
         ctx.rt.sched("cancel", ctx.label)
+        first = ctx._err is None
         ctx.cancel_from_runtime(CANCELED)
+        if first and ctx.owner is not None:
+            _lock(ctx.owner)  # removeChild: the parent's children, under its mutex
 
     cancel.__qualname__ = f"cancel[{ctx.label}]"
     return cancel

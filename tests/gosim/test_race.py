@@ -454,6 +454,39 @@ def test_edge_context_cancel_before_done_observed_and_err():
         pair(body)
 
 
+def test_edge_context_mutex_orders_a_write_before_the_child_s_first_done():
+    """Go's cancelCtx locks c.mu in Done's first call, in Err, in cancel (the children under the
+    parent's lock) and in a second cancel: a write before the child's first Done() is ordered
+    before a read after the parent's second cancel(), through the parent's canceller. hc01's
+    twin (gotwins/examples/hc01: OnStartedLeading writes ``cancel`` then waits on its child's
+    Done; OnStoppedLeading reads it after Run's deferred cancels) is race-free under
+    ``go test -race -count=300``; without these edges gosim reported a race there. Without the
+    child's Done() after the write, nothing orders it: Go reports that schedule too."""
+    def body(edge):
+        def main():
+            x = Var("x", 0)
+            parent, cancel_parent = gosim.with_cancel(gosim.background())
+
+            def writer():
+                child, _ = gosim.with_cancel(parent)
+                x.store(1)
+                if edge:
+                    child.done().recv()  # Done's first call: under the child's mutex
+
+            def reader():
+                parent.done().recv()  # woken by the close, before the children are cancelled
+                cancel_parent()  # already cancelled: the parent's mutex, unlocked after them
+                x.load()
+
+            gosim.go(writer)
+            gosim.go(reader)
+            gosim.sleep(1)
+            cancel_parent()
+            gosim.sleep(1)
+        return main
+    pair(body)
+
+
 def test_edge_deadline_timer_carries_with_deadline_not_the_interrupted_goroutine():
     def body(edge):
         def main():
