@@ -456,6 +456,14 @@ class Store:
         res = self._join_unreplayed(keys=[P + f"bucket:{bid}", P + f"bucket:{bid}:inputs"], args=[input_sha256])
         return None if res is None else (bool(res[0]), int(res[1]))
 
+    def distrust_engine_signature(self, harness: str, variant: str, input_sha256: str) -> None:
+        """A replay at intake gave another signature than the fuzz engine said for crash
+        ``input_sha256``: no crash of ``harness``/``variant`` joins a bucket unreplayed from now on."""
+        self.r.set(P + f"engine_signature:distrusted:{harness}:{variant}", input_sha256)
+
+    def engine_signature_distrusted(self, harness: str, variant: str) -> bool:
+        return bool(self.r.exists(P + f"engine_signature:distrusted:{harness}:{variant}"))
+
     def bucket_for_signature(self, harness: str, variant: str, signature: str) -> str | None:
         return self.r.get(P + f"sig:{harness}:{variant}:{signature}")
 

@@ -128,7 +128,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     if said and said != sig:  # the engine's word was wrong once: replay every crash of this harness from now on
         log.warning("intake %s: the fuzz engine said signature %s, the replay gives %s; crashes of %s/%s are "
                     "replayed at intake from now on", sha[:12], said[:12], sig[:12], harness, variant)
-        st.r.set(_distrust_key(harness, variant), sha)
+        st.distrust_engine_signature(harness, variant, sha)
         st.set_crash(harness, variant, sha, engine_signature_mismatch=True)
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
@@ -149,6 +149,10 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
+    if said and said == sig and not created and not bucket.get("engine_checked"):
+        # the once-per-bucket re-check: a joining input's engine signature, confirmed by its
+        # fresh-process replay; later crashes of this signature may join unreplayed
+        st.update_bucket(bid, engine_checked=sha)
     # The creator starts triage; a later intake does so only if the creator died before it could.
     if created or (bucket.get("state") == S.B_NEW and not bucket.get("triage_queued")):
         if st.artifact(bid) is None:  # a first downloadable reproducer right away (not yet minimized)
@@ -167,10 +171,17 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     return bid
 
 
-def _distrust_key(harness: str, variant: str) -> str:
-    """Set (to the crash's sha256) once a replay at intake gave another signature than the fuzz
-    engine said: no crash of ``harness``/``variant`` joins a bucket unreplayed after that."""
-    return S.P + f"engine_signature:distrusted:{harness}:{variant}"
+_VERIFIED = (S.B_FIX_CHECKING, S.B_PROVING, S.B_DONE)
+# FUZZFARM_INTAKE_UNREPLAYED=0: every crash is replayed at intake (benchmarks/end_to_end.py
+# compares the buckets and verdicts of both in one run).
+INTAKE_UNREPLAYED = os.environ.get("FUZZFARM_INTAKE_UNREPLAYED", "1") != "0"
+
+
+def known_steady(b: dict) -> bool:
+    """Bucket ``b`` is verified (its verify replays stored) and not flaky, here or at intake: a
+    crash of its signature adds nothing a replay would tell (``_join_by_engine_signature``)."""
+    return (b.get("state") in _VERIFIED and int(b.get("verify_n") or 0) > 0
+            and not b.get("flaky") and not b.get("intake_flaky"))
 
 
 def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str, sha: str, crash: dict,
@@ -179,16 +190,23 @@ def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str,
     (``engine_signature``: the fuzz child ran this very input in the deterministic runtime and
     bucketed the failure it raised as a replay does), without a replay. Only a ``crash``
     artifact, only an existing replayable bucket of the same harness and variant decided under
-    the same context (starvation bound and harness hash, farm/recheck.py), and only while no
-    replay of this harness ever contradicted the engine. Recorded as such on the crash
+    the same context (starvation bound and harness hash, farm/recheck.py), verified and not
+    flaky (``known_steady``), whose engine signature a fresh-process replay of another input than
+    its creator's confirmed once (``engine_checked``: the first such crash takes the replay path,
+    which sets it or distrusts the engine), and only while no replay of this harness ever
+    contradicted the engine. Recorded as such on the crash
     (``joined="engine signature"``, ``replays=0``) and counted in the bucket's
     ``joined_unreplayed``. Returns the bucket id, or None: take the replay path."""
     said = crash.get("engine_signature") or ""
-    if not said or crash.get("artifact", "crash") != "crash" or st.r.exists(_distrust_key(harness, variant)):
+    if not INTAKE_UNREPLAYED or not said or crash.get("artifact", "crash") != "crash" or st.engine_signature_distrusted(harness, variant):
         return None
     bid = st.bucket_for_signature(harness, variant, said)
     b = st.bucket(bid) if bid else None
     if not b or b.get("recheck_of") or not b.get("replayable", True) or b.get("signature") != said:
+        return None
+    if not known_steady(b):  # not verified yet, or flaky: every input is replayed (its rate counts)
+        return None
+    if not b.get("engine_checked"):  # this crash is the bucket's re-check of the engine's word
         return None
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
