@@ -204,8 +204,8 @@ def harnesses(as_json: bool = typer.Option(False, "--json", help="JSON instead o
 def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
                                       help="Queues: fuzz, collect, or fuzz,collect (two workers: one per queue)."),
            concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Fuzz (or -Q collect) pool processes."),
-           collect_concurrency: int = typer.Option(1, "--collect-concurrency",
-                                                   help="With both queues: the collect worker's processes."),
+           collect_concurrency: int = typer.Option(len(os.sched_getaffinity(0)), "--collect-concurrency",
+                                                   help="With both queues: the collect worker's processes (default: the cores given)."),
            loglevel: str = typer.Option("INFO", "-l", "--loglevel"),
            name: Optional[str] = typer.Option(None, "-n", "--name",
                                               help="Node name (default: QUEUE-random@host, unique per worker).")) -> None:

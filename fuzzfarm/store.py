@@ -574,6 +574,19 @@ class Store:
             return True
         return self.r.get(key) == owner
 
+    @staticmethod
+    def lease_key(name: str) -> str:
+        """The Redis key of lease ``name`` (for a script that renews several at once)."""
+        return P + f"lease:{name}"
+
+    def take_slot(self, prefix: str, owner: str, n: int, ttl_s: float) -> str | None:
+        """One of the ``n`` leases ``prefix:0`` .. ``prefix:n-1`` for ``owner`` (the one it already
+        holds, else a free one), or None when all are held by others."""
+        for i in range(max(1, n)):
+            if self.acquire_lease(f"{prefix}:{i}", owner, ttl_s):
+                return f"{prefix}:{i}"
+        return None
+
     def release_lease(self, name: str, owner: str) -> None:
         key = P + f"lease:{name}"
         if self.r.get(key) == owner:

@@ -272,11 +272,11 @@ class claims_renewed:
 
     STEPS = ("minimize", "verify", "fix_check", "prove")
 
-    def __init__(self, st: S.Store, bid: str, owner: str):
+    def __init__(self, st: S.Store, bid: str, owner: str, extra: tuple[str, ...] = ()):
         import threading
 
         self.st, self.owner = st, owner
-        self.keys = [S.P + f"lease:{bid}:{s}" for s in self.STEPS]
+        self.keys = [st.lease_key(f"{bid}:{s}") for s in self.STEPS] + [st.lease_key(e) for e in extra]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fuzzfarm-claim", daemon=True)
 
@@ -448,7 +448,6 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         st.update_bucket(bid, fix_variant="", fixed=None)
     if fv and enqueue_prove is not None and _proof_wanted():
         _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
-        triage_ahead.keep(key, {k: f for k, f in futs.items() if k == triage_ahead.PROOF_JOB})
         st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_PROVING)
         enqueue_prove(bid)
         st.release_lease(f"{bid}:fix_check", owner)
@@ -544,13 +543,14 @@ def _ahead_key(bid: str, minimized: bytes, fv: str | None) -> tuple:
 def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
     """The pieces of ``b``'s fix check that depend only on its minimized reproducer, as
     callables (farm/triage_ahead.py): the traced replay for the artifact and, with a fixed
-    variant, the proof and the fix evidence as for a reproducer that failed every verify replay."""
+    variant, the fix evidence as for a reproducer that failed every verify replay. Not the proof:
+    it is the prove step's, which runs in whichever collect process has a proof slot free
+    (tasks.prove), so one started here would mostly be computed twice."""
     harness, variant = _harness(b["harness"], b.get("max_starvation_s")), b["variant"]
     jobs = {"outcome": lambda: _replay(harness, variant, minimized, trace=True)}
     if fv:
         col = _collector()
         original, corpus = _data(b, "original_b64"), st.corpus(b["harness"])[:FIX_CORPUS_MAX]
-        jobs["proof"] = lambda: _proof(harness, fv, minimized)
         jobs["evidence"] = lambda: col.fix_verify(
             harness, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
             buggy_ok=VERIFY_RUNS,
