@@ -574,6 +574,16 @@ class Store:
             return True
         return self.r.get(key) == owner
 
+    def proof(self, key: str) -> dict | None:
+        """The proof stored under ``key`` (farm/triage.py ``proof_key``), or None."""
+        raw = self.r.get(P + f"proof:{key}")
+        return json.loads(raw) if raw else None
+
+    PROOF_TTL_S = 7 * 24 * 3600  # a proof outlives its buckets' gc by at most this (it is rebuilt on demand)
+
+    def put_proof(self, key: str, res: dict) -> None:
+        self.r.set(P + f"proof:{key}", json.dumps(res), ex=self.PROOF_TTL_S)
+
     @staticmethod
     def lease_key(name: str) -> str:
         """The Redis key of lease ``name`` (for a script that renews several at once)."""

@@ -481,10 +481,9 @@ def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[s
     if b is None:
         return False
     minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
-    if fv:  # the proof fix_check handed on when it ran in this process, else computed here
-        futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
-        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs,
-              enqueue_triage=enqueue_triage)
+    if fv:
+        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, None,
+              enqueue_triage=enqueue_triage, key=proof_key(b, fv))
     return _done(st, bid, owner, "prove", S.B_PROVING)
 
 
@@ -507,7 +506,8 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
                                         harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
     st.update_bucket(bid, starvation_s=out.get("starvation"), starved=H.starved_goroutines(out),
-                     go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
+                     go_crash_state=list(out.get("go_crash_state") or []),  # of the reproducer
+                     scenario=out.get("scenario") or "", scenario_key=out.get("scenario_key") or "")
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
@@ -536,6 +536,24 @@ def _proof(harness: str, fixed_variant: str, data: bytes) -> dict | None:
         return {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
 
 
+def proof_key(b: dict, fv: str) -> str | None:
+    """What a proof of bucket ``b``'s reproducer on ``fv`` depends on, hashed: the bucket's root-cause
+    group (collector.grouping), its scenario (the input's bytes outside the schedule region, which
+    alone decide it: the search replaces the schedule), the harness source (every variant's), the
+    fixed variant, the starvation bound and the search's settings. Buckets with one key share one
+    proof. None (no reuse) for a bucket recorded before scenarios were."""
+    if not b.get("scenario_key"):
+        return None
+    import hashlib
+    import json
+
+    from fuzzfarm.collector.grouping import root_cause
+    from fuzzfarm.collector.prove import BUDGET_ENV, DEFAULT_BOUND, REDUCTION_ENV, budget_s
+    parts = [root_cause(b)[0], b["scenario_key"], b.get("harness_hash") or "", fv, b.get("max_starvation_s") or "",
+             DEFAULT_BOUND, budget_s(), os.environ.get(REDUCTION_ENV, "0"), BUDGET_ENV]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
 def _ahead_key(bid: str, minimized: bytes, fv: str | None) -> tuple:
     return (bid, S.sha256(minimized), fv or "", VERIFY_RUNS, FIX_CORPUS_MAX)
 
@@ -560,7 +578,7 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
 
 
 def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None,
-          enqueue_triage: Callable[[str], None] | None = None) -> None:
+          enqueue_triage: Callable[[str], None] | None = None, key: str | None = None) -> None:
     """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
     the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
     stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence). ``futs``: the one
@@ -569,11 +587,20 @@ def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, 
     The proof is one more check of the fix verdict (collector.proofcheck): a counterexample
     it finds on ``fixed`` makes the verdict ``NO`` or ``fails differently`` (its schedule is
     the artifact's ``fixed-fails.input``; another failure is filed as its own bucket), so the
-    bucket never says ``fixed`` beside a proof that says ``NOT fixed``."""
-    res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+    bucket never says ``fixed`` beside a proof that says ``NOT fixed``.
+
+    ``key`` (``proof_key``): a proof stored under it by another bucket of the same group and
+    scenario is taken instead of searching again (``fix_proof_of``: that bucket); a proof made
+    here is stored under it (not one that could not run: ``error``)."""
+    res = st.proof(key) if key and _proof_wanted() else None
     if res is None:
-        return
-    st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""))
+        res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+        if res is None:
+            return
+        if key and not res.get("error"):
+            st.put_proof(key, {**res, "bucket": bid})
+    st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""),
+                     fix_proof_of=res.get("bucket") if res.get("bucket") not in (None, bid) else "")
     b = st.bucket(bid) or {}
     ev = b.get("fix_evidence")
     if not isinstance(ev, dict) or not ev.get("checks"):
