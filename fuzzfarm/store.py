@@ -63,6 +63,7 @@ B_NEW, B_MINIMIZING, B_VERIFYING, B_FIX_CHECKING, B_DONE = "new", "minimizing", 
 B_PROVING = "proving"  # the fix verdict and the final artifact are stored; the proof is on its way
 B_FAILED = "failed"  # triage itself failed (poison pill, harness gone); the bucket and inputs stay
 BUCKET_FINAL = (B_DONE, B_FAILED)
+BUCKET_CHECKED = BUCKET_FINAL + (B_PROVING,)  # the fix verdict is stored (or triage failed)
 
 STAT_FIELDS = ("execs", "exec_per_s", "cov", "ft", "corpus_size", "crashes", "elapsed_s")
 
@@ -339,6 +340,9 @@ class Store:
                      for j, t in zip(jobs, spent))
         triaged = (n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
                    and all(s in BUCKET_FINAL or s is None for s in recheck_states))  # None: its starter died
+        # every bucket verified and fix-checked (its verdict stored); proofs may still run
+        checked = (n_intaken >= n_crashes and all(b.get("state") in BUCKET_CHECKED for b in buckets)
+                   and all(s in BUCKET_CHECKED or s is None for s in recheck_states))
         return {
             **camp, "status": status, "jobs_state": states,
             "jobs_done": states.count(JOB_DONE), "jobs_failed": states.count(JOB_FAILED),
@@ -351,6 +355,8 @@ class Store:
             "buckets_ready": sum(1 for b in buckets if b.get("state") == B_DONE),
             "fuzz_progress": fuzzed / max(1e-9, float(camp["duration_s"]) * int(camp["jobs"])),
             "settled": status in CAMPAIGN_FINAL and triaged,
+            "fix_checked": status in CAMPAIGN_FINAL and checked,
+            "proving": sorted(b["id"] for b in buckets if b.get("state") == B_PROVING and b.get("id")),
             "cancel_requested": bool(camp.get("cancel_requested")),
             "first_reproducer_s": round(min(ready) - float(camp["created"]), 1) if ready else None,
             "errors": sorted({j["error"] for j in jobs if j.get("error")}),
