@@ -392,6 +392,10 @@ class Store:
         new = pipe.execute()[-1] == 1
         return sha, new
 
+    def campaign_crash_shas(self, cid: str) -> list[str]:
+        """The sha256 of every distinct crash input campaign ``cid`` reported, sorted."""
+        return sorted(self.r.smembers(P + f"campaign:{cid}:crashes"))
+
     def crashes_by_job(self, cid: str) -> dict[int | None, int]:
         """How many of campaign ``cid``'s distinct crash inputs each job reported first: they sum
         to the campaign's ``crashes``. (Inputs reported before the per-campaign record existed

@@ -511,7 +511,7 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
-                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound")
+                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound", "stopped_by", "pending")
 
 
 def _proof_wanted() -> bool:
