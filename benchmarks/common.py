@@ -322,7 +322,7 @@ class CPUSampler:
                 new = not self._first  # born after the first sample: all of its CPU is ours
                 rec = self.info[pid] = {"cat": cat, "ppid": st[0], "cpu0": 0.0 if new else st[1],
                                         "ccpu0": 0.0 if new else st[2], "new": new, "cmd": cmd[:120]}
-            elif ppid is not None and rec.get("new") and not rec.get("execd"):
+            elif ppid is not None and not rec.get("execd"):
                 # first seen between fork and exec, it had its parent's command line (a loaded
                 # machine widens that window): classified as its parent, a fuzz child's whole CPU
                 # went to "celery fuzz worker". Classify it again once it has exec'd.
