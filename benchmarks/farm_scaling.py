@@ -231,7 +231,7 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> dict:
         f["efficiency"] = efficiency(f, b)
         farms.append(f)
     beside = []
-    if os.environ.get("FUZZFARM_BENCH_SCALING_BESIDE") == "1":
+    if os.environ.get("FUZZFARM_BENCH_SCALING_BESIDE", "1") == "1":
         for c in (1, 2):  # the farm and its bare twins at the same time: no drift of the machine's load between them
             log(f"farm scaling: farm with {c} worker process(es) and {c} bare process(es) at the same time")
             f = farm(spec, variant, prof.scaling_s, c, corpus=corpus, beside=True)
