@@ -316,11 +316,19 @@ class CPUSampler:
             seen.add(pid)
             rec = self.info.get(pid)
             if rec is None:
+                cmd = _cmdline(pid)
                 if ppid is not None:
-                    cat = self.classify(_cmdline(pid), cat)
+                    cat = self.classify(cmd, cat)
                 new = not self._first  # born after the first sample: all of its CPU is ours
                 rec = self.info[pid] = {"cat": cat, "ppid": st[0], "cpu0": 0.0 if new else st[1],
-                                        "ccpu0": 0.0 if new else st[2], "new": new, "cmd": _cmdline(pid)[:120]}
+                                        "ccpu0": 0.0 if new else st[2], "new": new, "cmd": cmd[:120]}
+            elif ppid is not None and not rec.get("execd"):
+                # first seen between fork and exec, it had its parent's command line (a loaded
+                # machine widens that window): classified as its parent, a fuzz child's whole CPU
+                # went to "celery fuzz worker". Classify it again once it has exec'd.
+                cmd = _cmdline(pid)
+                if cmd[:120] != rec["cmd"]:
+                    rec["cat"], rec["cmd"], rec["execd"] = self.classify(cmd, cat), cmd[:120], True
             rec["cpu"], rec["ccpu"] = st[1], st[2]
             for k in kids.get(pid, ()):
                 stack.append((k, pid, rec["cat"]))

@@ -19,6 +19,26 @@ Each milestone is also given from the farm's start (redis-server + workers ready
 the start-up a user of ``fuzzfarm up`` waits for once. The seconds from the submit include the
 fuzz processes' own start-up.
 
+Campaign-level milestones, per seed and per default campaign length (``--lengths``, 20 s and 60 s in
+the full profile; the farm's default strategy): submit -> first verified bucket (any bucket
+reproducible N/N), submit -> all buckets fix-checked (what ``submit --wait`` returns on: the
+fuzzing over and every bucket's fix verdict stored), submit -> settled (every proof stored too,
+``--wait-proofs``), each also as a ratio to the campaign's duration, and the collector's CPU
+seconds per bucket (its Celery processes, every replay, minimization, verification, fix check and
+proof they start). Two collectors side by side in one run, on the same machine and load:
+
+* ``now``: this checkout, the collect worker with one process per core given (``fuzzfarm
+  worker``'s default);
+* ``last round``: the previous release's code (``$FUZZFARM_BENCH_BASELINE_SRC``: a checkout of it,
+  put first on the workers' PYTHONPATH) with the collector it was measured with (one process).
+  Without the variable, this checkout with one collect process and every crash replayed at intake
+  (``FUZZFARM_INTAKE_UNREPLAYED=0``), said so in the row.
+
+After each ``now`` campaign settles, every crash that joined a bucket on the fuzz engine's word
+(not replayed at intake) is replayed once in a fresh process: the audit says how many gave their
+bucket's signature (all of them: replaying them at intake would have changed no bucket, count
+aside, and so no verdict, reproducibility figure or group, which rest on the replayed inputs).
+
 Strategies, per seed bug: the farm's default (``submit`` without ``--strategy``) and a pinned one:
 the single strategy that found the seed bug fastest in ``time_to_bug`` of the same suite run
 (standalone, or when none found it: ``$FUZZFARM_BENCH_E2E_PIN``, default ``random``). Both
@@ -55,17 +75,65 @@ def fastest_strategy(ttb: dict | None, harness: str) -> str | None:
     return best[1] if best else None
 
 
-def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
+CAMPAIGN_MILESTONES = (("first_verified", "first verified bucket"), ("all_fix_checked", "all buckets fix-checked"),
+                       ("settled", "settled (proofs stored)"))
+BASELINE_ENV = "FUZZFARM_BENCH_BASELINE_SRC"
+
+
+def collectors() -> list[tuple[str, int, dict, str]]:
+    """(name, collect processes, worker env, how) of the two collectors compared in one run."""
+    cores = len(os.sched_getaffinity(0))
+    now = ("now", cores, {}, f"this checkout, collect -c {cores} (the cores given)")
+    base = os.environ.get(BASELINE_ENV)
+    if base:
+        last = ("last round", 1, {"PYTHONPATH": os.path.abspath(base)},
+                f"the previous code (${BASELINE_ENV}), collect -c 1")
+    else:
+        last = ("last round", 1, {"FUZZFARM_INTAKE_UNREPLAYED": "0"},
+                "this checkout, collect -c 1, every crash replayed at intake (no baseline checkout given)")
+    return [last, now]
+
+
+def audit_unreplayed(st, cid: str, limit: int = 40) -> dict:
+    """Each crash of ``cid`` that joined its bucket on the engine's word, replayed once in a fresh
+    process: how many give their bucket's signature (at most ``limit`` replayed)."""
+    from fuzzfarm.collector import replay
+    camp = st.campaign(cid) or {}
+    h, v = camp.get("harness"), camp.get("variant")
+    joined = [c for c in (st.crash(h, v, sha) for sha in st.campaign_crash_shas(cid))
+              if c and c.get("joined") == "engine signature"]
+    same, other = 0, []
+    for c in joined[:limit]:
+        out = replay(h, v, c["data"])
+        b = st.bucket(c["bucket"]) or {}
+        if out.get("signature") and out.get("signature") == b.get("signature"):
+            same += 1
+        else:
+            other.append({"sha256": S_sha(c["data"]), "bucket": c["bucket"], "replay_kind": out.get("kind")})
+    return {"joined_unreplayed": len(joined), "replayed": min(len(joined), limit), "same_signature": same,
+            "other": other}
+
+
+def S_sha(data: bytes) -> str:
+    from fuzzfarm.farm import store as S
+    return S.sha256(data)
+
+
+def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log, *, duration_s: float | None = None,
+        collector: tuple[str, int, dict, str] | None = None) -> dict:
     from fuzzfarm.farm import store as S
     bug = spec.seed_bug
-    env = {}
+    duration_s = prof.e2e_duration_s if duration_s is None else duration_s
+    cname, collect_c, cenv, chow = collector or ("now", 1, {}, "collect -c 1")
+    env = dict(cenv)
     if prof.e2e_minimize_budget_s is not None:
         env["FUZZFARM_MINIMIZE_BUDGET_S"] = f"{prof.e2e_minimize_budget_s:g}"
     if prof.e2e_verify_runs is not None:
         env["FUZZFARM_VERIFY_RUNS"] = str(prof.e2e_verify_runs)
     rec = {"harness": spec.name, "variant": bug.variant, "strategy": strategy, "jobs": prof.e2e_jobs,
-           "duration_s": prof.e2e_duration_s, "worker_env": env, "marks": {}, "error": None}
-    with K.FarmRun(fuzz_concurrency=prof.e2e_jobs, collect_concurrency=1, worker_env=env,
+           "duration_s": duration_s, "worker_env": env, "marks": {}, "error": None,
+           "collector": cname, "collector_how": chow, "collect_c": collect_c, "load_before": os.getloadavg()[0]}
+    with K.FarmRun(fuzz_concurrency=prof.e2e_jobs, collect_concurrency=collect_c, worker_env=env,
                    harness_paths=[spec.path]) as fr:
         rec["farm_start_s"] = round(fr.started_s, 2)
         st = fr.store()
@@ -74,18 +142,29 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
         before = K.commandstats(r)
         r.counts.clear()
         t0 = time.monotonic()
-        cid, submit_s = fr.submit(spec.name, bug.variant, prof.e2e_jobs, prof.e2e_duration_s, strategy)
+        cid, submit_s = fr.submit(spec.name, bug.variant, prof.e2e_jobs, duration_s, strategy)
         marks = rec["marks"]
         marks["submitted"] = round(time.monotonic() - t0, 2)
         rec["campaign"] = cid
         rec["strategy_used"] = (st.campaign(cid) or {}).get("strategy")
         seen: set[str] = set()
         bid = None
-        deadline = t0 + prof.e2e_timeout_s
+        deadline = t0 + prof.e2e_timeout_s + duration_s
         while time.monotonic() < deadline:
             now = round(time.monotonic() - t0, 2)
-            if "first_crash" not in marks and r.scard(S.P + f"campaign:{cid}:crashes") > 0:
+            summ = st.campaign_summary(cid) or {}
+            if "first_crash" not in marks and summ.get("crashes"):
                 marks["first_crash"] = now
+            if "first_verified" not in marks and any(
+                    (st.bucket(b) or {}).get("reproducible") for b in st.campaign_bucket_ids(cid)):
+                marks["first_verified"] = now
+            if "all_fix_checked" not in marks and summ.get("fix_checked"):
+                marks["all_fix_checked"] = now
+            if summ.get("settled"):
+                marks["settled"] = now
+                if bid is None:
+                    rec["error"] = "the campaign settled without the seed bug"
+                break
             if bid is None:
                 for b in st.campaign_bucket_ids(cid):
                     if b in seen:
@@ -108,22 +187,16 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
                 if "downloadable" not in marks and (brec.get("first_artifact_at") or brec.get("artifact_at")
                                                     or r.exists(S.P + f"artifact:{bid}")):
                     marks["downloadable"] = now
-                if brec.get("state") == S.B_DONE:
+                if brec.get("state") == S.B_DONE and "verified" not in marks:
                     marks["verified"] = now
                     if not brec.get("reproducible"):
                         rec["error"] = (f"triage done but not reproducible ({brec.get('verify_ok')}/"
                                         f"{brec.get('verify_n')} replays)")
-                    break
                 if brec.get("state") == S.B_FAILED:
                     rec["error"] = f"triage failed: {brec.get('error')}"
-                    break
-            states = [st.job(cid, n).get("state") for n in range(prof.e2e_jobs)]
-            if bid is None and all(s in S.JOB_FINAL for s in states):
-                rec["error"] = f"the campaign ended ({', '.join(states)}) without the seed bug"
-                break
             time.sleep(0.1)
         else:
-            rec["error"] = f"no verified reproducer within {prof.e2e_timeout_s:g} s"
+            rec["error"] = f"not settled within {prof.e2e_timeout_s + duration_s:g} s"
         wall = time.monotonic() - t0
         summ = st.campaign_summary(cid) or {}
         rec["crashes_reported"] = summ.get("crashes")
@@ -138,6 +211,15 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
         rec["redis"] = {"commands": K.stats_delta(before, after, own), "wall_s": round(wall, 2),
                         "cpu_s": totals.get(K.CAT_REDIS, 0.0), "workers": prof.e2e_jobs}
         rec["cpu"] = K.cpu_summary(totals)
+        rec["load_after"] = os.getloadavg()[0]
+        nb = int(summ.get("buckets") or 0)
+        rec["collector_cpu_s"] = round(totals.get(K.CAT_COLLECT, 0.0), 2)
+        rec["collector_cpu_s_per_bucket"] = round(rec["collector_cpu_s"] / nb, 2) if nb else None
+        rec["verdicts"] = sorted(
+            [b.get("signature"), b.get("fix_verdict"), f"{b.get('verify_ok')}/{b.get('verify_n')}", b.get("count")]
+            for b in (st.bucket(x) or {} for x in st.campaign_bucket_ids(cid)))
+        if cname == "now" and "settled" in marks:
+            rec["audit"] = audit_unreplayed(st, cid)
         if bid is not None:
             b = st.bucket(bid) or {}
             rec["bucket"] = {k: b.get(k) for k in ("id", "kind", "crash_state", "state", "count", "original_size",
@@ -168,9 +250,40 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log) -> dict:
     return rec
 
 
+def lengths(prof: C.Profile) -> tuple[float, ...]:
+    """The campaign lengths measured: ``$FUZZFARM_BENCH_E2E_LENGTHS`` (comma-separated seconds),
+    else 20 s and 60 s (the quick profile: its own duration)."""
+    env = os.environ.get("FUZZFARM_BENCH_E2E_LENGTHS")
+    if env:
+        return tuple(float(x) for x in env.split(",") if x.strip())
+    return (prof.e2e_duration_s,) if prof.quick else (20.0, 60.0)
+
+
+def measure_campaigns(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> list[dict]:
+    """Per seed, per campaign length, each collector of :func:`collectors` (farm default strategy)."""
+    log = log or (lambda msg: None)
+    out = []
+    for spec in specs:
+        if spec.seed_bug is None:
+            continue
+        for dur in lengths(prof):
+            for col in collectors():
+                log(f"end to end: {spec.name} {dur:g} s, collector {col[0]} ({col[3]})")
+                try:
+                    rec = one(spec, prof, DEFAULT, log, duration_s=dur, collector=col)
+                except Exception as e:  # noqa: BLE001 - one campaign failing must not hide the others
+                    rec = {"harness": spec.name, "variant": spec.seed_bug.variant, "strategy": DEFAULT,
+                           "jobs": prof.e2e_jobs, "duration_s": dur, "collector": col[0], "marks": {},
+                           "error": f"{type(e).__name__}: {e}"}
+                out.append(rec)
+    return out
+
+
 def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None, log=None) -> dict:
     log = log or (lambda msg: None)
     out = []
+    if os.environ.get("FUZZFARM_BENCH_E2E_PINNED", "1") == "0":
+        return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log)}
     for spec in specs:
         if spec.seed_bug is None:
             continue
@@ -190,7 +303,29 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None
                        "jobs": prof.e2e_jobs, "marks": {}, "error": f"{type(e).__name__}: {e}"}
             rec["strategy_choice"] = how
             out.append(rec)
-    return {"harnesses": out}
+    return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log)}
+
+
+def campaign_rows(data: dict) -> list[list[str]]:
+    out = []
+    for h in data.get("campaigns", []):
+        case = f"{h['harness']}/{h['variant']} {h['duration_s']:g} s x {h['jobs']} job(s), collector {h['collector']}"
+        m, d = h["marks"], float(h["duration_s"])
+        line = ", ".join(f"{label} {m[k]:g} s (x{m[k] / d:.2f})" for k, label in CAMPAIGN_MILESTONES if k in m)
+        out.append([case, "seconds from `fuzzfarm submit` (x campaign duration)", line or "-"])
+        per = h.get("collector_cpu_s_per_bucket")
+        out.append([case, "collector CPU s per bucket; load", f"{per if per is not None else '-'} "
+                    f"({h.get('collector_cpu_s', '-')} s / {h.get('buckets', '-')} buckets; {h.get('crashes_reported')} "
+                    f"crashes, {h.get('crashes_joined_unreplayed', 0)} joined unreplayed); collector: "
+                    f"{h.get('collector_how', '')}; load {h.get('load_before', 0):.1f} -> {h.get('load_after', 0):.1f}"])
+        a = h.get("audit")
+        if a:
+            out.append([case, "joined unreplayed, replayed afterwards", f"{a['same_signature']}/{a['replayed']} gave "
+                        f"their bucket's signature ({a['joined_unreplayed']} joined unreplayed)"
+                        + (f"; other: {a['other']}" if a["other"] else "")])
+        if h.get("error"):
+            out.append([case, "error", h["error"]])
+    return out
 
 
 def rows(data: dict) -> list[list[str]]:
@@ -226,14 +361,15 @@ def run(prof: C.Profile, only=None, log=None, ttb: dict | None = None) -> dict:
     specs, notes = C.harnesses(only)
     data = measure(prof, specs, ttb, log)
     settings = {"jobs": prof.e2e_jobs, "duration_s": prof.e2e_duration_s, "timeout_s": prof.e2e_timeout_s,
-                "collector": "-c 1", "poll": "0.1 s",
+                "collector": "seed-bug rows: -c 1; campaign rows: " + "; ".join(f"{c[0]}: {c[3]}" for c in collectors()),
+                "campaign lengths": list(lengths(prof)), "poll": "0.1 s",
                 "minimize_budget_s": prof.e2e_minimize_budget_s or "farm default (FUZZFARM_MINIMIZE_BUDGET_S, 60)",
                 "verify_runs": prof.e2e_verify_runs or "farm default (FUZZFARM_VERIFY_RUNS, 10)"}
     notes.append(f"the campaign ({prof.e2e_jobs} job(s), {prof.e2e_duration_s:g} s) keeps fuzzing while the "
                  "collector (one process) intakes every reported crash and triages the bucket, as on one 2-core "
                  "machine; seconds from the submit include fuzz-process start-up, the 'including farm start-up' "
                  "row adds the farm's own (redis-server + workers ready)")
-    return C.section("end_to_end", "End to end", prof, settings, rows(data), data, notes, t0)
+    return C.section("end_to_end", "End to end", prof, settings, rows(data) + campaign_rows(data), data, notes, t0)
 
 
 if __name__ == "__main__":

@@ -95,7 +95,11 @@ def bare(spec: C.HarnessSpec, variant: str, seconds: float, corpus: list[bytes] 
 
 
 def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity: bool = False,
-         corpus: list[bytes] = ()) -> dict:
+         corpus: list[bytes] = (), beside: bool = False) -> dict:
+    """``beside``: c bare processes with the farm jobs' seeds run at the same time as the farm
+    (``bare_beside``), so both sides see the same machine at the same moment."""
+    import threading
+
     from fuzzfarm.farm import jobs
     with K.FarmRun(fuzz_concurrency=c, harness_paths=[spec.path]) as fr:
         st = fr.store()
@@ -107,6 +111,12 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
         fr.client.counts.clear()
         t0 = time.monotonic()
         cid, submit_s = fr.submit(spec.name, variant, c, seconds, "bytes")
+        twin: dict = {}
+        th = None
+        if beside:
+            twin_seeds = [jobs.slice_seed({"campaign": cid, "job": n, "slice": 0}) for n in range(c)]
+            th = threading.Thread(target=lambda: twin.update(bare(spec, variant, seconds, corpus, seeds=twin_seeds)))
+            th.start()
         steady = steady_window(fr, st, cid, c, seconds)
         time.sleep(max(0.0, seconds - (time.monotonic() - t0)))
         deadline = time.monotonic() + seconds + 300
@@ -114,6 +124,8 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"campaign {cid} on {c} worker process(es) did not settle; see {fr.workdir}")
             time.sleep(0.2)
+        if th is not None:
+            th.join()
         wall = time.monotonic() - t0
         own = fr.client.counts.copy()
         after = K.commandstats(fr.client)
@@ -136,6 +148,8 @@ def farm(spec: C.HarnessSpec, variant: str, seconds: float, c: int, *, capacity:
                "redis": {"commands": delta, "own_commands_subtracted": dict(own), "wall_s": round(wall, 2),
                          "cpu_s": totals.get(K.CAT_REDIS, 0.0), "workers": c}}
         out["redis"]["steady"] = steady
+        if twin:
+            out["bare_beside"] = twin
         if capacity:
             out["redis"]["capacity"] = redis_capacity(fr.farm.redis.port)
         return out
@@ -216,8 +230,16 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> dict:
         f["execs_ratio_vs_bare"] = f["execs"] / max(1, bares[1]["execs"])
         f["efficiency"] = efficiency(f, b)
         farms.append(f)
+    beside = []
+    if os.environ.get("FUZZFARM_BENCH_SCALING_BESIDE", "1") == "1":
+        for c in (1, 2):  # the farm and its bare twins at the same time: no drift of the machine's load between them
+            log(f"farm scaling: farm with {c} worker process(es) and {c} bare process(es) at the same time")
+            f = farm(spec, variant, prof.scaling_s, c, corpus=corpus, beside=True)
+            if f.get("bare_beside"):
+                f["efficiency"] = efficiency(f, f["bare_beside"])
+            beside.append(f)
     return {"harness": spec.name, "variant": variant, "seconds": prof.scaling_s, "corpus_in": len(corpus),
-            "bare": bares[1], "bare_2": bares[2], "farms": farms}
+            "bare": bares[1], "bare_2": bares[2], "farms": farms, "beside": beside}
 
 
 def efficiency(f: dict, b: dict) -> dict:
@@ -271,6 +293,15 @@ def rows(data: dict) -> list[list[str]]:
                         f"collector {e['merge_cpu_s']:g} s, Redis, collector)"])
         out.append([f"{case0} farm, {f['c']} worker process(es)", "CPU outside the fuzz target",
                     f"{100 * (cpu['outside_share'] or 0):.1f}% of {C.fmt_num(cpu['total_s'])} CPU s ({parts})"])
+    for f in data.get("beside", []):
+        e = f.get("efficiency") or {}
+        if e:
+            out.append([f"{case0} farm, {f['c']} worker process(es) and {f['c']} bare at the same time",
+                        "farm efficiency, no load drift between the two sides",
+                        f"(a) CPU {_r(e['cpu'])}; (b) execs {_r(e['execs'])} = {C.fmt_num(e['execs_per_s'])} execs/s "
+                        f"/ {C.fmt_num(e['bare_execs_per_s'])} of the bare processes; execs per target CPU s "
+                        f"{_r(e['execs_per_target_cpu_vs_bare'])} of bare's; target CPU s farm {e['target_cpu_s']:g} / "
+                        f"bare {f['bare_beside']['cpu']['target_s']:g}"])
     return out
 
 

@@ -204,8 +204,8 @@ def harnesses(as_json: bool = typer.Option(False, "--json", help="JSON instead o
 def worker(queues: str = typer.Option("fuzz,collect", "-Q", "--queues",
                                       help="Queues: fuzz, collect, or fuzz,collect (two workers: one per queue)."),
            concurrency: int = typer.Option(os.cpu_count() or 1, "-c", "--concurrency", help="Fuzz (or -Q collect) pool processes."),
-           collect_concurrency: int = typer.Option(1, "--collect-concurrency",
-                                                   help="With both queues: the collect worker's processes."),
+           collect_concurrency: int = typer.Option(len(os.sched_getaffinity(0)), "--collect-concurrency",
+                                                   help="With both queues: the collect worker's processes (default: the cores given)."),
            loglevel: str = typer.Option("INFO", "-l", "--loglevel"),
            name: Optional[str] = typer.Option(None, "-n", "--name",
                                               help="Node name (default: QUEUE-random@host, unique per worker).")) -> None:
@@ -295,7 +295,9 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
            strategy: str = typer.Option("mix", "--strategy",
                                         help="mix (default: bytes + walks, reweighted by new buckets) | bytes | random "
                                              "| pct | pct:DEPTH | walk-mix | dfs (exhaustive search)"),
-           wait: bool = typer.Option(False, "--wait", help="Show live progress until the campaign is triaged."),
+           wait: bool = typer.Option(False, "--wait", help="Show live progress until every bucket is verified and "
+                                                            "fix-checked (proofs may still run)."),
+           wait_proofs: bool = typer.Option(False, "--wait-proofs", help="With --wait: also wait for every proof."),
            timeout: float = typer.Option(0, "--timeout", help="With --wait: give up after this many seconds (0: none)."),
            bound: int = typer.Option(2, "--preemption-bound", "-k", help="dfs: most preemptions per schedule."),
            input_file: Optional[str] = typer.Option(None, "--input", help="dfs: input whose scenario to explore."),
@@ -320,9 +322,12 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
     cid = _submit(st, harness, variant, jobs, duration_s, strategy, max_starvation)
     if not wait:
         return _print_json({"campaign": cid}) if as_json else out.print(cid)
+    until = "settled" if wait_proofs else "fix_checked"
     err.print(f"campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s", markup=False)
+    err.print("waiting until every bucket is " + ("verified, fix-checked and proven" if wait_proofs else
+              "verified and fix-checked (proofs may still run; --wait-proofs waits for them too)"), markup=False)
     try:
-        summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err)[cid]
+        summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err, until=until)[cid]
     except KeyboardInterrupt:
         err.print(f"fuzzfarm: stopped watching; campaign {cid} goes on on the farm. Watch it with "
                   f"`fuzzfarm status {cid}` (or `fuzzfarm status --watch`), cancel it with "
@@ -333,6 +338,9 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
     else:
         out.print(cid)
         print_buckets(st, cid)
+        if summary.get("proving"):
+            err.print(f"{len(summary['proving'])} proof(s) still running (bucket(s) {', '.join(summary['proving'])}); "
+                      f"`fuzzfarm status {cid}` shows the campaign settled once they are stored", markup=False)
     if summary["status"] == "failed":
         raise _fail(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
     if summary["buckets"]:
@@ -340,9 +348,10 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
 
 
 def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console: Console = err,
-                   poll_s: float = 0.5) -> dict[str, dict]:
-    """Live progress lines until every campaign is settled (fuzzed and triaged): two per
-    campaign, whole at 80 columns (cli_tables.progress_view)."""
+                   poll_s: float = 0.5, until: str = "settled") -> dict[str, dict]:
+    """Live progress lines until every campaign is settled (fuzzed and triaged; ``until="fix_checked"``:
+    every bucket verified and fix-checked, proofs may still run): two per campaign, whole at 80
+    columns (cli_tables.progress_view)."""
     summaries: dict[str, dict] = {}
     start = time.monotonic()
 
@@ -354,7 +363,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
             for cid in cids:
                 summaries[cid] = st.campaign_summary(cid)
             live.update(view(), refresh=True)
-            if all(s["settled"] for s in summaries.values()):
+            if all(s[until] for s in summaries.values()):
                 break
             if timeout and time.monotonic() - start > timeout:
                 raise CLIError(f"campaign(s) not finished after {timeout:g} s; check `fuzzfarm status` and that "

@@ -84,6 +84,10 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         schedule_bytes=ex.schedule.consumed,
         preemption_edits=[list(e) for e in ex.schedule.preemption_edits()],
         scenario=ex.scenario,
+        # what identifies the scenario across inputs: the bytes outside the schedule region (the
+        # scenario decodes from them alone; a proof of it ignores the schedule, farm/triage.py)
+        scenario_key=hashlib.sha256(data[:ex.schedule_start] + b"\0" + data[ex.schedule_end:]
+                                    + b"\0" + str(ex.scenario_short).encode()).hexdigest(),
         trace=_trace_text(rep, ex.scenario) if trace else None,
         written_by=f.written_by if f else None,  # an assertion: who last wrote the state it read
         go_crash_state=f.go_crash_state if f else [],

@@ -35,3 +35,30 @@ def test_runtime_bench_quick_json_shape():
     table = runtime_bench.render(res)
     assert table.count("uninstrumented") == 2 and table.count("atheris") >= 2
     assert "ratio" in table and "limit" in table
+
+
+def test_cpu_sampler_classifies_a_child_again_once_it_has_execd():
+    """A process first sampled between fork and exec has its parent's command line; once it has
+    exec'd it is classified by its own (a fuzz child must not count as its Celery parent)."""
+    import os
+    import sys
+    import time
+
+    from benchmarks.common import CPUSampler, _cmdline
+    s = CPUSampler({os.getpid(): "parent"}, lambda cmd, parent: "target" if "sampler-marker" in cmd else parent)
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: wait for the word, then exec
+        os.read(go_r, 1)
+        os.execv(sys.executable, [sys.executable, "-c", "import sys; sys.stdin.read()", "sampler-marker"])
+    try:
+        s.sample()
+        assert s.info[pid]["cat"] == "parent"  # not exec'd yet: its parent's command line
+        os.write(go_w, b"x")
+        while "sampler-marker" not in _cmdline(pid):
+            time.sleep(0.01)
+        s.sample()
+        assert s.info[pid]["cat"] == "target"
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)

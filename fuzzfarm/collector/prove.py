@@ -28,6 +28,10 @@ BUDGET_ENV = "FUZZFARM_PROVE_BUDGET_S"
 # no equivalent schedules while its fingerprints halve the runs per second (checker: 36 = 36
 # schedules at bound 0; 869 vs 1,699 runs in 20 s).
 REDUCTION_ENV = "FUZZFARM_PROVE_REDUCTION"
+# FUZZFARM_PROVE_GIVE_UP_EARLY=0: a search that cannot be exhausted in its budget still spends all
+# of it (the default stops it once the subtrees left cannot fit: engine/explore.py give_up_early)
+GIVE_UP_EARLY_ENV = "FUZZFARM_PROVE_GIVE_UP_EARLY"
+CANNOT_FINISH = "cannot finish in its budget"  # engine.explore.CANNOT_FINISH (not imported: a light module)
 DEFAULT_BUDGET_S = 20.0
 DEFAULT_BOUND = 2
 # The budget is CPU seconds of the search process (time.process_time), not wall seconds: the
@@ -63,9 +67,13 @@ def proof_line(res: dict) -> str:
     if res.get("exhausted"):
         return f"proven up to {res['bound']} preemptions for this scenario ({n} schedules){assumption(reduction)}{kept}"
     part = ""
-    if res.get("proven_bound", -1) >= 0:
-        part = partial_proof(res["proven_bound"], res.get("proven_schedules", 0), reduction)
-    return f"no counterexample in {n} schedules (not exhausted at {res.get('bound')} preemptions){part}{kept}"
+    if res.get("stopped_by") == CANNOT_FINISH:
+        left = sum(int(v) for v in (res.get("pending") or {}).values())
+        part = (f"; stopped early after {res.get('elapsed_s', 0):g} s: it could not finish in its budget "
+                f"(at least {left} runs were left)")
+    proven = partial_proof(res["proven_bound"], res.get("proven_schedules", 0), reduction) \
+        if res.get("proven_bound", -1) >= 0 else ""
+    return f"no counterexample in {n} schedules (not exhausted at {res.get('bound')} preemptions){part}{proven}{kept}"
 
 
 def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_BOUND,
@@ -92,6 +100,7 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
                 f"--bound={bound}", f"--max-time={budget}", f"--max-wall={max_wall}",
                 *[f"--tolerate={k}" for k in kept],
                 *([] if reduce else ["--no-reduction"]),
+                *([] if os.environ.get(GIVE_UP_EARLY_ENV, "1") == "0" else ["--give-up-early"]),
                 *target.child_args()]
         env = target.child_env()
         rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=max_wall + 60,
@@ -133,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tolerate", action="append", default=[],
                     help="a failure signature 'kind at f1 <- f2 <- f3' the fix keeps")
     ap.add_argument("--no-reduction", action="store_true")
+    ap.add_argument("--give-up-early", action="store_true",
+                    help="stop once what is left cannot fit in the budget (engine/explore.py)")
     ap.add_argument("--max-wall", type=float, default=0.0, help="wall seconds (0: no wall limit)")
     a = ap.parse_args(argv)
     # CPU seconds of this process; the wall limit, when given, counts as a proportional share of
@@ -153,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             data = f.read()
         mod = from_child_args(a.harness, a.module).load()
         res = explore(mod, a.variant, data, bound=a.bound, max_time=a.max_time or None,
-                      tolerate=a.tolerate, reduce=not a.no_reduction, clock=clock).to_json()
+                      tolerate=a.tolerate, reduce=not a.no_reduction, clock=clock,
+                      give_up_early=a.give_up_early).to_json()
     except (HarnessError, ExploreError, OSError) as e:
         res = {"error": str(e), "exhausted": False, "schedules": 0, "bound": a.bound, "failure": None}
     if res.get("failure"):

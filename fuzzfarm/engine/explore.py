@@ -128,12 +128,16 @@ def scenario_of(mod, variant: str, data: bytes) -> str:
 
 def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: bool = True,
                   max_runs: int | None = None, deadline: float | None = None, stop_on_failure: bool = True,
-                  cache: dict | None = None, tolerate=(), clock=time.monotonic) -> dict:
+                  cache: dict | None = None, tolerate=(), clock=time.monotonic, give_up_early: bool = False) -> dict:
     """Explore the subtrees ``items`` (``[(decisions, preemptions), ...]``) in order of increasing
     preemptions. Stops at the first failure (``stop_on_failure``), after ``max_runs`` runs or at
     ``deadline`` (read on ``clock``, default ``time.monotonic()``), returning the items not yet explored in ``pending``.
     Failures whose signature ``kind at f1 <- f2 <- f3`` (``signature.hazard_name``) is in
-    ``tolerate`` are counted in ``tolerated`` and the search goes on; a kind alone matches nothing."""
+    ``tolerate`` are counted in ``tolerated`` and the search goes on; a kind alone matches nothing.
+    ``give_up_early`` (with a ``deadline``): stop as soon as the subtrees still waiting, each at
+    least one run, cannot all run before the deadline at the mean cost of the runs so far
+    (``stopped_by`` ``"cannot finish in its budget"``): a search that cannot be exhausted says so
+    early instead of spending its whole budget (the fix's proof, collector/prove.py)."""
     levels: dict[int, list] = {}
     for dec, p in items:
         levels.setdefault(int(p), []).append((list(dec), int(p)))
@@ -144,6 +148,7 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
     failure = None
     repro = None
     stopped = None
+    c_start = clock()
     level = min(levels) if levels else bound
     done_level, done_classes = min(levels, default=bound + 1) - 1, 0
     while levels:
@@ -157,6 +162,12 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
             if deadline is not None and clock() >= deadline:
                 stopped = "time budget"
                 break
+            if give_up_early and deadline is not None and runs >= 20 and runs % 10 == 0:
+                now = clock()
+                waiting = len(stack) + sum(len(v) for lv, v in levels.items() if lv != level)
+                if waiting * (now - c_start) / runs > deadline - now:
+                    stopped = CANNOT_FINISH
+                    break
             dec, p = stack.pop()
             strat = DFSStrategy(dec, p, bound, cache)
             runs += 1
@@ -201,9 +212,12 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
             "reproducer": repro, "stopped_by": stopped, "level": level}
 
 
+CANNOT_FINISH = "cannot finish in its budget"
+
+
 def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND, reduce: bool = True,
             max_schedules: int | None = None, max_time: float | None = None,
-            stop_on_failure: bool = True, tolerate=(), clock=time.monotonic) -> ExploreResult:
+            stop_on_failure: bool = True, tolerate=(), clock=time.monotonic, give_up_early: bool = False) -> ExploreResult:
     """Search every schedule of the scenario ``data`` decodes to, on harness module ``mod``,
     with at most ``bound`` preemptions. ``max_schedules`` bounds the runs executed and
     ``max_time`` the seconds on ``clock`` (wall by default; ``time.process_time``: CPU seconds
@@ -221,7 +235,8 @@ def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND,
     scenario = scenario_of(mod, variant, data)
     deadline = c0 + max_time if max_time else None
     r = explore_items(mod, variant, data, [([], 0)], bound=bound, reduce=reduce, max_runs=max_schedules,
-                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate), clock=clock)
+                      deadline=deadline, stop_on_failure=stop_on_failure, tolerate=tuple(tolerate), clock=clock,
+                      give_up_early=give_up_early)
     return result_from(mod.NAME, variant, scenario, bound, reduce, r, time.monotonic() - t0)
 
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 
 from fuzzfarm import harness as H
+
+# "AST constructor recursion depth mismatch" (SystemError) when two threads parse at once: seen in
+# benchmarks/farm_scaling.py's two bare jobs; the collector's threads (farm/triage_ahead.py) resolve
+# harnesses side by side too.
+_PARSE_LOCK = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +71,9 @@ class Target:
 
         try:
             with open(self.path, encoding="utf-8") as f:
-                tree = ast.parse(f.read())
+                source = f.read()
+            with _PARSE_LOCK:  # CPython 3.11: ast.parse in two threads at once can raise SystemError
+                tree = ast.parse(source)
         except (OSError, SyntaxError, ValueError):
             return None
         assigned = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)

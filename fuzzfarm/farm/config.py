@@ -45,24 +45,33 @@ TASK_FIX_CHECK = "fuzzfarm.fix_check"
 TASK_PROVE = "fuzzfarm.prove"
 TASK_MERGE = "fuzzfarm.merge_corpus"
 
-# Message priorities on the Redis transport (0 is served first): crash intake goes ahead of
-# queued minimize/verify/fix-check work, so a new bug's first reproducer is not stuck behind
-# the triage of earlier buckets.
+# Message priorities on the Redis transport (0 is served first), in the order the user waits for
+# them: each bucket's first reproducer (crash intake, which stores a downloadable one), then its
+# minimization and verify replays (first come first served), then its fix check, then proofs. The collect worker runs
+# as many of these as it has processes (``fuzzfarm worker`` gives it the cores it was given), so on
+# a quiet collector the steps of several buckets run side by side; when its processes are all busy,
+# the step the user waits for most is the next one served. kombu's Redis transport has four
+# priority steps (0, 3, 6, 9; a value between two is served as the lower step).
 INTAKE_PRIORITY = 0
-TRIAGE_PRIORITY = 6
-# A bucket's later steps (verify after minimize, fix_check after verify) go ahead of the first
-# step of other buckets: triage runs bucket by bucket, not round-robin over every bucket, so on
-# one collector process the first bucket's verdict does not wait for every other bucket's
-# minimization (measured: benchmarks/end_to_end.py, cluster-builder with 6 buckets).
-TRIAGE_NEXT_PRIORITY = 3
+TRIAGE_PRIORITY = 3  # minimize
+VERIFY_PRIORITY = 3
+FIX_CHECK_PRIORITY = 6
 # A bucket's proof (the bounded exhaustive search on the fixed variant, its whole CPU budget when
-# the search is not exhausted) is its own step, behind every bucket's first step: every bucket's
-# fix verdict comes before any bucket's proof. Inside fix_check it held one collector process for
-# the proof's budget while the next bucket waited to be minimized (measured: benchmarks/end_to_end.py,
-# cluster-builder pinned to random, 6 buckets: the seed bug's bucket waited 45 s in "new").
-# kombu's Redis transport has four priority steps (0, 3, 6, 9; a value between two is served as
-# the lower step), so the proof shares the last one with the corpus merge, first come first served.
+# the search is not exhausted) comes last, and holds at most ``proof_slots(concurrency)`` of the
+# collect worker's processes at once (tasks.prove), so another bucket's steps always find a free
+# process instead of waiting behind proofs (measured: benchmarks/end_to_end.py). It shares the last
+# priority step with the corpus merge, first come first served.
 PROOF_PRIORITY = 9
+
+
+def proof_slots(concurrency: int) -> int:
+    """Proofs running at once on a collect worker of ``concurrency`` processes: all but one, so a
+    triage step always has a process (one process: proofs run when nothing else is queued)."""
+    return max(1, int(concurrency) - 1)
+
+
+# Seconds a proof that found no free slot waits before its message is published again.
+PROOF_SLOT_WAIT_S = 2.0
 # A corpus merge (the shared corpus's -merge=1 prune, enqueued by a fuzz slice) waits behind both.
 MERGE_PRIORITY = 9
 

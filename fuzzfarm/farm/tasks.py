@@ -147,12 +147,24 @@ def enqueue_merge(harness: str, variant: str, harness_hash: str) -> None:
                              retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
 
 
-def _enqueue_triage(task, priority: int | None = None):
-    """``bid -> None`` enqueueing ``task`` for a bucket, behind crash intakes (and, for a first
-    step, behind the later steps of buckets already in triage: config.TRIAGE_NEXT_PRIORITY)."""
+def _enqueue_triage(task, priority: int | None = None, countdown: float | None = None):
+    """``bid -> None`` enqueueing ``task`` for a bucket at ``priority`` (default: a first step,
+    config.TRIAGE_PRIORITY; the order the user waits for is in farm/config.py)."""
     pri = config.TRIAGE_PRIORITY if priority is None else priority
-    return lambda bid: task.apply_async(args=[bid], priority=pri, retry=True,
+    return lambda bid: task.apply_async(args=[bid], priority=pri, countdown=countdown, retry=True,
                                         retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+
+
+# This worker's pool size, read in its main process before the pool processes are forked (they
+# inherit it): how many proofs may run at once here (config.proof_slots).
+_concurrency = [1]
+
+
+@signals.worker_init.connect
+def _note_concurrency(sender=None, **_kw) -> None:
+    c = getattr(sender, "concurrency", None)
+    if isinstance(c, int) and c > 0:
+        _concurrency[0] = c
 
 
 def submit_campaign(st: S.Store, spec: dict) -> str:
@@ -219,7 +231,10 @@ def intake(self, cid: str, harness: str, variant: str, sha: str) -> str | None:
         raise
 
 
-def _bucket_task(task, bid: str, step, **kw) -> bool:
+def _bucket_task(task, bid: str, step, *, slot: str = "", **kw) -> bool:
+    """Run triage ``step`` of bucket ``bid``. ``slot``: the step holds one of this worker's
+    proof slots while it runs (config.proof_slots); when none is free its message is published
+    again after config.PROOF_SLOT_WAIT_S and this process is free for other buckets' steps."""
     st, dead = store_and_deaths(task)
     if dead:
         triage.fail_bucket(st, bid, f"{task.name}: {_died(dead)}")
@@ -230,8 +245,20 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
                                        lambda: _enqueue_triage(task)(bid), lambda why: triage.fail_bucket(st, bid, why)):
             return False
         owner = lease.delivery_owner(task.request.id or "")  # a claim per delivery (triage._step)
-        with triage.claims_renewed(st, bid, owner):
-            return step(st, bid, owner=owner, **kw)
+        held = ()
+        if slot:
+            name = st.take_slot(f"{slot}:{task.request.hostname or ''}", owner,
+                                config.proof_slots(_concurrency[0]), triage.CLAIM_TTL_S)
+            if name is None:
+                _enqueue_triage(task, config.PROOF_PRIORITY, countdown=config.PROOF_SLOT_WAIT_S)(bid)
+                return False
+            held = (name,)
+        try:
+            with triage.claims_renewed(st, bid, owner, extra=held):
+                return step(st, bid, owner=owner, **kw)
+        finally:
+            for name in held:
+                st.release_lease(name, owner)
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
     except SoftTimeLimitExceeded:
@@ -245,13 +272,13 @@ def _bucket_task(task, bid: str, step, **kw) -> bool:
 @app.task(name=config.TASK_MINIMIZE, bind=True, **_RETRY)
 def minimize(self, bid: str) -> bool:
     """Minimize a new bucket's input (bytes, then preemptions), keeping its signature."""
-    return _bucket_task(self, bid, triage.minimize, enqueue_next=_enqueue_triage(verify, config.TRIAGE_NEXT_PRIORITY))
+    return _bucket_task(self, bid, triage.minimize, enqueue_next=_enqueue_triage(verify, config.VERIFY_PRIORITY))
 
 
 @app.task(name=config.TASK_VERIFY, bind=True, **_RETRY)
 def verify(self, bid: str) -> bool:
     """Replay the minimized reproducer N times in fresh processes."""
-    return _bucket_task(self, bid, triage.verify, enqueue_next=_enqueue_triage(fix_check, config.TRIAGE_NEXT_PRIORITY))
+    return _bucket_task(self, bid, triage.verify, enqueue_next=_enqueue_triage(fix_check, config.FIX_CHECK_PRIORITY))
 
 
 @app.task(name=config.TASK_FIX_CHECK, bind=True, **_RETRY)
@@ -264,8 +291,8 @@ def fix_check(self, bid: str) -> bool:
 @app.task(name=config.TASK_PROVE, bind=True, **_RETRY)
 def prove(self, bid: str) -> bool:
     """Prove the fix on the reproducer's scenario, then the bucket is done (after every
-    bucket's fix verdict: config.PROOF_PRIORITY)."""
-    return _bucket_task(self, bid, triage.prove_step, enqueue_triage=_enqueue_triage(minimize))
+    bucket's fix verdict: config.PROOF_PRIORITY; in one of this worker's proof slots)."""
+    return _bucket_task(self, bid, triage.prove_step, slot="proof-slot", enqueue_triage=_enqueue_triage(minimize))
 
 
 @app.task(name=config.TASK_MERGE, bind=True, **_RETRY)

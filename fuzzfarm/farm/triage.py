@@ -149,6 +149,10 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     bid, created, counted, count = st.create_or_join_bucket(harness=harness, variant=variant, signature=sig,
                                                             input_sha256=sha, fields=fields)
     bucket = st.bucket(bid) or {}
+    if said and said == sig and not created and not bucket.get("engine_checked"):
+        # the once-per-bucket re-check: a joining input's engine signature, confirmed by its
+        # fresh-process replay; later crashes of this signature may join unreplayed
+        st.update_bucket(bid, engine_checked=sha)
     # The creator starts triage; a later intake does so only if the creator died before it could.
     if created or (bucket.get("state") == S.B_NEW and not bucket.get("triage_queued")):
         if st.artifact(bid) is None:  # a first downloadable reproducer right away (not yet minimized)
@@ -167,22 +171,42 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
     return bid
 
 
+_VERIFIED = (S.B_FIX_CHECKING, S.B_PROVING, S.B_DONE)
+# FUZZFARM_INTAKE_UNREPLAYED=0: every crash is replayed at intake (benchmarks/end_to_end.py
+# compares the buckets and verdicts of both in one run).
+INTAKE_UNREPLAYED = os.environ.get("FUZZFARM_INTAKE_UNREPLAYED", "1") != "0"
+
+
+def known_steady(b: dict) -> bool:
+    """Bucket ``b`` is verified (its verify replays stored) and not flaky, here or at intake: a
+    crash of its signature adds nothing a replay would tell (``_join_by_engine_signature``)."""
+    return (b.get("state") in _VERIFIED and int(b.get("verify_n") or 0) > 0
+            and not b.get("flaky") and not b.get("intake_flaky"))
+
+
 def _join_by_engine_signature(st: S.Store, cid: str, harness: str, variant: str, sha: str, crash: dict,
                               bound: str, enqueue_triage) -> str | None:
     """Join the crash to the bucket of the signature the fuzz engine computed for it
     (``engine_signature``: the fuzz child ran this very input in the deterministic runtime and
     bucketed the failure it raised as a replay does), without a replay. Only a ``crash``
     artifact, only an existing replayable bucket of the same harness and variant decided under
-    the same context (starvation bound and harness hash, farm/recheck.py), and only while no
-    replay of this harness ever contradicted the engine. Recorded as such on the crash
+    the same context (starvation bound and harness hash, farm/recheck.py), verified and not
+    flaky (``known_steady``), whose engine signature a fresh-process replay of another input than
+    its creator's confirmed once (``engine_checked``: the first such crash takes the replay path,
+    which sets it or distrusts the engine), and only while no replay of this harness ever
+    contradicted the engine. Recorded as such on the crash
     (``joined="engine signature"``, ``replays=0``) and counted in the bucket's
     ``joined_unreplayed``. Returns the bucket id, or None: take the replay path."""
     said = crash.get("engine_signature") or ""
-    if not said or crash.get("artifact", "crash") != "crash" or st.engine_signature_distrusted(harness, variant):
+    if not INTAKE_UNREPLAYED or not said or crash.get("artifact", "crash") != "crash" or st.engine_signature_distrusted(harness, variant):
         return None
     bid = st.bucket_for_signature(harness, variant, said)
     b = st.bucket(bid) if bid else None
     if not b or b.get("recheck_of") or not b.get("replayable", True) or b.get("signature") != said:
+        return None
+    if not known_steady(b):  # not verified yet, or flaky: every input is replayed (its rate counts)
+        return None
+    if not b.get("engine_checked"):  # this crash is the bucket's re-check of the engine's word
         return None
     camp = st.campaign(cid) or {}
     harness_hash = camp.get("harness_hash") or H.get(harness).source_hash()
@@ -238,11 +262,11 @@ class claims_renewed:
 
     STEPS = ("minimize", "verify", "fix_check", "prove")
 
-    def __init__(self, st: S.Store, bid: str, owner: str):
+    def __init__(self, st: S.Store, bid: str, owner: str, extra: tuple[str, ...] = ()):
         import threading
 
         self.st, self.owner = st, owner
-        self.claims = [f"{bid}:{s}" for s in self.STEPS]
+        self.claims = [f"{bid}:{s}" for s in self.STEPS] + list(extra)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fuzzfarm-claim", daemon=True)
 
@@ -413,7 +437,6 @@ def fix_check(st: S.Store, bid: str, *, owner: str, outcome: Callable[..., dict]
         st.update_bucket(bid, fix_variant="", fixed=None)
     if fv and enqueue_prove is not None and _proof_wanted():
         _artifact(st, bid, b, run_as, minimized, original, futs, outcome)
-        triage_ahead.keep(key, {k: f for k, f in futs.items() if k == triage_ahead.PROOF_JOB})
         st.advance_bucket(bid, (S.B_FIX_CHECKING,), S.B_PROVING)
         enqueue_prove(bid)
         st.release_lease(f"{bid}:fix_check", owner)
@@ -447,10 +470,9 @@ def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[s
     if b is None:
         return False
     minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
-    if fv:  # the proof fix_check handed on when it ran in this process, else computed here
-        futs = triage_ahead.take(_ahead_key(bid, minimized, fv))
-        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, futs,
-              enqueue_triage=enqueue_triage)
+    if fv:
+        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, None,
+              enqueue_triage=enqueue_triage, key=proof_key(b, fv))
     return _done(st, bid, owner, "prove", S.B_PROVING)
 
 
@@ -473,11 +495,12 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
                                         harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
     st.update_bucket(bid, starvation_s=out.get("starvation"), starved=H.starved_goroutines(out),
-                     go_crash_state=list(out.get("go_crash_state") or []))  # of the reproducer
+                     go_crash_state=list(out.get("go_crash_state") or []),  # of the reproducer
+                     scenario=out.get("scenario") or "", scenario_key=out.get("scenario_key") or "")
 
 
 PROOF_FIELDS = ("exhausted", "schedules", "runs", "bound", "elapsed_s", "scenario", "failure", "tolerated", "error",
-                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound")
+                "proven_bound", "proven_schedules", "reduction", "line", "starvation_bound", "stopped_by", "pending")
 
 
 def _proof_wanted() -> bool:
@@ -502,6 +525,24 @@ def _proof(harness: str, fixed_variant: str, data: bytes) -> dict | None:
         return {"error": f"{type(e).__name__}: {e}", "line": f"no proof: {type(e).__name__}: {e}"}
 
 
+def proof_key(b: dict, fv: str) -> str | None:
+    """What a proof of bucket ``b``'s reproducer on ``fv`` depends on, hashed: the bucket's root-cause
+    group (collector.grouping), its scenario (the input's bytes outside the schedule region, which
+    alone decide it: the search replaces the schedule), the harness source (every variant's), the
+    fixed variant, the starvation bound and the search's settings. Buckets with one key share one
+    proof. None (no reuse) for a bucket recorded before scenarios were."""
+    if not b.get("scenario_key"):
+        return None
+    import hashlib
+    import json
+
+    from fuzzfarm.collector.grouping import root_cause
+    from fuzzfarm.collector.prove import BUDGET_ENV, DEFAULT_BOUND, REDUCTION_ENV, budget_s
+    parts = [root_cause(b)[0], b["scenario_key"], b.get("harness_hash") or "", fv, b.get("max_starvation_s") or "",
+             DEFAULT_BOUND, budget_s(), os.environ.get(REDUCTION_ENV, "0"), BUDGET_ENV]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
 def _ahead_key(bid: str, minimized: bytes, fv: str | None) -> tuple:
     return (bid, S.sha256(minimized), fv or "", VERIFY_RUNS, FIX_CORPUS_MAX)
 
@@ -509,13 +550,14 @@ def _ahead_key(bid: str, minimized: bytes, fv: str | None) -> tuple:
 def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
     """The pieces of ``b``'s fix check that depend only on its minimized reproducer, as
     callables (farm/triage_ahead.py): the traced replay for the artifact and, with a fixed
-    variant, the proof and the fix evidence as for a reproducer that failed every verify replay."""
+    variant, the fix evidence as for a reproducer that failed every verify replay. Not the proof:
+    it is the prove step's, which runs in whichever collect process has a proof slot free
+    (tasks.prove), so one started here would mostly be computed twice."""
     harness, variant = _harness(b["harness"], b.get("max_starvation_s")), b["variant"]
     jobs = {"outcome": lambda: _replay(harness, variant, minimized, trace=True)}
     if fv:
         col = _collector()
         original, corpus = _data(b, "original_b64"), st.corpus(b["harness"])[:FIX_CORPUS_MAX]
-        jobs["proof"] = lambda: _proof(harness, fv, minimized)
         jobs["evidence"] = lambda: col.fix_verify(
             harness, fv, minimized, expected_signature=b["signature"], expected_go=_go_failure(b), original=original,
             buggy_ok=VERIFY_RUNS,
@@ -525,7 +567,7 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
 
 
 def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None,
-          enqueue_triage: Callable[[str], None] | None = None) -> None:
+          enqueue_triage: Callable[[str], None] | None = None, key: str | None = None) -> None:
     """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
     the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
     stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence). ``futs``: the one
@@ -534,11 +576,20 @@ def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, 
     The proof is one more check of the fix verdict (collector.proofcheck): a counterexample
     it finds on ``fixed`` makes the verdict ``NO`` or ``fails differently`` (its schedule is
     the artifact's ``fixed-fails.input``; another failure is filed as its own bucket), so the
-    bucket never says ``fixed`` beside a proof that says ``NOT fixed``."""
-    res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+    bucket never says ``fixed`` beside a proof that says ``NOT fixed``.
+
+    ``key`` (``proof_key``): a proof stored under it by another bucket of the same group and
+    scenario is taken instead of searching again (``fix_proof_of``: that bucket); a proof made
+    here is stored under it (not one that could not run: ``error``)."""
+    res = st.proof(key) if key and _proof_wanted() else None
     if res is None:
-        return
-    st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""))
+        res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+        if res is None:
+            return
+        if key and not res.get("error"):
+            st.put_proof(key, {**res, "bucket": bid})
+    st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""),
+                     fix_proof_of=res.get("bucket") if res.get("bucket") not in (None, bid) else "")
     b = st.bucket(bid) or {}
     ev = b.get("fix_evidence")
     if not isinstance(ev, dict) or not ev.get("checks"):

@@ -1,20 +1,18 @@
 """Fix-check work started ahead of its step, so that it runs beside the verify replays.
 
-Once a bucket is minimized, three pieces of its fix check depend only on the minimized
-reproducer: the proof (``collector.prove_fixed``, the longest: its whole CPU budget when the
-search is not exhausted), the fix evidence of a reproducer that is not flaky
-(``collector.fix_verify`` with ``buggy_ok == buggy_n``), and the reproducer's traced replay
-for the final artifact. The verify step starts them in this process's thread pool (each is a
-child process, so threads are enough) and the fix_check step takes their results here when it
-runs in the same process; the fix_check step hands the proof on to the prove step (``keep``),
-which takes it when it runs in the same process. Nothing here is stored: only
+Once a bucket is minimized, two pieces of its fix check depend only on the minimized
+reproducer: the fix evidence of a reproducer that is not flaky (``collector.fix_verify`` with
+``buggy_ok == buggy_n``), and the reproducer's traced replay for the final artifact. The verify
+step starts them in this process's thread pool (each is a child process, so threads are enough)
+and the fix_check step takes their results here when it runs in the same process. The proof is
+not started here: it is the prove step's own (farm/tasks.py, a proof slot of the collect worker),
+which runs in whichever process has a slot free. Nothing here is stored: only
 the steps write, under their leases, so a process that dies, a step run in another process, or a
 flaky reproducer (whose fix evidence depends on the buggy rate) just computes the result again in
 the step itself.
 
-Proofs run in a pool of their own, one at a time: the fix verdicts of later buckets are computed
-while an earlier bucket's proof runs, so proofs queued behind each other must not take the
-threads (and the cores) the next bucket's fix evidence needs.
+A caller that starts a ``proof`` job here (``PROOF_JOB``) gets a pool of its own, one at a time,
+so proofs never take the threads the next bucket's fix evidence needs.
 
 The verify replays themselves stay ten fresh processes (``collector.verify``), whatever runs
 beside them (docs/VERDICTS.md, "How the replays stay fresh").

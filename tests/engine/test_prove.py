@@ -50,3 +50,33 @@ def test_proof_line_words():
         "no counterexample in 9 schedules (not exhausted at 2 preemptions); proven up to 1 preemption(s) for this " \
         "scenario (4 schedules)"
     assert proof_line({"error": "boom"}) == "no proof: boom"
+
+
+class _Ticks:
+    """A clock that advances one tick per reading: the search's budget in readings, not seconds."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        self.t += 1.0
+        return self.t
+
+
+def test_a_search_that_cannot_finish_in_its_budget_says_so_early():
+    """engine/explore.py give_up_early: once the subtrees still waiting (each at least one run)
+    cannot fit in what is left of the budget at the mean cost so far, the search stops and says
+    why; without it, the same search spends its whole budget. A deterministic clock (one tick per
+    reading), so the runs compare exactly."""
+    from fuzzfarm.engine.explore import CANNOT_FINISH, explore
+    mod = TOYS.load()
+    full = explore(mod, "guarded", b"\x02", bound=2, reduce=False, max_time=2000, clock=_Ticks())
+    early = explore(mod, "guarded", b"\x02", bound=2, reduce=False, max_time=2000, clock=_Ticks(), give_up_early=True)
+    assert not full.exhausted and full.stopped_by == "time budget"
+    assert not early.exhausted and early.stopped_by == CANNOT_FINISH and early.failure is None
+    assert early.runs < full.runs / 2, (early.runs, full.runs)
+    assert sum(early.pending.values()) > 0
+    small = explore(mod, "guarded", b"\x00", bound=2, reduce=False, max_time=100000, clock=_Ticks(), give_up_early=True)
+    assert small.exhausted and small.stopped_by is None  # one that fits is searched to the end
+    line = proof_line({**early.to_json(), "reproducer": None})
+    assert "stopped early" in line and "could not finish in its budget" in line and "proven up to" not in line.split(";")[0]

@@ -143,27 +143,9 @@ def test_intake_is_served_before_queued_triage(redis_server, monkeypatch):
     assert config.INTAKE_PRIORITY < config.TRIAGE_PRIORITY
 
 
-def test_a_buckets_next_step_goes_ahead_of_another_buckets_first_step(redis_server, monkeypatch):
-    """Triage runs bucket by bucket: a verify (or fix check) enqueued by a finished step is
-    served before the minimize of a bucket that came later; intakes before both."""
-    from fuzzfarm.farm import app, configure, tasks
-    from fuzzfarm.farm.store import Store
-    st = Store(redis_server.url)
-    st.r.flushdb()
-    monkeypatch.setenv(redis_url.ENV, redis_server.url)
-    configure(redis_server.url)
-    tasks._enqueue_triage(tasks.minimize)("b2")
-    tasks._enqueue_triage(tasks.verify, config.TRIAGE_NEXT_PRIORITY)("b1")  # what minimize(b1) enqueues
-    tasks.enqueue_intake("c1", "checker", "buggy", "s" * 64)
-    with app.connection_for_read() as conn:
-        conn.default_channel.basic_qos(prefetch_count=1)
-        got = [conn.default_channel.basic_get("collect").headers["task"] for _ in range(3)]
-    assert got == [config.TASK_INTAKE, config.TASK_VERIFY, config.TASK_MINIMIZE]
-
-
-def test_a_proof_waits_behind_a_later_buckets_first_step(redis_server, monkeypatch):
-    """Every bucket's fix verdict before any bucket's proof: the prove step of bucket b1 is
-    served after the minimize of a bucket that came later, and both after a verify."""
+def test_steps_are_served_in_the_order_the_user_waits_for_them(redis_server, monkeypatch):
+    """Whatever the order they were enqueued in: a bucket's first reproducer (intake), then
+    minimizations and verify replays (first come first served), then fix checks, then proofs."""
     from fuzzfarm.farm import app, configure, tasks
     from fuzzfarm.farm.store import Store
     st = Store(redis_server.url)
@@ -171,12 +153,19 @@ def test_a_proof_waits_behind_a_later_buckets_first_step(redis_server, monkeypat
     monkeypatch.setenv(redis_url.ENV, redis_server.url)
     configure(redis_server.url)
     tasks._enqueue_triage(tasks.prove, config.PROOF_PRIORITY)("b1")  # what fix_check(b1) enqueues
-    tasks._enqueue_triage(tasks.minimize)("b2")
-    tasks._enqueue_triage(tasks.verify, config.TRIAGE_NEXT_PRIORITY)("b3")
+    tasks._enqueue_triage(tasks.fix_check, config.FIX_CHECK_PRIORITY)("b2")  # what verify(b2) enqueues
+    tasks._enqueue_triage(tasks.verify, config.VERIFY_PRIORITY)("b3")  # what minimize(b3) enqueues
+    tasks._enqueue_triage(tasks.minimize)("b4")  # what intake enqueues for a new bucket
+    tasks.enqueue_intake("c1", "checker", "buggy", "s" * 64)
     with app.connection_for_read() as conn:
         conn.default_channel.basic_qos(prefetch_count=1)
-        got = [conn.default_channel.basic_get("collect").headers["task"] for _ in range(3)]
-    assert got == [config.TASK_VERIFY, config.TASK_MINIMIZE, config.TASK_PROVE]
+        got = [conn.default_channel.basic_get("collect").headers["task"] for _ in range(5)]
+    assert got == [config.TASK_INTAKE, config.TASK_VERIFY, config.TASK_MINIMIZE, config.TASK_FIX_CHECK,
+                   config.TASK_PROVE]
+
+
+def test_proofs_take_all_but_one_process():
+    assert [config.proof_slots(n) for n in (1, 2, 3, 8)] == [1, 1, 2, 7]
 
 
 def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path, monkeypatch):

@@ -28,3 +28,13 @@ def test_node_names_are_unique_per_worker_on_one_host():
     assert fuzz[fuzz.index("-Q") + 1] == "fuzz" and fuzz[fuzz.index("-c") + 1] == "4"
     assert collect[collect.index("-Q") + 1] == "collect" and collect[collect.index("-c") + 1] == "1"
     assert fuzz[fuzz.index("-n") + 1] != collect[collect.index("-n") + 1]
+
+
+def test_the_collect_worker_gets_the_cores_it_was_given_by_default():
+    """``fuzzfarm worker``: triage runs in as many processes as the cores this process may use."""
+    import inspect
+    import os
+
+    from fuzzfarm import cli
+    opt = inspect.signature(cli.worker).parameters["collect_concurrency"].default
+    assert opt.default == len(os.sched_getaffinity(0))

@@ -431,16 +431,16 @@ def test_with_a_prove_step_the_verdict_and_artifact_are_stored_before_the_proof(
     assert not triage.prove_step(store, bid, owner="t9") and calls == [b"X"]  # a redelivery searches nothing
 
 
-def test_the_proof_started_beside_the_verify_replays_is_handed_to_the_prove_step(store, col, monkeypatch):
-    """The verify step starts the proof ahead (farm/triage_ahead.py); fix_check hands it on, so
-    the prove step in the same process takes it instead of searching again."""
+def test_the_proof_is_searched_once_by_the_prove_step(store, col, monkeypatch):
+    """Neither the verify step (farm/triage_ahead.py) nor fix_check starts the proof: the prove
+    step, in whichever collect process has a proof slot, searches once."""
     calls, proves = [], []
     _with_proof(col, monkeypatch, calls)
     cid, queued = _camp(store), []
     bid = _intake(store, cid, b"X-proof-ahead", queued)
     _triage_all(store, bid, enqueue_prove=proves.append)
     assert triage.prove_step(store, bid, owner="t4")
-    assert calls == [b"X"], calls  # one search: the one started ahead
+    assert calls == [b"X"], calls  # one search
     assert store.bucket(bid)["fix_proof_line"] == "proven: 3 schedules"
 
 

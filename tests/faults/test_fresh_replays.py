@@ -26,7 +26,7 @@ def test_verify_beside_the_fix_check_counts_only_fresh_process_replays(store, si
     # the fix check's pieces were started by the verify step, and the fix check takes them
     key = triage._ahead_key(bid, S.unb64(b["minimized_b64"]), "fixed")
     with triage_ahead._lock:
-        assert set(triage_ahead._ahead[key]) == {"outcome", "proof", "evidence"}
+        assert set(triage_ahead._ahead[key]) == {"outcome", "evidence"}  # the proof is the prove step's
     assert triage.fix_check(store, bid, owner="f")
     assert key not in triage_ahead._ahead
     b = store.bucket(bid)

@@ -39,6 +39,7 @@ B_NEW, B_MINIMIZING, B_VERIFYING, B_FIX_CHECKING, B_DONE = "new", "minimizing", 
 B_PROVING = "proving"  # the fix verdict and the final artifact are stored; the proof is on its way
 B_FAILED = "failed"  # triage itself failed (poison pill, harness gone); the bucket and inputs stay
 BUCKET_FINAL = (B_DONE, B_FAILED)
+BUCKET_CHECKED = BUCKET_FINAL + (B_PROVING,)  # the fix verdict is stored (or triage failed)
 
 STAT_FIELDS = ("execs", "exec_per_s", "cov", "ft", "corpus_size", "crashes", "elapsed_s")
 
@@ -315,6 +316,9 @@ class Store(Coordination, Records):
                      for j, t in zip(jobs, spent))
         triaged = (n_intaken >= n_crashes and all(b.get("state") in BUCKET_FINAL for b in buckets)
                    and all(s in BUCKET_FINAL or s is None for s in recheck_states))  # None: its starter died
+        # every bucket verified and fix-checked (its verdict stored); proofs may still run
+        checked = (n_intaken >= n_crashes and all(b.get("state") in BUCKET_CHECKED for b in buckets)
+                   and all(s in BUCKET_CHECKED or s is None for s in recheck_states))
         return {
             **camp, "status": status, "jobs_state": states,
             "jobs_done": states.count(JOB_DONE), "jobs_failed": states.count(JOB_FAILED),
@@ -327,6 +331,8 @@ class Store(Coordination, Records):
             "buckets_ready": sum(1 for b in buckets if b.get("state") == B_DONE),
             "fuzz_progress": fuzzed / max(1e-9, float(camp["duration_s"]) * int(camp["jobs"])),
             "settled": status in CAMPAIGN_FINAL and triaged,
+            "fix_checked": status in CAMPAIGN_FINAL and checked,
+            "proving": sorted(b["id"] for b in buckets if b.get("state") == B_PROVING and b.get("id")),
             "cancel_requested": bool(camp.get("cancel_requested")),
             "first_reproducer_s": round(min(ready) - float(camp["created"]), 1) if ready else None,
             "errors": sorted({j["error"] for j in jobs if j.get("error")}),
@@ -358,6 +364,10 @@ class Store(Coordination, Records):
         pipe.sadd(keys.campaign_crashes(cid), sha)
         new = pipe.execute()[-1] == 1
         return sha, new
+
+    def campaign_crash_shas(self, cid: str) -> list[str]:
+        """The sha256 of every distinct crash input campaign ``cid`` reported, sorted."""
+        return sorted(self.r.smembers(P + f"campaign:{cid}:crashes"))
 
     def crashes_by_job(self, cid: str) -> dict[int | None, int]:
         """How many of campaign ``cid``'s distinct crash inputs each job reported first: they sum
@@ -428,6 +438,14 @@ class Store(Coordination, Records):
         not by a collector replay). None: no such bucket. Returns (counted, count)."""
         res = self._join_unreplayed(keys=[keys.bucket(bid), keys.bucket_inputs(bid)], args=[input_sha256])
         return None if res is None else (bool(res[0]), int(res[1]))
+
+    def distrust_engine_signature(self, harness: str, variant: str, input_sha256: str) -> None:
+        """A replay at intake gave another signature than the fuzz engine said for crash
+        ``input_sha256``: no crash of ``harness``/``variant`` joins a bucket unreplayed from now on."""
+        self.r.set(P + f"engine_signature:distrusted:{harness}:{variant}", input_sha256)
+
+    def engine_signature_distrusted(self, harness: str, variant: str) -> bool:
+        return bool(self.r.exists(P + f"engine_signature:distrusted:{harness}:{variant}"))
 
     def bucket_for_signature(self, harness: str, variant: str, signature: str) -> str | None:
         return self.r.get(keys.sig(harness, variant, signature))
@@ -556,6 +574,29 @@ class Store(Coordination, Records):
         if self.r.set(key, owner, nx=True, ex=max(1, int(ttl_s))):
             return True
         return self.r.get(key) == owner
+
+    def proof(self, key: str) -> dict | None:
+        """The proof stored under ``key`` (farm/triage.py ``proof_key``), or None."""
+        raw = self.r.get(P + f"proof:{key}")
+        return json.loads(raw) if raw else None
+
+    PROOF_TTL_S = 7 * 24 * 3600  # a proof outlives its buckets' gc by at most this (it is rebuilt on demand)
+
+    def put_proof(self, key: str, res: dict) -> None:
+        self.r.set(P + f"proof:{key}", json.dumps(res), ex=self.PROOF_TTL_S)
+
+    @staticmethod
+    def lease_key(name: str) -> str:
+        """The Redis key of lease ``name`` (for a script that renews several at once)."""
+        return P + f"lease:{name}"
+
+    def take_slot(self, prefix: str, owner: str, n: int, ttl_s: float) -> str | None:
+        """One of the ``n`` leases ``prefix:0`` .. ``prefix:n-1`` for ``owner`` (the one it already
+        holds, else a free one), or None when all are held by others."""
+        for i in range(max(1, n)):
+            if self.acquire_lease(f"{prefix}:{i}", owner, ttl_s):
+                return f"{prefix}:{i}"
+        return None
 
     def release_lease(self, name: str, owner: str) -> None:
         key = keys.lease(name)
