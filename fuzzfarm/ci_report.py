@@ -25,7 +25,7 @@ class BaselineError(ValueError):
 
 def groups(rows: list[dict]) -> list[list[dict]]:
     """The bug groups the CI verdict counts: buckets of one root-cause group (``group``, set by
-    ``cli_groups.annotate``) together, in first-seen order; a bucket without a group alone."""
+    ``cli.groups.annotate``) together, in first-seen order; a bucket without a group alone."""
     out: dict[str, list[dict]] = {}
     for r in rows:
         out.setdefault(r.get("group") or f"bucket:{r['id']}", []).append(r)
@@ -168,13 +168,13 @@ def _repro(r: dict) -> str:
 
 def _need(r: dict) -> str:
     """What the bucket needs against the realism bound (docs/timing.md)."""
-    from fuzzfarm.cli_tables import starvation_need
+    from fuzzfarm.cli.tables import starvation_need
     return starvation_need(r)
 
 
 def _fixed(r: dict) -> str:
     """The bucket's fix verdict as the tables say it (fixed / NO / fails differently / ...)."""
-    from fuzzfarm.cli_tables import fixed_cell
+    from fuzzfarm.cli.tables import fixed_cell
     return fixed_cell(r)
 
 

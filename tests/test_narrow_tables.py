@@ -9,7 +9,7 @@ import re
 
 from rich.console import Console
 
-from fuzzfarm import cli_tables as T
+from fuzzfarm.cli import tables as T
 
 GO_STATE = ["(*objectChecker).Stop (wait_for_controlled_pods.go:713)",
             "(*WaitForControlledPodsMeasurement).deleteObjectLocked (wait_for_controlled_pods.go:640)"]

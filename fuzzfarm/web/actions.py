@@ -26,11 +26,11 @@ def cancel(st, cid: str):
 
 def split(st, bucket: str):
     """Make ``bucket`` a group of its own (``fuzzfarm group split BUCKET``)."""
-    from fuzzfarm.cli_groups import split_bucket
+    from fuzzfarm.cli.groups import split_bucket
     return split_bucket(st, bucket)
 
 
 def merge(st, groups: list[str]):
     """Put the buckets of every later group into the first (``fuzzfarm group merge G G...``)."""
-    from fuzzfarm.cli_groups import merge_groups
+    from fuzzfarm.cli.groups import merge_groups
     return merge_groups(st, groups)

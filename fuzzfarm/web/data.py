@@ -121,7 +121,7 @@ def bucket(st: S.Store, bid: str) -> dict | None:
 
 def _starvation(row: dict) -> tuple[str, str, bool]:
     """The table cell, the sentence and the realism of what a bucket needs (docs/timing.md)."""
-    from fuzzfarm.cli_tables import starvation_cell, starvation_need
+    from fuzzfarm.cli.tables import starvation_cell, starvation_need
     from fuzzfarm.harness import is_realistic
     return starvation_cell(row), starvation_need(row), is_realistic(row.get("starvation_s"))
 

@@ -54,8 +54,8 @@ def _triage(st, bid):
 
 
 def _row(st, cid=None):
-    from fuzzfarm.cli import bucket_rows
-    from fuzzfarm.cli_tables import fixed_cell
+    from fuzzfarm.cli.bugs import bucket_rows
+    from fuzzfarm.cli.tables import fixed_cell
     (row,) = bucket_rows(st, cid)
     return row, fixed_cell(row)
 
@@ -108,7 +108,7 @@ def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, t
     assert repro["max_starvation_s"] is None and repro["fix"]["verdict"] != "fixed", repro
     assert "decided under: starvation bound none" in art["failure.txt"].decode()
     assert "decided under: starvation bound 0.1" in store.artifact(bid)["failure.txt"].decode()
-    from fuzzfarm.cli import download_bucket
+    from fuzzfarm.cli.bugs import download_bucket
     download_bucket(store, rid, str(tmp_path / "b"))  # the record's reproducer, as `fuzzfarm download RECORD`
     assert json.loads((tmp_path / "b" / "repro.json").read_text())["fix"]["context"] == "none|" + "h" * 12
 

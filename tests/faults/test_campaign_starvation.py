@@ -118,7 +118,8 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
                                                                                       site_on_path, monkeypatch):
     from rich.console import Console
 
-    from fuzzfarm.cli import _status_view, download_bucket
+    from fuzzfarm.cli.bugs import download_bucket
+    from fuzzfarm.cli.campaigns import _status_view
     from fuzzfarm.farm import portfolio
     # the default mix: job 0 starts on the walks, job 1 on atheris, and each runs the other after
     p = _cli(fault_farm.url, tmp_path, "submit", "ff-starved", "-j", "2", "-d", "6", "--max-starvation", "none",

@@ -101,7 +101,7 @@ def _views_say(store, bid: str, cid: str, word: str) -> None:
     from rich.console import Console
 
     from fuzzfarm import ci_report
-    from fuzzfarm.cli import bucket_rows, print_buckets
+    from fuzzfarm.cli.bugs import bucket_rows, print_buckets
     from fuzzfarm.web import data
     console = Console(record=True, width=240)
     print_buckets(store, cid, console=console, wide=True)

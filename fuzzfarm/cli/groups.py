@@ -36,7 +36,7 @@ def annotate(st, rows: list[dict]) -> list[dict]:
 
 def print_groups(st, rows: list[dict], title: str, console: Console, *, wide: bool = False) -> None:
     """Groups first, each followed by its buckets (indented)."""
-    from fuzzfarm import cli_tables as T
+    from fuzzfarm.cli import tables as T
     console.print(T.group_table(grouped(st, rows), title, wide=T.is_wide(console.width, wide)), soft_wrap=False)
 
 
@@ -52,7 +52,7 @@ def _find_group(groups: list[dict], ref: str) -> dict:
 
 
 def _all_groups(st) -> list[dict]:
-    from fuzzfarm.cli import bucket_rows
+    from fuzzfarm.cli.bugs import bucket_rows
     return grouped(st, bucket_rows(st))
 
 
@@ -109,7 +109,7 @@ def merge_groups(st, refs: list[str], name: str | None = None) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import CLIError, _store, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, _store, errors_to_exit, out
 
     @group_app.command("split")
     @errors_to_exit

@@ -23,9 +23,11 @@ import typer
 
 import fuzzfarm
 from fuzzfarm import ci_report
-from fuzzfarm.cli import (EXIT_FOUND, CLIError, _check_harness, check_max_starvation, _print_json, _state, _store, _submit, _url,
-                          bucket_rows, check_output_dir, check_output_file, check_timeout, download_bucket, err, errors_to_exit, out, parse_duration, print_buckets,
-                          wait_campaigns)
+from fuzzfarm.cli._app import (EXIT_FOUND, CLIError, _check_harness, _print_json, _state, _store, _url,
+                               check_max_starvation, check_output_dir, check_output_file, check_timeout, err,
+                               errors_to_exit, out, parse_duration)
+from fuzzfarm.cli.bugs import bucket_rows, download_bucket, print_buckets
+from fuzzfarm.cli.campaigns import _submit, wait_campaigns
 
 CAMPAIGN_ID = re.compile(r"c\d{8}[0-9a-f]{6}")
 
@@ -117,7 +119,7 @@ def register(app: typer.Typer) -> None:
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]
             if summary["status"] == "failed":
                 raise CLIError(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
-            from fuzzfarm.cli_groups import annotate
+            from fuzzfarm.cli.groups import annotate
             rows = annotate(st, bucket_rows(st, cid))  # one verdict per root-cause group
             verdicts = ci_report.verdicts(rows, known, fail_within)
             os.makedirs(output, exist_ok=True)
