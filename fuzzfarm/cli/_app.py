@@ -55,9 +55,10 @@ def errors_to_exit(fn):
         from fuzzfarm.farm.embedded import LaunchError
         from fuzzfarm.farm.redis_url import RedisURLError
         from fuzzfarm.store import StoreError
+        from fuzzfarm.views import ViewError
         try:
             return fn(*a, **kw)
-        except (CLIError, StoreError, H.HarnessError, RedisURLError, LaunchError) as e:
+        except (CLIError, StoreError, ViewError, H.HarnessError, RedisURLError, LaunchError) as e:
             raise _fail(str(e)) from None
         except redis_py.exceptions.OutOfMemoryError:
             raise _fail("Redis is out of memory (maxmemory reached, it refuses writes); the command did not "

@@ -12,49 +12,24 @@ from rich.console import Console
 
 import fuzzfarm
 from fuzzfarm import harness as H
+from fuzzfarm import views
 from fuzzfarm.cli import tables as T
 from fuzzfarm.cli._app import CLIError, _print_json, _store, app, check_output_dir, err, errors_to_exit, out
 
 
-# ---- crashes / download / replay --------------------------------------------------------------
-BUCKET_PUBLIC = ("id", "group", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "message", "signature",
-                 "state", "count", "joined_unreplayed", "original_size", "minimized_size", "preemptions_before", "preemptions_after",
-                 "reproducible", "verify_ok", "verify_n", "first_divergence", "fixed", "fix_variant", "fix_kind", "fix_keeps",
-                 "fix_proof", "fix_proof_line",
-                 "first_campaign", "created", "done_at", "artifact_at", "first_artifact_at", "minimize_s",
-                 "minimize_note", "error", "flaky", "fix_verdict", "fix_summary", "fix_outcome", "fix_schedules",
-                 "fix_evidence", "fix_check_s", "masked_bucket", "masked_by_fix_of", "object", "racing_site", "go_racing_site",
-                 "go_crash_state", "starvation_s", "starved", "max_starvation_s", "verdict_context", "verdict_record", "verdict_label",
-                 "buggy_rate", "verify_hash_seeds", "hash_seed_dependent", "object_site")
-
-
-def bucket_rows(st, campaign: str | None = None) -> list[dict]:
-    if campaign is not None and st.campaign(campaign) is None:
-        raise CLIError(f"unknown campaign {campaign!r}; list campaigns with `fuzzfarm status`")
-    ids = st.campaign_bucket_ids(campaign) if campaign else st.bucket_ids()
-    rows = []
-    for bid in ids:
-        b = st.bucket(bid)
-        if b:
-            from fuzzfarm.farm.recheck import shown  # the verdict of the campaign's bound and harness
-            rows.append({k: v for k, v in shown(st, b, campaign).items() if k in BUCKET_PUBLIC})
-    return rows
-
-
 def print_buckets(st, campaign: str | None = None, console: Console = out, wide: bool = False,
                   flat: bool = True) -> None:
-    rows = bucket_rows(st, campaign)
-    if rows and not flat:
-        from fuzzfarm.cli.groups import print_groups
-        return print_groups(st, rows, f"groups of buckets{' of ' + campaign if campaign else ''}", console,
-                            wide=wide)
+    """The buckets of ``campaign`` (or all), grouped by root cause unless ``flat``."""
+    rows = views.bucket_rows(st, campaign)
+    wide = T.is_wide(console.width, wide)
     if not rows:
         console.print("no buckets" + (f" for campaign {campaign}" if campaign else ""), markup=False)
-        return
-    from fuzzfarm.cli.groups import annotate
-    annotate(st, rows)  # groups are computed when read (stored overrides included); the flat table shows them too
-    title = f"buckets{' of ' + campaign if campaign else ''}"
-    console.print(T.bucket_table(rows, title, wide=T.is_wide(console.width, wide)), soft_wrap=False)
+    elif flat:  # the flat table names each bucket's group too
+        console.print(T.bucket_table(rows, f"buckets{' of ' + campaign if campaign else ''}", wide=wide),
+                      soft_wrap=False)
+    else:
+        console.print(T.group_table(views.groups(rows), f"groups of buckets{' of ' + campaign if campaign else ''}",
+                                    wide=wide), soft_wrap=False)
 
 
 @app.command()
@@ -64,44 +39,10 @@ def crashes(campaign: Optional[str] = typer.Argument(None, help="Campaign id (de
             flat: bool = typer.Option(False, "--flat", help="One row per bucket, no groups."),
             as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Root-cause groups, each with its buckets (one per signature) under it; --flat: buckets only."""
-    from fuzzfarm.cli.groups import annotate
     st = _store()
     if as_json:
-        return _print_json(annotate(st, bucket_rows(st, campaign)))
+        return _print_json(views.bucket_rows(st, campaign))
     print_buckets(st, campaign, wide=wide, flat=flat)
-
-
-def download_bucket(st, bucket: str, out_dir: str, *, overwrite: bool = True) -> list[str]:
-    from fuzzfarm import collector
-    b = st.bucket(bucket)
-    if b is None:
-        raise CLIError(f"unknown bucket {bucket!r}; list buckets with `fuzzfarm crashes`")
-    files = st.artifact(bucket)
-    if not files:
-        raise CLIError(f"bucket {bucket} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
-    test = _regression_test(b)
-    from fuzzfarm.collector.artifact import safe_name
-    names = [safe_name(n) for n in (*files, *test)]  # a hostile stored name is refused, never probed
-    taken = [n for n in names if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []
-    if taken:  # said before anything is written: the directory stays as it was
-        raise CLIError(f"{out_dir} already holds {taken[0]}" + (f" and {len(taken) - 1} more file(s)" if len(taken) > 1
-                       else "") + "; choose another -o DIR, or pass --force to overwrite them")
-    os.makedirs(out_dir, exist_ok=True)
-    written = collector.write_artifact(files, out_dir)
-    return written + collector.write_artifact(test, out_dir)
-
-
-def _regression_test(b: dict) -> dict[str, bytes]:
-    """``test_<bucket>.py``: replays the reproducer on fixed (must pass) and buggy (must fail)."""
-    from fuzzfarm import regression_test
-    from fuzzfarm.farm import triage
-    fv, kept = b.get("fix_variant") or None, bool(b.get("fix_keeps"))
-    try:  # what the harness installed here declares (a bucket still in triage has no fix check yet)
-        fv = fv or triage.fix_variant(b["harness"], b["variant"])
-        kept = kept or triage.kept_by_fix(b["harness"], b.get("kind") or "", b.get("crash_state") or [])
-    except H.HarnessError:
-        pass  # not installed here: the test file says so when it runs (replay needs the harness)
-    return {regression_test.file_name(b["id"]): regression_test.render(b, fixed_variant=fv, kept_by_fix=kept)}
 
 
 @app.command()
@@ -122,7 +63,7 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         held = sorted(os.listdir(out_dir))
         raise CLIError(f"{out_dir} is not empty (it holds {held[0]}" + (f" and {len(held) - 1} more" if len(held) > 1
                        else "") + "); choose another -o DIR, or pass --force to write into it")
-    written = download_bucket(st, bucket, out_dir, overwrite=force)
+    written = views.download_bucket(st, bucket, out_dir, overwrite=force)
     b = st.bucket(bucket)
     if as_json:
         return _print_json({"bucket": bucket, "dir": os.path.abspath(out_dir), "files": written, "state": b.get("state")})
@@ -197,7 +138,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     if "max_starvation_s" in res:  # the bound the run had (the recorded one, or the harness's own)
         bound = H.bound_words(res["max_starvation_s"])
     else:  # the run gave no outcome of its own (a timeout): the bound it was started under
-        bound = T.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
+        bound = views.max_starvation_label(target.max_starvation or H.max_starvation_text(H.max_starvation_s()))
     out.print(f"{harness}/{v}: {verdict} ({len(data)}-byte {'original' if original else 'minimized'} input, "
               f"starvation bound {bound})", markup=False)
     if res.get("failed"):  # what the failure needs, against the realism bound (docs/timing.md)

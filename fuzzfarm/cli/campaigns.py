@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 import fuzzfarm
+from fuzzfarm import views
 from fuzzfarm.cli import tables as T
 from fuzzfarm.cli._app import (EXIT_FOUND, ID_COLUMNS, CLIError, _check_harness, _fail, _print_json, _store, app,
                                check_max_starvation, check_timeout, err, errors_to_exit, out, parse_duration)
@@ -75,9 +76,9 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
                   f"`fuzzfarm status {cid}` (or `fuzzfarm status --watch`), cancel it with "
                   f"`fuzzfarm cancel {cid}`", markup=False)
         raise typer.Exit(130) from None
-    from fuzzfarm.cli.bugs import bucket_rows, print_buckets  # here: --help lists submit before crashes
+    from fuzzfarm.cli.bugs import print_buckets  # here: --help lists submit before crashes
     if as_json:
-        _print_json({"campaign": cid, "summary": summary, "buckets": bucket_rows(st, cid)})
+        _print_json({"campaign": cid, "summary": summary, "buckets": views.bucket_rows(st, cid)})
     else:
         out.print(cid)
         print_buckets(st, cid)
@@ -95,7 +96,7 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
     start = time.monotonic()
 
     def view():
-        return T.progress_view([(summaries[c], _phase(summaries[c]), time.monotonic() - start) for c in cids])
+        return T.progress_view([(summaries[c], views.phase(summaries[c]), time.monotonic() - start) for c in cids])
 
     with Live(Text(""), console=console, auto_refresh=False, transient=False) as live:
         while True:
@@ -109,11 +110,6 @@ def wait_campaigns(st, cids: list[str], *, timeout: float | None = None, console
                                f"workers run for both queues (fuzz, collect)")
             time.sleep(poll_s)
     return summaries
-
-
-def _phase(s: dict) -> str:
-    """queued / running / triaging (fuzzing over, crashes still in the collector) / done / failed."""
-    return "triaging" if s["status"] in ("done", "failed") and not s["settled"] else s["status"]
 
 
 @app.command()
@@ -172,15 +168,14 @@ def _status_view(st, campaign: str | None, wide: bool):
     """What ``status`` shows (also each refresh of ``--watch``)."""
     from rich.console import Group
     if not campaign:
-        rows = [{**s, "phase": _phase(s)} for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s]
-        return T.campaign_rows_table(rows, wide=wide)
+        return T.campaign_rows_table(views.campaigns(st), wide=wide)
     from fuzzfarm.farm import lease
 
     s = st.campaign_summary(campaign)
     head = Text.assemble(f"campaign {campaign}: {s['harness']}/{s['variant']} {s['strategy']}  status ",
-                         (_phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['fuzz_exec_per_s']:,.0f}  "
+                         (views.phase(s), "bold"), f"  execs {s['execs']:,}  exec/s {s['fuzz_exec_per_s']:,.0f}  "
                          f"crashes {s['crashes']}  buckets {s['buckets']}  corpus {s['corpus_size']}  "
-                         f"max starvation {T.max_starvation_label(s.get('max_starvation_s'))}")
+                         f"max starvation {views.max_starvation_label(s.get('max_starvation_s'))}")
     t = Table(box=None if not wide else T.box.HEAVY_HEAD)
     cols = ("job", "state", "slice", "ran", "execs", "exec/s", "cov", "crashes", "worker", "error") if wide else (
         "job", "state", "ran", "execs", "exec/s", "cov", "crashes", "worker")

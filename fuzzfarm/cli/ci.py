@@ -22,11 +22,11 @@ from typing import Optional
 import typer
 
 import fuzzfarm
-from fuzzfarm import ci_report
+from fuzzfarm import ci_report, views
 from fuzzfarm.cli._app import (EXIT_FOUND, CLIError, _check_harness, _print_json, _state, _store, _url,
                                check_max_starvation, check_output_dir, check_output_file, check_timeout, err,
                                errors_to_exit, out, parse_duration)
-from fuzzfarm.cli.bugs import bucket_rows, download_bucket, print_buckets
+from fuzzfarm.cli.bugs import print_buckets
 from fuzzfarm.cli.campaigns import _submit, wait_campaigns
 
 CAMPAIGN_ID = re.compile(r"c\d{8}[0-9a-f]{6}")
@@ -119,8 +119,7 @@ def register(app: typer.Typer) -> None:
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]
             if summary["status"] == "failed":
                 raise CLIError(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
-            from fuzzfarm.cli.groups import annotate
-            rows = annotate(st, bucket_rows(st, cid))  # one verdict per root-cause group
+            rows = views.bucket_rows(st, cid)  # one verdict per root-cause group
             verdicts = ci_report.verdicts(rows, known, fail_within)
             os.makedirs(output, exist_ok=True)
             replay = {}
@@ -128,7 +127,7 @@ def register(app: typer.Typer) -> None:
                 for r in v["buckets"]:
                     if v["new"] and st.artifact(r["id"]):
                         d = os.path.join(output, r["id"])
-                        download_bucket(st, r["id"], d)
+                        views.download_bucket(st, r["id"], d)
                         replay[r["id"]] = f"fuzzfarm replay {d}"
             print_buckets(st, cid, console=show)
             target = f"{harness}/{variant}"

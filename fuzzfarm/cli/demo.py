@@ -10,9 +10,10 @@ from typing import Optional
 
 import typer
 
+from fuzzfarm import views
 from fuzzfarm.cli._app import (_check_harness, _print_json, _state, _store, _url, app, check_output_dir,
                                check_timeout, err, errors_to_exit, out, parse_duration, which_farm)
-from fuzzfarm.cli.bugs import bucket_rows, download_bucket, print_buckets
+from fuzzfarm.cli.bugs import print_buckets
 from fuzzfarm.cli.campaigns import _submit, wait_campaigns
 
 
@@ -71,7 +72,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
             for bid in st.campaign_bucket_ids(cid):
                 d = os.path.join(output, f"{st.campaign(cid)['harness']}-{bid}")
                 if st.artifact(bid):
-                    download_bucket(st, bid, d)
+                    views.download_bucket(st, bid, d)
                     downloads.append({"campaign": cid, "bucket": bid, "dir": d})
         from fuzzfarm.cli.path import path_advice, typed
         ff = typed("fuzzfarm")  # every command printed runs as printed in the user's shell
@@ -82,8 +83,7 @@ def demo(names: Optional[list[str]] = typer.Argument(
             first = f"{s['first_reproducer_s']:.1f} s" if s["first_reproducer_s"] is not None else "none"
             show.print(f"{s['harness']}/{s['variant']} ({s['strategy']}): {s['execs']:,} execs, {s['crashes']} crashes, "
                        f"{s['buckets']} bucket(s); first downloadable reproducer {first} after submit", markup=False)
-        from fuzzfarm.cli.groups import annotate
-        buckets = {c: annotate(st, bucket_rows(st, c)) for c in cids}
+        buckets = {c: views.bucket_rows(st, c) for c in cids}
         if web is not None:
             web.stop()
         st.r.close()

@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from fuzzfarm import store as S
+from fuzzfarm import views
 from fuzzfarm.farm import redis_url
 
 from . import actions, data, plots, swimlane
@@ -90,21 +91,21 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         return RedirectResponse("/campaigns", status_code=303)
 
     def campaigns(request: Request):
-        return page(request, "campaigns.html", rows=data.campaigns(st))
+        return page(request, "campaigns.html", rows=views.campaigns(st)[::-1])
 
     def campaigns_fragment(request: Request):
-        return page(request, "campaigns_table.html", rows=data.campaigns(st))
+        return page(request, "campaigns_table.html", rows=views.campaigns(st)[::-1])
 
     def campaign(request: Request):
         cid = request.path_params["cid"]
-        c = data.campaign(st, cid)
+        c = views.campaign(st, cid)
         if c is None:
             raise HTTPException(404, f"no campaign {cid}")
         return page(request, "campaign.html", c=c, **_campaign_parts(cid, c))
 
     def campaign_fragment(request: Request):
         cid = request.path_params["cid"]
-        c = data.campaign(st, cid)
+        c = views.campaign(st, cid)
         if c is None:
             raise HTTPException(404, f"no campaign {cid}")
         return page(request, "campaign_live.html", c=c, **_campaign_parts(cid, c))
@@ -115,7 +116,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        rows = data.bucket_rows(st, st.campaign_bucket_ids(cid), cid)
+        rows = views.bucket_rows(st, cid)
         by_job = st.crashes_by_job(cid)  # as `fuzzfarm status CAMPAIGN`: they sum to the campaign's crashes
         jobs = [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0), "fuzz_exec_per_s": S.fuzz_rate(j)}
                 for j in st.jobs(cid)]
@@ -124,14 +125,15 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
     def bugs(request: Request):
         q = request.query_params
         f = {"harness": q.get("harness", ""), "kind": q.get("kind", ""), "verdict_": q.get("verdict", "")}
-        rows = data.buckets(st)
-        return page(request, "bugs.html", groups=data.groups(data.filter_rows(rows, **f)),
+        rows = views.bucket_rows(st)[::-1]  # newest first, in their groups; the largest group first
+        groups = sorted(views.groups(data.filter_rows(rows, **f)), key=lambda g: (-g["count"], g["id"]))
+        return page(request, "bugs.html", groups=groups,
                     choices=data.filter_choices(rows),
                     f={"harness": f["harness"], "kind": f["kind"], "verdict": f["verdict_"]})
 
     def bucket(request: Request):
         bid = request.path_params["bid"]
-        b = data.bucket(st, bid)
+        b = views.bucket(st, bid)
         if b is None:
             raise HTTPException(404, f"no bucket {bid}")
         files = data.artifact(st, bid)
@@ -205,7 +207,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             raise HTTPException(400, "choose the bucket to split out")
         try:
             res = actions.split(st, bid)
-        except ValueError as e:  # unknown bucket, or a group id where a bucket was wanted
+        except ValueError as e:  # an unknown bucket
             return _done(request, str(e), f"/bucket/{quote(bid)}", 400)
         return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
 
