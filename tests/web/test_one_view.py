@@ -115,6 +115,9 @@ def _split_from_the_page(st, web, cli, mine: set[str]) -> None:
     page = _partition(_page_groups(get(web.base + "/bugs")[1].decode()), mine)
     gid, members = max(page.items(), key=lambda kv: (len(kv[1]), kv[0]))
     assert len(members) > 1, page
+    before = st.group_overrides()
+    p = cli("group", "split", gid, "--name", "one name for every bucket")  # bad input: one line, nothing done
+    assert p.returncode == 2 and "split without --name" in p.stderr and st.group_overrides() == before, p.stderr
     p = cli("group", "split", gid)
     try:
         assert p.returncode == 0, p.stderr
