@@ -132,6 +132,14 @@ def campaign(st: S.Store, cid: str) -> dict | None:
     return s
 
 
+def jobs(st: S.Store, cid: str) -> list[dict]:
+    """Campaign ``cid``'s jobs with ``fuzz_exec_per_s`` and ``crash_inputs`` (the distinct inputs
+    each reported first: they sum to the campaign's crashes)."""
+    by_job = st.crashes_by_job(cid)
+    return [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0), "fuzz_exec_per_s": S.fuzz_rate(j)}
+            for j in st.jobs(cid)]
+
+
 def campaigns(st: S.Store) -> list[dict]:
     """Every campaign's :func:`campaign`, oldest first."""
     return [s for s in (campaign(st, cid) for cid in st.campaign_ids()) if s]

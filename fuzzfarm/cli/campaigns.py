@@ -18,7 +18,6 @@ from fuzzfarm import views
 from fuzzfarm.cli import tables as T
 from fuzzfarm.cli._app import (EXIT_FOUND, ID_COLUMNS, CLIError, _check_harness, _fail, _print_json, _store, app,
                                check_max_starvation, check_timeout, err, errors_to_exit, out, parse_duration)
-from fuzzfarm.store import fuzz_rate
 
 
 def _submit(st, harness: str, variant: str, jobs: int, duration_s: float, strategy: str,
@@ -136,10 +135,8 @@ def status(campaign: Optional[str] = typer.Argument(None, help="Campaign id (def
             if summary.get("strategy") == "mix":
                 from fuzzfarm.farm import portfolio
                 summary["mix"] = portfolio.summary(st, campaign)
-            by_job = st.crashes_by_job(campaign)  # distinct inputs each job reported first: they sum to "crashes"
-            return _print_json({**summary, "jobs": [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0),
-                                                     "fuzz_exec_per_s": round(fuzz_rate(j), 1)}
-                                                    for j in st.jobs(campaign)]})
+            return _print_json({**summary, "jobs": [{**j, "fuzz_exec_per_s": round(j["fuzz_exec_per_s"], 1)}
+                                                    for j in views.jobs(st, campaign)]})
         return _print_json([s for s in (st.campaign_summary(c) for c in st.campaign_ids()) if s])
     render = functools.partial(_status_view, st, campaign, T.is_wide(out.width, wide))
     if not watch:
@@ -182,16 +179,16 @@ def _status_view(st, campaign: str | None, wide: bool):
     for c in cols:  # ids and numbers never wrap (a number cut in two reads as two)
         t.add_column(c, no_wrap=c in ID_COLUMNS or c in ("state", "slice", "execs", "exec/s", "cov", "crashes"),
                      overflow="fold")
-    by_job = st.crashes_by_job(campaign)  # the distinct crash inputs each job reported first: they sum to the head's
-    for j in st.jobs(campaign):
+    for j in views.jobs(st, campaign):
         cells = {"job": j.get("job"), "state": lease.state_label(j), "slice": j.get("slice", 0),
                  "execs": f"{int(j.get('execs_base', 0) or 0) + int(j.get('execs', 0) or 0):,}",
-                 "exec/s": f"{fuzz_rate(j):,.0f}", "cov": j.get("cov", ""),
-                 "crashes": by_job.get(int(j.get("job", -1)), 0), "worker": j.get("worker", ""),
+                 "exec/s": f"{j['fuzz_exec_per_s']:,.0f}", "cov": j.get("cov", ""),
+                 "crashes": j["crash_inputs"], "worker": j.get("worker", ""),
                  "error": j.get("error", ""), "ran": j.get("ran", "")}
         t.add_row(*(T.t(cells[c]) for c in cols))
-    if by_job.get(None):  # inputs whose crash record names no job (recorded before jobs were)
-        t.add_row(*(T.t({"job": "?", "crashes": by_job[None]}.get(c, "")) for c in cols))
+    unnamed = st.crashes_by_job(campaign).get(None)  # inputs whose crash record names no job (older records)
+    if unnamed:
+        t.add_row(*(T.t({"job": "?", "crashes": unnamed}.get(c, "")) for c in cols))
     errors = [Text(f"job error: {e}", style="red") for e in ([] if wide else s["errors"])]
     mix = []
     if s["strategy"] == "mix":  # which engine each job's slice ran is the "ran" column

@@ -90,25 +90,15 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
     async def index(request: Request):
         return RedirectResponse("/campaigns", status_code=303)
 
-    def campaigns(request: Request):
-        return page(request, "campaigns.html", rows=views.campaigns(st)[::-1])
+    def campaigns(request: Request, template: str = "campaigns.html"):
+        return page(request, template, rows=views.campaigns(st)[::-1])  # newest first
 
-    def campaigns_fragment(request: Request):
-        return page(request, "campaigns_table.html", rows=views.campaigns(st)[::-1])
-
-    def campaign(request: Request):
+    def campaign(request: Request, template: str = "campaign.html"):
         cid = request.path_params["cid"]
         c = views.campaign(st, cid)
         if c is None:
             raise HTTPException(404, f"no campaign {cid}")
-        return page(request, "campaign.html", c=c, **_campaign_parts(cid, c))
-
-    def campaign_fragment(request: Request):
-        cid = request.path_params["cid"]
-        c = views.campaign(st, cid)
-        if c is None:
-            raise HTTPException(404, f"no campaign {cid}")
-        return page(request, "campaign_live.html", c=c, **_campaign_parts(cid, c))
+        return page(request, template, c=c, **_campaign_parts(cid, c))
 
     def _campaign_parts(cid: str, c: dict) -> dict:
         ser = data.series(st, cid)
@@ -116,11 +106,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        rows = views.bucket_rows(st, cid)
-        by_job = st.crashes_by_job(cid)  # as `fuzzfarm status CAMPAIGN`: they sum to the campaign's crashes
-        jobs = [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0), "fuzz_exec_per_s": S.fuzz_rate(j)}
-                for j in st.jobs(cid)]
-        return {"charts": charts, "jobs": jobs, "buckets": rows}
+        return {"charts": charts, "jobs": views.jobs(st, cid), "buckets": views.bucket_rows(st, cid)}
 
     def bugs(request: Request):
         q = request.query_params
@@ -136,7 +122,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         b = views.bucket(st, bid)
         if b is None:
             raise HTTPException(404, f"no bucket {bid}")
-        files = data.artifact(st, bid)
+        files = st.artifact(bid)  # each file checked against its stored sha256, as `fuzzfarm download`
         tj, source = data.trace(st, bid, files)
         svg, model = None, None
         if tj:
@@ -154,7 +140,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
 
     def bucket_file(request: Request):
         bid, name = request.path_params["bid"], request.path_params["name"]
-        files = data.artifact(st, bid)
+        files = st.artifact(bid)
         if not files or name not in files:
             raise HTTPException(404, f"bucket {bid} has no file {name}")
         body = files[name]
@@ -232,8 +218,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         return page(request, "error.html", status=503, message=f"Redis at {masked}: {msg}")
 
     routes = [
-        Route("/", index), Route("/campaigns", campaigns), Route("/campaigns/fragment", campaigns_fragment),
-        Route("/campaign/{cid}", campaign), Route("/campaign/{cid}/fragment", campaign_fragment),
+        Route("/", index), Route("/campaigns", campaigns), Route("/campaigns/fragment", lambda r: campaigns(r, "campaigns_table.html")),
+        Route("/campaign/{cid}", campaign), Route("/campaign/{cid}/fragment", lambda r: campaign(r, "campaign_live.html")),
         Route("/campaign/{cid}/cancel", cancel, methods=["POST"]),
         Route("/bugs", bugs), Route("/bucket/{bid}", bucket), Route("/bucket/{bid}/file/{name}", bucket_file),
         Route("/group/{gid}/split", split, methods=["POST"]), Route("/groups/merge", merge, methods=["POST"]),

@@ -53,12 +53,6 @@ def filter_choices(rows: list[dict]) -> dict:
 
 
 # ---- a bucket's artifact and its structured trace --------------------------------------------
-def artifact(st: S.Store, bid: str) -> dict[str, bytes] | None:
-    """The artifact files, each checked against its stored sha256 (the bytes `fuzzfarm download`
-    writes)."""
-    return st.artifact(bid)
-
-
 _TRACE_CACHE: dict[tuple[str, str], dict] = {}
 _TRACE_CACHE_MAX = 64
 
