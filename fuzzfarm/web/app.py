@@ -132,7 +132,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         listing = [{"name": n, "size": len(d), "sha256": S.sha256(d), "manifest": manifest.get(n)}
                    for n, d in sorted((files or {}).items())]
         text = lambda n: files[n].decode("utf-8", "replace") if files and n in files else None  # noqa: E731
-        regression = next(((n, text(n)) for n in sorted(files or {}) if n.endswith(".py")), None)
+        # the regression test `fuzzfarm download` writes beside the artifact, as it writes it
+        regression = [(n, t.decode()) for n, t in views.regression_test(st.bucket(bid)).items()][0] if files else None
         repro = json.loads(files["repro.json"]) if files and "repro.json" in files else {}
         return page(request, "bucket.html", b=b, files=listing, failure=text("failure.txt"), trace_text=text("trace.txt"),
                     svg=svg, model=model, trace_source=source, scenario=(tj or {}).get("scenario"),

@@ -214,6 +214,18 @@ def test_a_group_id_from_the_page_splits_in_the_cli(store, stored):
                                                                        _InProcessCLI(store.url).json("crashes")})
 
 
+def test_the_bucket_page_shows_the_regression_test_that_download_writes(store, stored, tmp_path):
+    cid, web = stored
+    bid = store.campaign_bucket_ids(cid)[0]
+    store.put_artifact(bid, {"repro.json": b"{}", "failure.txt": b"goroutine panic"})
+    r = _InProcessCLI(store.url)("download", bid, "-o", str(tmp_path / "d"))
+    assert r.returncode == 0, r.stderr
+    (written,) = (tmp_path / "d").glob("test_*.py")
+    status, body = get(f"{web.base}/bucket/{bid}")
+    assert status == 200 and f"Regression test ({written.name})" in body.decode()
+    assert written.read_text() in html.unescape(body.decode())
+
+
 # ---- slow tier: `fuzzfarm ci` of both seed harnesses on a real farm ------------------------------
 @pytest.fixture(scope="module")
 def ci_runs(farm, tmp_path_factory):
