@@ -5,8 +5,8 @@ report files out. A bucket id is a hash of harness, variant and signature, so th
 the same id on every farm: a baseline is a set of bucket ids, read from any earlier report
 (``ci.json``, JUnit XML or SARIF written here) or from a campaign's buckets.
 
-Until root-cause groups exist, every bucket is its own group: :func:`groups` is the one place
-to switch to them.
+A bug is a root-cause group (:func:`fuzzfarm.views.bucket_rows` sets each row's ``group``): one
+verdict per group, its buckets listed under it, in the words every view uses.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
+
+from fuzzfarm import views
+from fuzzfarm.collector.artifact import reproducibility
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "fuzzfarmBucket/v1"
@@ -24,8 +27,8 @@ class BaselineError(ValueError):
 
 
 def groups(rows: list[dict]) -> list[list[dict]]:
-    """The bug groups the CI verdict counts: buckets of one root-cause group (``group``, set by
-    ``cli_groups.annotate``) together, in first-seen order; a bucket without a group alone."""
+    """The bug groups the CI verdict counts: buckets of one root-cause group (``group``)
+    together, in first-seen order; a bucket without a group alone."""
     out: dict[str, list[dict]] = {}
     for r in rows:
         out.setdefault(r.get("group") or f"bucket:{r['id']}", []).append(r)
@@ -156,28 +159,6 @@ def _label(r: dict) -> str:
     return r.get("crash_type") or r.get("kind") or "failure"
 
 
-def _state(r: dict) -> str:
-    return " < ".join(r.get("crash_state") or []) or "(no project frames)"
-
-
-def _repro(r: dict) -> str:
-    """``10/10``, ``flaky (3/10)``, ``7/10, depends on PYTHONHASHSEED``: as the tables say it."""
-    from fuzzfarm.collector.artifact import reproducibility
-    return reproducibility(r)
-
-
-def _need(r: dict) -> str:
-    """What the bucket needs against the realism bound (docs/timing.md)."""
-    from fuzzfarm.cli_tables import starvation_need
-    return starvation_need(r)
-
-
-def _fixed(r: dict) -> str:
-    """The bucket's fix verdict as the tables say it (fixed / NO / fails differently / ...)."""
-    from fuzzfarm.cli_tables import fixed_cell
-    return fixed_cell(r)
-
-
 def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict], replay: dict[str, str],
                 summary: dict) -> None:
     """One test case per root-cause group (its first reproducible bucket names it; every bucket
@@ -190,18 +171,18 @@ def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict],
     for v in verdicts_:
         r = next((b for b in v["buckets"] if b.get("reproducible")), v["buckets"][0])
         case = TestCase(f"{r['id']} {_label(r)}", classname=f"fuzzfarm.{target.replace('/', '.')}")
-        body = "".join(f"bucket: {b['id']}\nsignature: {b.get('signature')}\ncrash state: {_state(b)}\n"
-                       f"reproducible: {_repro(b)}\nfixed: {_fixed(b)}\n"
-                       f"starvation: {_need(b)}\n"
-                       f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
+        body = f"group: {r.get('group') or r['id']} {r.get('group_name') or ''}\n\n" + "".join(
+            f"bucket: {b['id']}\nsignature: {b.get('signature')}\ncrash state: {views.crash_state_text(b)}\n"
+            f"reproducible: {reproducibility(b)}\nfixed: {views.fix_label(b)}\nstarvation: {views.starvation_need(b)}\n"
+            f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
         if v["fails"]:
-            f = Failure(f"new bug: {_label(r)} in {(r.get('crash_state') or ['?'])[0]}"
+            f = Failure(f"new bug: {_label(r)} in {(views.crash_frames(r) or ['?'])[0]}"
                         + (f" ({len(v['buckets'])} buckets of one group)" if len(v["buckets"]) > 1 else ""), _label(r))
             f.text = body
             case.result = [f]
         elif v["new"] and v["reproducible"] and not v["within"]:
             case.result = [Skipped(f"new, but needs more starvation than --max-starvation: {_label(r)}; "
-                                   f"{_need(r)}")]
+                                   f"{views.starvation_need(r)}")]
             case.system_out = body
         elif v["new"]:
             case.result = [Skipped(f"new, but not reproducible on replay: {_label(r)}")]
@@ -238,12 +219,13 @@ def sarif(*, target: str, harness_path: str | None, campaign: str, verdicts_: li
             cmd = replay.get(r["id"], "")
             results.append({
                 "ruleId": rule, "level": "error" if v["fails"] else "warning",
-                "message": {"text": f"{_label(r)} in {_state(r)} ({target}, bucket {r['id']}, reproducible "
-                                    f"{_repro(r)}, fixed: {_fixed(r)}; {_need(r)}). "
+                "message": {"text": f"{_label(r)} in {views.crash_state_text(r)} ({target}, bucket {r['id']}, reproducible "
+                                    f"{reproducibility(r)}, fixed: {views.fix_label(r)}; {views.starvation_need(r)}). "
                                     f"Replay: {cmd}"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
                 "partialFingerprints": {FINGERPRINT: r["id"]},
-                "properties": {"bucket": r["id"], "signature": r.get("signature"), "replay_command": cmd,
+                "properties": {"bucket": r["id"], "group": r.get("group"), "signature": r.get("signature"),
+                               "replay_command": cmd,
                                "crash_state": r.get("crash_state") or [], "reproducible": bool(r.get("reproducible")),
                                "fixed": r.get("fixed"), "campaign": campaign},
             })
@@ -268,7 +250,7 @@ def markdown(*, target: str, campaign: str, summary: dict, verdicts_: list[dict]
         lines += ["| | bucket | kind | crash state | repro | fixed | starvation | replay |",
                   "|---|---|---|---|---|---|---|---|"]
         for v, r in rows:
-            cells = [_mark(v), f"`{r['id']}`", _label(r), _state(r), _repro(r),
-                     _fixed(r), _need(r), f"`{replay.get(r['id'], '-')}`"]
+            cells = [_mark(v), f"`{r['id']}`", _label(r), views.crash_state_text(r), reproducibility(r),
+                     views.fix_label(r), views.starvation_need(r), f"`{replay.get(r['id'], '-')}`"]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

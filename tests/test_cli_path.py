@@ -1,6 +1,6 @@
 """Printed commands run as printed: ``fuzzfarm`` (and ``pytest``) bare only when the shell's PATH
 finds this installation's, else its full path, and one line saying how to put scripts/setup's
-link on PATH (fuzzfarm/cli_path.py). The real link and PATH of a throwaway HOME, no mocks."""
+link on PATH (fuzzfarm/cli/path.py). The real link and PATH of a throwaway HOME, no mocks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from fuzzfarm import cli_path
+from fuzzfarm.cli import path as cli_path
 
 OWN = os.path.join(os.path.dirname(sys.executable), "fuzzfarm")
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from fuzzfarm import cli_tables as T
+from fuzzfarm.cli import tables as T
 
 
 def cli(*args, env=None):

@@ -1,4 +1,4 @@
-"""``fuzzfarm venv DIR`` (fuzzfarm/cli_venv.py): bad input is one line and exit 2, nothing made;
+"""``fuzzfarm venv DIR`` (fuzzfarm/cli/venv.py): bad input is one line and exit 2, nothing made;
 what it makes runs this fuzzfarm and installs into itself (the harness guide, tests/docs, follows
 it with a real ``pip install -e``)."""
 

@@ -9,7 +9,9 @@ import re
 
 from rich.console import Console
 
-from fuzzfarm import cli_tables as T
+from fuzzfarm import views
+from fuzzfarm.cli import tables as T
+from fuzzfarm.collector.artifact import reproducibility
 
 GO_STATE = ["(*objectChecker).Stop (wait_for_controlled_pods.go:713)",
             "(*WaitForControlledPodsMeasurement).deleteObjectLocked (wait_for_controlled_pods.go:640)"]
@@ -58,7 +60,7 @@ def assert_whole(text: str, values) -> None:
 
 
 def bucket_words(b: dict) -> list:
-    return [b["id"], b["kind"], b["count"], T.repro_cell(b), T.fixed_cell(b), *b.get("go_crash_state", [])]
+    return [b["id"], b["kind"], b["count"], reproducibility(b), views.fix_label(b), *b.get("go_crash_state", [])]
 
 
 def test_crashes_groups_at_80_columns_keep_every_word_whole():

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from fuzzfarm import harness as H
-from fuzzfarm.cli_new import ScaffoldError, package_name, scaffold
+from fuzzfarm.cli.new import ScaffoldError, package_name, scaffold
 from fuzzfarm.engine.target import Target
 
 

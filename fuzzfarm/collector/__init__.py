@@ -5,7 +5,7 @@ docs/INTERFACES.md. Everything that runs harness code does so in a child process
 from __future__ import annotations
 
 from .artifact import Artifact, ArtifactError, build_artifact, load_artifact, recorded_max_starvation, write_artifact
-from .fixcheck import fix_check
+from .fixcheck import replay_on_fixed
 from .fixfuzz import fuzz_fixed
 from .fixverify import fix_verify
 from .minimize import MinimizeResult, minimize
@@ -15,6 +15,6 @@ from fuzzfarm.signature import artifact_signature, classify, crash_type, signatu
 from .verify import VerifyResult, verify
 
 __all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",
-           "verify", "VerifyResult", "fix_check", "fix_verify", "fuzz_fixed", "prove_fixed", "replay", "triage",
+           "verify", "VerifyResult", "replay_on_fixed", "fix_verify", "fuzz_fixed", "prove_fixed", "replay", "triage",
            "build_artifact", "write_artifact", "recorded_max_starvation",
            "load_artifact", "Artifact", "ArtifactError"]

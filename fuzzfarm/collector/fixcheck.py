@@ -1,4 +1,5 @@
-"""Fix verification: replay a reproducer against the harness's fixed variant."""
+"""One replay of a reproducer on the harness's fixed variant (``replay_on_fixed``; the farm's
+whole fix-check step, every check of docs/VERDICTS.md, is ``farm.triage.fix_check``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from . import verdict as V
 from .replay import replay
 
 
-def fix_check(harness, fixed_variant: str, data: bytes, *, expected_signature: str | None = None,
-              buggy_variant: str | None = None, timeout_s: float = 30.0, expected_go: tuple | None = None) -> dict:
+def replay_on_fixed(harness, fixed_variant: str, data: bytes, *, expected_signature: str | None = None,
+                    buggy_variant: str | None = None, timeout_s: float = 30.0, expected_go: tuple | None = None) -> dict:
     """Run ``data`` once, in a fresh process, on ``fixed_variant``.
 
     ``verdict`` (:mod:`.verdict`): ``fixed`` when the run does not fail, ``NO`` when it fails

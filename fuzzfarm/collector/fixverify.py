@@ -22,7 +22,7 @@ from fuzzfarm.engine.target import resolve
 from fuzzfarm.signature import hazard_name, signature_of
 
 from . import verdict as V
-from .fixcheck import fix_check
+from .fixcheck import replay_on_fixed
 from .fixfuzz import fuzz_fixed
 from .replay import hash_seeds, replay
 
@@ -64,8 +64,8 @@ def fix_verify(harness, fixed_variant: str, minimized: bytes, *, expected_signat
     for name, data in (("reproducer", minimized), ("original input", original)):
         if data is None or (name == "original input" and data == minimized):
             continue
-        r = fix_check(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s,
-                      expected_go=expected_go)
+        r = replay_on_fixed(target, fixed_variant, data, expected_signature=expected_signature, timeout_s=timeout_s,
+                            expected_go=expected_go)
         checks.append(_check(name, 1, int(r["failed"]), note(r, data), r))
 
     if flaky is None:

@@ -1,6 +1,6 @@
-"""Real Go concurrency bugs from the Kubernetes ecosystem as small gosim scenarios: ten that
-crash or hang (HC-..) and three data races that only ``go test -race`` reports (DR-..,
-docs/ports/race_examples.md).
+"""Real Go concurrency bugs from the Kubernetes ecosystem as small gosim scenarios: bugs that
+crash or hang (HC-..) and data races that only ``go test -race`` reports (DR-..,
+docs/ports/race_examples.md); ``CASE_NAMES`` lists them all.
 
 Each module (retold in ``docs/CASES.md``; issue/PR numbers in the module
 docstring) exposes:
@@ -11,7 +11,7 @@ docstring) exposes:
   kind it may legitimately end with (``KIND`` first), ``EXC_CLASS`` for goroutine panics;
 * ``RUN_KW``: keyword arguments for ``gosim.run`` (leak check, grace, step limit).
 
-The fixed form must never fail under any schedule. ``CASES`` lists the modules in a fixed
+The fixed form must never fail under any schedule. ``CASE_NAMES`` lists the modules in a fixed
 order (the ``examples`` harness picks one from the first input byte). A module with
 ``HARD = True`` is a hard case (docs/CASES.md#hard-cases: depth 3, measured against stress by
 ``benchmarks/hard_cases.py``); its tests live in ``tests/gosim/test_hard_cases.py``.

@@ -1,13 +1,14 @@
 """The web view's state-changing actions, each one call into the code the CLI runs.
 
 Cancel is ``fuzzfarm cancel``'s ``Store.request_cancel`` and group split/merge are
-``fuzzfarm group split|merge``'s functions; this module only calls them, so the page and the
-command can never disagree. An action that cannot be done raises :class:`ActionError` (a
-ValueError, as the group functions' own errors are): the page shows its one line and nothing
-changes.
+:mod:`fuzzfarm.regroup`'s (``fuzzfarm group split|merge``); this module only calls them, so the
+page and the command can never disagree. An action that cannot be done raises a ValueError
+(:class:`ActionError`, or regroup's ``ViewError``): the page shows its one line and nothing changes.
 """
 
 from __future__ import annotations
+
+from fuzzfarm import regroup
 
 
 class ActionError(ValueError):
@@ -24,13 +25,4 @@ def cancel(st, cid: str):
     return f"{len(running or [])} running job(s) stop within seconds"
 
 
-def split(st, bucket: str):
-    """Make ``bucket`` a group of its own (``fuzzfarm group split BUCKET``)."""
-    from fuzzfarm.cli_groups import split_bucket
-    return split_bucket(st, bucket)
-
-
-def merge(st, groups: list[str]):
-    """Put the buckets of every later group into the first (``fuzzfarm group merge G G...``)."""
-    from fuzzfarm.cli_groups import merge_groups
-    return merge_groups(st, groups)
+split, merge = regroup.split, regroup.merge  # ``fuzzfarm group split BUCKET`` / ``merge G G...``

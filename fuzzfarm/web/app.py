@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from fuzzfarm.farm import store as S
+from fuzzfarm import views
 from fuzzfarm.farm import redis_url
 
 from . import actions, data, plots, swimlane
@@ -89,25 +90,15 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
     async def index(request: Request):
         return RedirectResponse("/campaigns", status_code=303)
 
-    def campaigns(request: Request):
-        return page(request, "campaigns.html", rows=data.campaigns(st))
+    def campaigns(request: Request, template: str = "campaigns.html"):
+        return page(request, template, rows=views.campaigns(st)[::-1])  # newest first
 
-    def campaigns_fragment(request: Request):
-        return page(request, "campaigns_table.html", rows=data.campaigns(st))
-
-    def campaign(request: Request):
+    def campaign(request: Request, template: str = "campaign.html"):
         cid = request.path_params["cid"]
-        c = data.campaign(st, cid)
+        c = views.campaign(st, cid)
         if c is None:
             raise HTTPException(404, f"no campaign {cid}")
-        return page(request, "campaign.html", c=c, **_campaign_parts(cid, c))
-
-    def campaign_fragment(request: Request):
-        cid = request.path_params["cid"]
-        c = data.campaign(st, cid)
-        if c is None:
-            raise HTTPException(404, f"no campaign {cid}")
-        return page(request, "campaign_live.html", c=c, **_campaign_parts(cid, c))
+        return page(request, template, c=c, **_campaign_parts(cid, c))
 
     def _campaign_parts(cid: str, c: dict) -> dict:
         ser = data.series(st, cid)
@@ -115,26 +106,23 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        rows = data.bucket_rows(st, st.campaign_bucket_ids(cid), cid)
-        by_job = st.crashes_by_job(cid)  # as `fuzzfarm status CAMPAIGN`: they sum to the campaign's crashes
-        jobs = [{**j, "crash_inputs": by_job.get(int(j.get("job", -1)), 0), "fuzz_exec_per_s": S.fuzz_rate(j)}
-                for j in st.jobs(cid)]
-        return {"charts": charts, "jobs": jobs, "buckets": rows}
+        return {"charts": charts, "jobs": views.jobs(st, cid), "buckets": views.bucket_rows(st, cid)}
 
     def bugs(request: Request):
         q = request.query_params
         f = {"harness": q.get("harness", ""), "kind": q.get("kind", ""), "verdict_": q.get("verdict", "")}
-        rows = data.buckets(st)
-        return page(request, "bugs.html", groups=data.groups(data.filter_rows(rows, **f)),
+        rows = views.bucket_rows(st)[::-1]  # newest first, in their groups; the largest group first
+        groups = sorted(views.groups(data.filter_rows(rows, **f)), key=lambda g: (-g["count"], g["id"]))
+        return page(request, "bugs.html", groups=groups,
                     choices=data.filter_choices(rows),
                     f={"harness": f["harness"], "kind": f["kind"], "verdict": f["verdict_"]})
 
     def bucket(request: Request):
         bid = request.path_params["bid"]
-        b = data.bucket(st, bid)
+        b = views.bucket(st, bid)
         if b is None:
             raise HTTPException(404, f"no bucket {bid}")
-        files = data.artifact(st, bid)
+        files = st.artifact(bid)  # each file checked against its stored sha256, as `fuzzfarm download`
         tj, source = data.trace(st, bid, files)
         svg, model = None, None
         if tj:
@@ -144,7 +132,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         listing = [{"name": n, "size": len(d), "sha256": S.sha256(d), "manifest": manifest.get(n)}
                    for n, d in sorted((files or {}).items())]
         text = lambda n: files[n].decode("utf-8", "replace") if files and n in files else None  # noqa: E731
-        regression = next(((n, text(n)) for n in sorted(files or {}) if n.endswith(".py")), None)
+        # the regression test `fuzzfarm download` writes beside the artifact, as it writes it
+        regression = [(n, t.decode()) for n, t in views.regression_test(st.bucket(bid)).items()][0] if files else None
         repro = json.loads(files["repro.json"]) if files and "repro.json" in files else {}
         return page(request, "bucket.html", b=b, files=listing, failure=text("failure.txt"), trace_text=text("trace.txt"),
                     svg=svg, model=model, trace_source=source, scenario=(tj or {}).get("scenario"),
@@ -152,7 +141,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
 
     def bucket_file(request: Request):
         bid, name = request.path_params["bid"], request.path_params["name"]
-        files = data.artifact(st, bid)
+        files = st.artifact(bid)
         if not files or name not in files:
             raise HTTPException(404, f"bucket {bid} has no file {name}")
         body = files[name]
@@ -205,7 +194,7 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
             raise HTTPException(400, "choose the bucket to split out")
         try:
             res = actions.split(st, bid)
-        except ValueError as e:  # unknown bucket, or a group id where a bucket was wanted
+        except ValueError as e:  # an unknown bucket
             return _done(request, str(e), f"/bucket/{quote(bid)}", 400)
         return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
 
@@ -230,8 +219,8 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
         return page(request, "error.html", status=503, message=f"Redis at {masked}: {msg}")
 
     routes = [
-        Route("/", index), Route("/campaigns", campaigns), Route("/campaigns/fragment", campaigns_fragment),
-        Route("/campaign/{cid}", campaign), Route("/campaign/{cid}/fragment", campaign_fragment),
+        Route("/", index), Route("/campaigns", campaigns), Route("/campaigns/fragment", lambda r: campaigns(r, "campaigns_table.html")),
+        Route("/campaign/{cid}", campaign), Route("/campaign/{cid}/fragment", lambda r: campaign(r, "campaign_live.html")),
         Route("/campaign/{cid}/cancel", cancel, methods=["POST"]),
         Route("/bugs", bugs), Route("/bucket/{bid}", bucket), Route("/bucket/{bid}/file/{name}", bucket_file),
         Route("/group/{gid}/split", split, methods=["POST"]), Route("/groups/merge", merge, methods=["POST"]),

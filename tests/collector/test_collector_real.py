@@ -4,7 +4,7 @@ verified 10/10 and fix-checked against ``fixed``."""
 
 import pytest
 
-from fuzzfarm.collector import fix_check, minimize, triage, verify
+from fuzzfarm.collector import replay_on_fixed, minimize, triage, verify
 from fuzzfarm.engine import run_fuzz_job
 from fuzzfarm.harness import registry
 
@@ -44,5 +44,5 @@ def test_found_minimized_verified_fixed(name, tmp_path):
         assert m.preemptions_after < m.preemptions_before, (m.preemptions_before, m.preemptions_after, m.stopped)
     v = verify(name, "buggy", m.data, n=10, expected_signature=out["signature"])
     assert v.reproducible and v.first_divergence is None
-    f = fix_check(name, "fixed", m.data, expected_signature=out["signature"])
+    f = replay_on_fixed(name, "fixed", m.data, expected_signature=out["signature"])
     assert f["fixed"], f

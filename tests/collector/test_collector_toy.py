@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from fuzzfarm.collector import (ArtifactError, artifact_signature, build_artifact, crash_type, fix_check,
+from fuzzfarm.collector import (ArtifactError, artifact_signature, build_artifact, crash_type, replay_on_fixed,
                                 load_artifact, minimize, replay, signature, signature_of, triage, verify,
                                 write_artifact)
 from fuzzfarm.collector.verify import first_divergence
@@ -111,11 +111,11 @@ def test_first_divergence():
     assert first_divergence([[1, 2], [1, 2, 3]]) == 2
 
 
-def test_fix_check(toy, sig_a):
-    fixed = fix_check(toy, "fixed", MAP_WRITES, expected_signature=sig_a)
+def test_replay_on_fixed(toy, sig_a):
+    fixed = replay_on_fixed(toy, "fixed", MAP_WRITES, expected_signature=sig_a)
     assert fixed == {**fixed, "variant": "fixed", "failed": False, "fixed": True, "signature": None}
     bug_b = MAP_WRITES[:1] + b"\0" + MAP_WRITES[2:]  # bug B is in the fixed variant too
-    still = fix_check(toy, "fixed", bug_b)  # expected signature from the buggy variant
+    still = replay_on_fixed(toy, "fixed", bug_b)  # expected signature from the buggy variant
     assert still["failed"] and not still["fixed"] and still["crash_type"] == "goroutine panic (ValueError)"
 
 

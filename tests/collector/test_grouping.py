@@ -151,7 +151,7 @@ def test_group_names_read_in_go_terms_and_keys_stay_on_python_names():
 def test_a_hazard_labelled_with_another_context_stays_in_its_group():
     """A view labels a verdict decided under another bound; the bucket must keep its group (a
     fresh session saw one hazard bucket under two group ids, per-campaign and unscoped)."""
-    from fuzzfarm.cli_tables import fixed_cell
+    from fuzzfarm.views import fix_label as fixed_cell
     from fuzzfarm.farm import recheck
 
     hz = {**DEMO[3], "fix_summary": "kept (hazard)"}

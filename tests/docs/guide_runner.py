@@ -74,8 +74,8 @@ def purelib(bindir: str) -> str:
 def layered_venv(path: str) -> str:
     """A virtualenv at ``path`` that sees the test venv's packages (editable fuzzfarm included) but
     installs into its own; ``fuzzfarm``, ``pip`` and ``python`` on its bin/: what ``fuzzfarm venv``
-    makes (fuzzfarm/cli_venv.py). Returns its bin directory."""
-    from fuzzfarm.cli_venv import make
+    makes (fuzzfarm/cli/venv.py). Returns its bin directory."""
+    from fuzzfarm.cli.venv import make
     return make(path)
 
 

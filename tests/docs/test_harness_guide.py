@@ -89,7 +89,7 @@ def test_the_suite_stays_green_after_the_guide(tmp_path):
 
 
 def test_the_guide_excerpts_are_what_fuzzfarm_new_writes(tmp_path):
-    from fuzzfarm.cli_new import scaffold
+    from fuzzfarm.cli.new import scaffold
     files = scaffold("tracker-copy", str(tmp_path / "pkg"))  # not installed: the name is free
     pkg = tmp_path / "pkg"
     renamed = tmp_path / "as-tracker"

@@ -20,8 +20,8 @@ from fuzzfarm.farm.store import Store
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 HARNESSES = ("checker", "cluster-builder")
-# The strategy each harness's campaigns use (the demo's choice, see fuzzfarm.cli.DEMO_STRATEGY).
-from fuzzfarm.cli import DEMO_STRATEGY  # noqa: E402
+# The strategy each harness's campaigns use (the demo's choice, see fuzzfarm.cli.demo.DEMO_STRATEGY).
+from fuzzfarm.cli.demo import DEMO_STRATEGY  # noqa: E402
 DURATION = os.environ.get("FUZZFARM_E2E_DURATION", "4")
 SETTLE_TIMEOUT_S = 600
 

@@ -194,13 +194,14 @@ def test_crashes_shows_how_many_inputs_joined_unreplayed(store, col):
 
     from rich.console import Console
 
-    from fuzzfarm import cli, cli_tables as T
+    from fuzzfarm import views
+    from fuzzfarm.cli import tables as T
     cid, rep = _camp(store), Replays()
     bid = _known(store, cid, rep)
     for d in (b"X2", b"X3"):
         _report(store, cid, d, engine_signature=_sig_of(d), replays=rep)
     _report(store, cid, b"X5", replays=rep)  # replayed: counted, not as unreplayed
-    rows = cli.bucket_rows(store, cid)
+    rows = views.bucket_rows(store, cid)
     assert [(r["id"], r["count"], r["joined_unreplayed"]) for r in rows] == [(bid, 5, 2)]
     buf = io.StringIO()
     Console(file=buf, width=200).print(T.bucket_table(rows, "buckets", wide=True))

@@ -31,7 +31,7 @@ ENV = {"FUZZFARM_MINIMIZE_BUDGET_S": "5", "FUZZFARM_TIMEOUT_S": "10"}
 
 def install(bindir: str, name: str, src: str) -> None:
     """Register the scaffolded package at ``src`` (harness ``name``) in the venv of ``bindir``."""
-    from fuzzfarm.cli_new import package_name
+    from fuzzfarm.cli.new import package_name
     sp, pkg = G.purelib(bindir), package_name(name)
     dist = os.path.join(sp, f"fuzzfarm_{pkg}-0.1.0.dist-info")
     os.makedirs(dist)
@@ -88,7 +88,7 @@ def submit(st, url: str, name: str, harness_hash: str) -> str:
 
 @pytest.fixture
 def scaffolded(tmp_path):
-    from fuzzfarm.cli_new import scaffold
+    from fuzzfarm.cli.new import scaffold
 
     def make(name: str) -> str:
         d = str(tmp_path / name)

@@ -125,7 +125,7 @@ def test_a_pinned_strategy_is_run_as_given_and_leaves_no_mix_state(store, checke
 
 
 def test_the_cli_accepts_mix_and_pct_depths_and_refuses_others():
-    from fuzzfarm import cli
+    from fuzzfarm.cli import _app as cli
 
     for ok in ("mix", "bytes", "pct", "pct:5", "random", "walk-mix"):
         cli._check_usage(1, ok)

@@ -35,6 +35,6 @@ def test_the_collect_worker_gets_the_cores_it_was_given_by_default():
     import inspect
     import os
 
-    from fuzzfarm import cli
-    opt = inspect.signature(cli.worker).parameters["collect_concurrency"].default
+    from fuzzfarm.cli import worker as W
+    opt = inspect.signature(W.worker).parameters["collect_concurrency"].default
     assert opt.default == len(os.sched_getaffinity(0))

@@ -51,4 +51,4 @@ def test_a_worker_without_the_variable_does_not_take_the_local_farm(local_farm_u
 
 
 def test_the_cli_still_finds_the_local_farm(local_farm_up):
-    assert _run("from fuzzfarm import cli; print(cli._url())", local_farm_up) == LOCAL_URL
+    assert _run("from fuzzfarm.cli import _app; print(_app._url())", local_farm_up) == LOCAL_URL

@@ -15,7 +15,8 @@ from test_triage_jobs import _camp, _intake, _triage_all, _with_proof, col  # no
 
 
 def test_wait_returns_at_fix_checked_and_names_the_proofs_still_running(store, col, monkeypatch):
-    from fuzzfarm.cli import CLIError, wait_campaigns
+    from fuzzfarm.cli._app import CLIError
+    from fuzzfarm.cli.campaigns import wait_campaigns
     calls, proves = [], []
     _with_proof(col, monkeypatch, calls)
     cid = _camp(store)

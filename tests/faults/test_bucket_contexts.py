@@ -54,14 +54,14 @@ def _triage(st, bid):
 
 
 def _row(st, cid=None):
-    from fuzzfarm.cli import bucket_rows
-    from fuzzfarm.cli_tables import fixed_cell
+    from fuzzfarm.views import bucket_rows
+    from fuzzfarm.views import fix_label as fixed_cell
     (row,) = bucket_rows(st, cid)
     return row, fixed_cell(row)
 
 
 def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, tmp_path):
-    from fuzzfarm.web import data
+    from fuzzfarm import views
     a, b = _campaign(store, "0.1"), _campaign(store, "none")  # 0.1: the bound as a filter
     queued: list[str] = []
     bid = _intake(store, a, X1, queued)
@@ -99,16 +99,16 @@ def test_a_campaign_under_another_bound_gets_its_own_verdict_once(store, site, t
     row, cell = _row(store)
     assert row["fixed"] is False and "(under bound none" in cell, cell
     # the web view of campaign B's buckets, and B's reproducer, say the same
-    (w,) = data.bucket_rows(store, store.campaign_bucket_ids(b), b)
-    assert w["verdict"] != "fixed" and w["fixed"] is False, w
-    (w,) = data.bucket_rows(store, store.campaign_bucket_ids(a), a)
-    assert w["verdict"] == "fixed", w
+    (w,) = views.bucket_rows(store, b)
+    assert w["fix_word"] != "fixed" and w["fixed"] is False, w
+    (w,) = views.bucket_rows(store, a)
+    assert w["fix_word"] == "fixed", w
     art = store.artifact(rid)
     repro = json.loads(art["repro.json"])
     assert repro["max_starvation_s"] is None and repro["fix"]["verdict"] != "fixed", repro
     assert "decided under: starvation bound none" in art["failure.txt"].decode()
     assert "decided under: starvation bound 0.1" in store.artifact(bid)["failure.txt"].decode()
-    from fuzzfarm.cli import download_bucket
+    from fuzzfarm.views import download_bucket
     download_bucket(store, rid, str(tmp_path / "b"))  # the record's reproducer, as `fuzzfarm download RECORD`
     assert json.loads((tmp_path / "b" / "repro.json").read_text())["fix"]["context"] == "none|" + "h" * 12
 

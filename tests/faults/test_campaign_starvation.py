@@ -119,7 +119,8 @@ def test_a_campaign_submitted_with_no_bound_finds_verifies_and_replays_the_starv
                                                                                       site_on_path, monkeypatch):
     from rich.console import Console
 
-    from fuzzfarm.cli import _status_view, download_bucket
+    from fuzzfarm.views import download_bucket
+    from fuzzfarm.cli.campaigns import _status_view
     from fuzzfarm.farm import portfolio
     # the default mix: job 0 starts on the walks, job 1 on atheris, and each runs the other after
     p = _cli(fault_farm.url, tmp_path, "submit", "ff-starved", "-j", "2", "-d", "6", "--max-starvation", "none",
@@ -189,8 +190,8 @@ def test_the_default_campaign_finds_the_starved_bug_and_ci_fails_only_within_its
     need = "runnable but not running for 1 s (over the 0.1 s realism bound)"
     assert need in art["failure.txt"].decode() and need in art["trace.txt"].decode()
     assert json.loads(art["repro.json"])["starvation_need"].startswith("needs G")
-    from fuzzfarm.web import data
-    (w,) = data.bucket_rows(fst, [b["id"]], rep["campaign"])
+    from fuzzfarm import views
+    (w,) = views.bucket_rows(fst, rep["campaign"])
     assert need in w["starvation_need"] and not w["realistic"] and "over 0.1 s" in w["starvation"], w
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web"))
     from webtools import WebServer, get

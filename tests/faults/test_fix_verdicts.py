@@ -10,7 +10,7 @@ import pytest
 
 import faultlib
 from fuzzfarm.farm import store as S
-from fuzzfarm.collector import fix_check, fix_verify, replay, verify
+from fuzzfarm.collector import replay_on_fixed, fix_verify, replay, verify
 from fuzzfarm.collector import verdict as V
 
 # ff-verdict buggy: concurrent map writes in the first write, 2 preemptions; the narrowed fix's
@@ -39,31 +39,31 @@ def bug_sig(site):
 
 
 def test_fixed_variant_that_panics_differently(bug_sig):
-    r = fix_check("ff-verdict", "fixed-panics", REPRO, expected_signature=bug_sig)
+    r = replay_on_fixed("ff-verdict", "fixed-panics", REPRO, expected_signature=bug_sig)
     assert r["verdict"] == V.DIFFERENT and r["fixed"] is False
     assert r["summary"].startswith("fails differently: goroutine panic (KeyError) at execute.main.writer"), r
 
 
 def test_fixed_variant_that_deadlocks(bug_sig):
-    r = fix_check("ff-verdict", "fixed-deadlock", REPRO, expected_signature=bug_sig)
+    r = replay_on_fixed("ff-verdict", "fixed-deadlock", REPRO, expected_signature=bug_sig)
     assert r["verdict"] == V.DIFFERENT and not r["fixed"] and r["kind"] == "deadlock", r
 
 
 def test_fixed_variant_that_hangs(bug_sig):
-    r = fix_check("ff-verdict", "fixed-hangs", REPRO, expected_signature=bug_sig, timeout_s=3)
+    r = replay_on_fixed("ff-verdict", "fixed-hangs", REPRO, expected_signature=bug_sig, timeout_s=3)
     assert r["verdict"] == V.DIFFERENT and not r["fixed"] and r["kind"] == "timeout", r
     assert r["summary"] == "fails differently: timeout at ff-verdict"
 
 
 def test_fixed_variant_with_the_same_bug_is_no(bug_sig):
-    r = fix_check("ff-verdict", "buggy", REPRO, expected_signature=bug_sig)
+    r = replay_on_fixed("ff-verdict", "buggy", REPRO, expected_signature=bug_sig)
     assert r["verdict"] == V.NO and not r["fixed"]
 
 
 def test_a_fix_that_narrows_the_window_is_never_fixed(bug_sig):
     """The reproducer's own schedule passes on fixed-narrow; its scenario under other schedules
     does not: the verdict is NO, with a reproducer that fails on fixed-narrow by itself."""
-    one = fix_check("ff-verdict", "fixed-narrow", REPRO, expected_signature=bug_sig)
+    one = replay_on_fixed("ff-verdict", "fixed-narrow", REPRO, expected_signature=bug_sig)
     assert one["verdict"] == V.FIXED  # what a one-replay fix check would have said
     ev = fix_verify("ff-verdict", "fixed-narrow", REPRO, expected_signature=bug_sig, buggy_ok=10, buggy_n=10,
                     random_runs=50, pct_runs=50, budget_s=30)
@@ -131,9 +131,9 @@ def go_bug(site):
 def test_a_wrong_fix_with_the_same_go_bug_under_another_python_name_is_no(go_bug):
     wrong = replay("ff-gonames", "fixed-wrong", REPRO_GO)
     assert wrong["crash_state"][0] == "Cache._close_wrong" and wrong["signature"] != go_bug["signature"], wrong
-    r = fix_check("ff-gonames", "fixed-wrong", REPRO_GO)  # the bug taken from the buggy replay
+    r = replay_on_fixed("ff-gonames", "fixed-wrong", REPRO_GO)  # the bug taken from the buggy replay
     assert r["verdict"] == V.NO and r["summary"] == V.NO and not r["fixed"], r
-    r = fix_check("ff-gonames", "fixed-wrong", REPRO_GO, expected_signature=go_bug["signature"],
+    r = replay_on_fixed("ff-gonames", "fixed-wrong", REPRO_GO, expected_signature=go_bug["signature"],
                   expected_go=V.go_failure(go_bug))
     assert r["verdict"] == V.NO and not r["fixed"], r
     ev = fix_verify("ff-gonames", "fixed-wrong", REPRO_GO, expected_signature=go_bug["signature"],
@@ -142,7 +142,7 @@ def test_a_wrong_fix_with_the_same_go_bug_under_another_python_name_is_no(go_bug
 
 
 def test_a_fix_failing_at_another_go_crash_state_still_fails_differently(go_bug):
-    r = fix_check("ff-gonames", "fixed-other", REPRO_GO)
+    r = replay_on_fixed("ff-gonames", "fixed-other", REPRO_GO)
     assert r["verdict"] == V.DIFFERENT and not r["fixed"], r
     # shown in Go's terms where declared (docs/VERDICTS.md)
     assert r["summary"] == "fails differently: concurrent map writes at (*Cache).purge (cache.go:72)", r

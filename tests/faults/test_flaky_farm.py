@@ -32,7 +32,7 @@ def flaky_farm(tmp_path_factory):
 
 
 def test_a_flaky_bug_is_kept_labelled_flaky_and_never_called_fixed(flaky_farm):
-    from fuzzfarm.cli import print_buckets
+    from fuzzfarm.cli.bugs import print_buckets
     from rich.console import Console
 
     with faultlib.publishing_to(flaky_farm.url) as st:

@@ -28,7 +28,7 @@ def _repro(mod, scenario: int) -> bytes:
 
 
 def test_two_maps_raced_by_different_writers_are_two_groups(store, site):
-    from fuzzfarm.cli import bucket_rows
+    from fuzzfarm.views import bucket_rows
     from fuzzfarm.collector.grouping import group_buckets
     from fuzzfarm.farm import triage
     cid = store.create_campaign({"harness": "ff-twomaps", "variant": "buggy", "strategy": "bytes", "jobs": 1,

@@ -63,7 +63,8 @@ def test_a_hash_seed_dependent_bug_is_labelled_never_10_of_10(store, monkeypatch
     from rich.console import Console
 
     from fuzzfarm import ci_report
-    from fuzzfarm.cli import bucket_rows, print_buckets
+    from fuzzfarm.cli.bugs import print_buckets
+    from fuzzfarm.views import bucket_rows
     console = Console(record=True, width=240)
     print_buckets(store, cid, console=console, wide=True)
     assert label in console.export_text()

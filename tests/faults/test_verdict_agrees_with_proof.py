@@ -101,13 +101,14 @@ def _views_say(store, bid: str, cid: str, word: str) -> None:
     from rich.console import Console
 
     from fuzzfarm import ci_report
-    from fuzzfarm.cli import bucket_rows, print_buckets
-    from fuzzfarm.web import data
+    from fuzzfarm.cli.bugs import print_buckets
+    from fuzzfarm.views import bucket_rows
+    from fuzzfarm import views
     console = Console(record=True, width=240)
     print_buckets(store, cid, console=console, wide=True)
     table = console.export_text()
     assert f"{word} (" in table and "fixed (" not in table, table
-    assert data.verdict(store.bucket(bid))[0] == word
+    assert views.fix_word(store.bucket(bid)) == word
     rows = bucket_rows(store, cid)
     vs = ci_report.verdicts(rows, set())
     md = ci_report.markdown(target="ff-narrow", campaign=cid, summary={}, verdicts_=vs, replay={},

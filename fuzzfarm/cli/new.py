@@ -63,7 +63,7 @@ def scaffold(name: str, out_dir: str) -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import CLIError, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, errors_to_exit, out
 
     @app.command()
     @errors_to_exit

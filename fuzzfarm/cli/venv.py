@@ -64,7 +64,7 @@ def make(path: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import CLIError, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, errors_to_exit, out
 
     @app.command("venv")
     @errors_to_exit
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
         except VenvError as e:
             raise CLIError(str(e)) from None
         if as_json:
-            from fuzzfarm.cli import _print_json
+            from fuzzfarm.cli._app import _print_json
             return _print_json({"dir": os.path.abspath(path), "bin": bindir, "base": sys.prefix})
         out.print(f"made {path} (a venv over {sys.prefix}); next: source {path}/bin/activate, then "
                   f"pip install -e YOUR-PACKAGE", markup=False)

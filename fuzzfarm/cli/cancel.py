@@ -13,7 +13,7 @@ import time
 
 import typer
 
-from fuzzfarm.cli import CLIError, _print_json, _store, err, errors_to_exit, out
+from fuzzfarm.cli._app import CLIError, _print_json, _store, err, errors_to_exit, out
 
 
 def register(app: typer.Typer) -> None:

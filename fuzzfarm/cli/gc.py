@@ -14,7 +14,7 @@ from fuzzfarm.farm.store import retention
 def parse_age(text: str) -> float:
     """``30d``, ``12h``, ``90m``, ``45s``, ``0`` -> seconds (>= 0). A bare number is days, as
     the default (``30`` must not mean thirty seconds on a real farm)."""
-    from fuzzfarm.cli import CLIError
+    from fuzzfarm.cli._app import CLIError
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([dhms]?)", str(text).strip().lower())
     if not m:
         raise CLIError(f"--older-than {text!r} is not an age; use e.g. 30d, 12h, 90m or 0")
@@ -22,7 +22,7 @@ def parse_age(text: str) -> float:
 
 
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import CLIError, _print_json, _store, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, _print_json, _store, errors_to_exit, out
 
     def _report(removed: list[retention.Removal], dry_run: bool, as_json: bool) -> None:
         if as_json:

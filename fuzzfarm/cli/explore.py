@@ -19,7 +19,7 @@ EXIT_FAILURE, EXIT_PROVEN, EXIT_BUDGET = 1, 0, 3
 
 
 def register(app) -> None:
-    from fuzzfarm.cli import CLIError, _print_json, err, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, _print_json, err, errors_to_exit, out
 
     @app.command()
     @errors_to_exit
@@ -93,7 +93,7 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
 
     import fuzzfarm
     from fuzzfarm import harness as H
-    from fuzzfarm.cli import CLIError, _print_json, _store, check_max_starvation, err, out
+    from fuzzfarm.cli._app import CLIError, _print_json, _store, check_max_starvation, err, out
     from fuzzfarm.engine.target import resolve
     from fuzzfarm.farm import configure, explore_jobs
     from fuzzfarm.farm.explore_tasks import submit
@@ -150,7 +150,7 @@ def print_explorations(st, eid: str | None = None, as_json: bool = False) -> boo
     """``fuzzfarm status``: the dfs searches (one, or all); False when ``eid`` is unknown."""
     from rich.table import Table
 
-    from fuzzfarm.cli import _print_json, out
+    from fuzzfarm.cli._app import _print_json, out
     from fuzzfarm.farm import explore_jobs
 
     rows = [s for s in (explore_jobs.summary(st, e) for e in ([eid] if eid else explore_jobs.ids(st))) if s]

@@ -22,10 +22,12 @@ from typing import Optional
 import typer
 
 import fuzzfarm
-from fuzzfarm import ci_report
-from fuzzfarm.cli import (EXIT_FOUND, CLIError, _check_harness, check_max_starvation, _print_json, _state, _store, _submit, _url,
-                          bucket_rows, check_output_dir, check_output_file, check_timeout, download_bucket, err, errors_to_exit, out, parse_duration, print_buckets,
-                          wait_campaigns)
+from fuzzfarm import ci_report, views
+from fuzzfarm.cli._app import (EXIT_FOUND, CLIError, _check_harness, _print_json, _state, _store, _url,
+                               check_max_starvation, check_output_dir, check_output_file, check_timeout, err,
+                               errors_to_exit, out, parse_duration)
+from fuzzfarm.cli.bugs import print_buckets
+from fuzzfarm.cli.campaigns import _submit, wait_campaigns
 
 CAMPAIGN_ID = re.compile(r"c\d{8}[0-9a-f]{6}")
 
@@ -84,18 +86,8 @@ def register(app: typer.Typer) -> None:
         from fuzzfarm.engine.target import resolve
         from fuzzfarm.farm import configure, local, redis_url
         from fuzzfarm.farm.embedded import Farm
-        duration_s = parse_duration(duration)
-        check_timeout(timeout)
-        check_output_dir(output)
-        for path, opt in ((junit, "--junit"), (sarif, "--sarif"), (summary_md, "--markdown")):
-            check_output_file(path, opt)  # an unwritable report path is said now, not after the run
-        if strategy == "dfs":  # _check_usage's list names dfs: submit takes it, ci does not
-            raise CLIError("fuzzfarm ci does not run --strategy dfs; an exhaustive search is "
-                           "`fuzzfarm submit --strategy dfs` or `fuzzfarm explore`; use mix, bytes, random or pct here")
-        _check_harness(harness, variant, jobs, strategy)
-        fail_within = _fail_within(max_starvation)
-        if baseline and not CAMPAIGN_ID.fullmatch(baseline):
-            _baseline(None, baseline)  # a bad baseline file is reported before any farm is started
+        duration_s, fail_within = _check_ci_args(harness, variant, jobs, strategy, duration, timeout, output, baseline,
+                                                  (junit, sarif, summary_md), max_starvation)
         show = err if as_json else out
         farm = None
         if redis_url.is_configured(_state.get("redis")) or local.running_url():
@@ -117,62 +109,97 @@ def register(app: typer.Typer) -> None:
             summary = wait_campaigns(st, [cid], timeout=timeout, console=err)[cid]
             if summary["status"] == "failed":
                 raise CLIError(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
-            from fuzzfarm.cli_groups import annotate
-            rows = annotate(st, bucket_rows(st, cid))  # one verdict per root-cause group
+            rows = views.bucket_rows(st, cid)  # one verdict per root-cause group
             verdicts = ci_report.verdicts(rows, known, fail_within)
-            os.makedirs(output, exist_ok=True)
-            replay = {}
-            for v in verdicts:
-                for r in v["buckets"]:
-                    if v["new"] and st.artifact(r["id"]):
-                        d = os.path.join(output, r["id"])
-                        download_bucket(st, r["id"], d)
-                        replay[r["id"]] = f"fuzzfarm replay {d}"
+            replay = _download_new(st, verdicts, output)
             print_buckets(st, cid, console=show)
-            target = f"{harness}/{variant}"
-            report = {"campaign": cid, "target": target, "summary": {k: summary.get(k) for k in (
-                "execs", "crashes", "buckets", "status", "first_reproducer_s")},
-                      "elapsed_s": round(time.monotonic() - t0, 1), "baseline": sorted(known),
-                      "buckets": [{**r, "new": v["new"], "fails": v["fails"], "replay": replay.get(r["id"])}
-                                  for v in verdicts for r in v["buckets"]],
-                      "new_reproducible": sum(1 for v in verdicts if v["fails"]),
-                      "max_starvation_s": fail_within,
-                      "new_over_max_starvation": sum(1 for v in verdicts if v["new"] and v["reproducible"] and not v["within"])}
-            with open(os.path.join(output, "ci.json"), "w") as f:
-                json.dump(report, f, indent=1, sort_keys=True, default=str)
-            if junit:
-                ci_report.write_junit(junit, target=target, campaign=cid, verdicts_=verdicts, replay=replay,
-                                      summary=summary)
-            if sarif:
-                doc = ci_report.sarif(target=target, harness_path=resolve(harness).path, campaign=cid,
-                                      verdicts_=verdicts, replay=replay, version=fuzzfarm.__version__)
-                with open(sarif, "w") as f:
-                    json.dump(doc, f, indent=1)
-            md = ci_report.markdown(target=target, campaign=cid, summary=summary, verdicts_=verdicts, replay=replay,
-                                    duration_s=duration_s, jobs=jobs)
-            if summary_md:
-                with open(summary_md, "w") as f:
-                    f.write(md)
-            if os.environ.get("GITHUB_STEP_SUMMARY"):
-                with open(os.environ["GITHUB_STEP_SUMMARY"], "a") as f:
-                    f.write(md)
-            st.r.close()
+            report = _write_reports(cid, f"{harness}/{variant}", resolve(harness).path, verdicts, replay, known,
+                                    fail_within, summary, time.monotonic() - t0, output, junit, sarif, summary_md,
+                                    duration_s, jobs)
+            st.close()
         finally:
             if farm is not None:
                 farm.cleanup()
-        n_new = report["new_reproducible"]
         if as_json:
             _print_json(report)
         else:
-            # bugs are root-cause groups (one verdict each); buckets are counted apart, never mixed in
-            new_buckets = sum(len(v["buckets"]) for v in verdicts if v["fails"])
-            known_buckets = sum(len(v["buckets"]) for v in verdicts if not v["new"])
-            out.print(f"fuzzfarm ci: {n_new} new reproducible bug(s) ({new_buckets} bucket(s)), "
-                      f"{sum(1 for v in verdicts if not v['new'])} known bug(s) ({known_buckets} bucket(s)); results "
-                      f"in {output}/ci.json (a baseline for the next run: --baseline {output}/ci.json)", markup=False)
-            if report["new_over_max_starvation"]:
-                out.print(f"fuzzfarm ci: {report['new_over_max_starvation']} more new reproducible bug(s) need more "
-                          f"starvation than --max-starvation {fail_within:g} s: reported above, not failing the run",
-                          markup=False)
-        if n_new:
+            _say(report, verdicts, output, fail_within)
+        if report["new_reproducible"]:
             raise typer.Exit(EXIT_FOUND)
+
+
+def _check_ci_args(harness, variant, jobs, strategy, duration, timeout, output, baseline, reports, max_starvation):
+    """(fuzzing seconds, the --max-starvation a new bug fails within): every usage error is said
+    here, before any farm is started."""
+    duration_s = parse_duration(duration)
+    check_timeout(timeout)
+    check_output_dir(output)
+    for path, opt in zip(reports, ("--junit", "--sarif", "--markdown")):
+        check_output_file(path, opt)  # an unwritable report path is said now, not after the run
+    if strategy == "dfs":  # _check_usage's list names dfs: submit takes it, ci does not
+        raise CLIError("fuzzfarm ci does not run --strategy dfs; an exhaustive search is "
+                       "`fuzzfarm submit --strategy dfs` or `fuzzfarm explore`; use mix, bytes, random or pct here")
+    _check_harness(harness, variant, jobs, strategy)
+    fail_within = _fail_within(max_starvation)
+    if baseline and not CAMPAIGN_ID.fullmatch(baseline):
+        _baseline(None, baseline)  # a bad baseline file is reported before any farm is started
+    return duration_s, fail_within
+
+
+def _download_new(st, verdicts: list[dict], output: str) -> dict[str, str]:
+    """Each new bucket's reproducer under ``output``; bucket id -> its replay command."""
+    os.makedirs(output, exist_ok=True)
+    replay = {}
+    for v in verdicts:
+        for r in v["buckets"]:
+            if v["new"] and st.artifact(r["id"]):
+                d = os.path.join(output, r["id"])
+                views.download_bucket(st, r["id"], d)
+                replay[r["id"]] = f"fuzzfarm replay {d}"
+    return replay
+
+
+def _write_reports(cid, target, harness_path, verdicts, replay, known, fail_within, summary, elapsed_s, output,
+                   junit, sarif, summary_md, duration_s, jobs) -> dict:
+    """``OUTPUT/ci.json`` (returned) and the JUnit, SARIF and Markdown asked for."""
+    report = {"campaign": cid, "target": target, "summary": {k: summary.get(k) for k in (
+        "execs", "crashes", "buckets", "status", "first_reproducer_s")},
+              "elapsed_s": round(elapsed_s, 1), "baseline": sorted(known),
+              "buckets": [{**r, "new": v["new"], "fails": v["fails"], "replay": replay.get(r["id"])}
+                          for v in verdicts for r in v["buckets"]],
+              "new_reproducible": sum(1 for v in verdicts if v["fails"]),
+              "max_starvation_s": fail_within,
+              "new_over_max_starvation": sum(1 for v in verdicts if v["new"] and v["reproducible"] and not v["within"])}
+    with open(os.path.join(output, "ci.json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True, default=str)
+    if junit:
+        ci_report.write_junit(junit, target=target, campaign=cid, verdicts_=verdicts, replay=replay,
+                              summary=summary)
+    if sarif:
+        doc = ci_report.sarif(target=target, harness_path=harness_path, campaign=cid,
+                              verdicts_=verdicts, replay=replay, version=fuzzfarm.__version__)
+        with open(sarif, "w") as f:
+            json.dump(doc, f, indent=1)
+    md = ci_report.markdown(target=target, campaign=cid, summary=summary, verdicts_=verdicts, replay=replay,
+                            duration_s=duration_s, jobs=jobs)
+    if summary_md:
+        with open(summary_md, "w") as f:
+            f.write(md)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a") as f:
+            f.write(md)
+    return report
+
+
+def _say(report: dict, verdicts: list[dict], output: str, fail_within) -> None:
+    """The run's result in one line (and one more for new bugs beyond --max-starvation)."""
+    # bugs are root-cause groups (one verdict each); buckets are counted apart, never mixed in
+    new_buckets = sum(len(v["buckets"]) for v in verdicts if v["fails"])
+    known_buckets = sum(len(v["buckets"]) for v in verdicts if not v["new"])
+    out.print(f"fuzzfarm ci: {report['new_reproducible']} new reproducible bug(s) ({new_buckets} bucket(s)), "
+              f"{sum(1 for v in verdicts if not v['new'])} known bug(s) ({known_buckets} bucket(s)); results "
+              f"in {output}/ci.json (a baseline for the next run: --baseline {output}/ci.json)", markup=False)
+    if report["new_over_max_starvation"]:
+        out.print(f"fuzzfarm ci: {report['new_over_max_starvation']} more new reproducible bug(s) need more "
+                  f"starvation than --max-starvation {fail_within:g} s: reported above, not failing the run",
+                  markup=False)

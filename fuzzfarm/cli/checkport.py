@@ -18,7 +18,7 @@ EXIT_MISMATCH = 1
 
 
 def register(app) -> None:
-    from fuzzfarm.cli import CLIError, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, errors_to_exit, out
 
     @app.command("check-port")
     @errors_to_exit

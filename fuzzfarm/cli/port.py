@@ -11,7 +11,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from fuzzfarm.cli import EXIT_ERROR, err, errors_to_exit, out
+    from fuzzfarm.cli._app import EXIT_ERROR, err, errors_to_exit, out
 
     @app.command()
     @errors_to_exit

@@ -10,11 +10,10 @@ and no ``$FUZZFARM_REDIS_URL`` then uses it. ``down`` stops exactly the processe
 from __future__ import annotations
 
 import os
-import sys
 
 import typer
 
-from fuzzfarm.cli import CLIError, _print_json, err, errors_to_exit, out
+from fuzzfarm.cli._app import CLIError, _print_json, err, errors_to_exit, out, which_farm
 from fuzzfarm.farm import local, redis_url
 
 
@@ -32,13 +31,6 @@ def ensure_up(*, fuzz_concurrency: int | None = None, collect_concurrency: int =
         raise CLIError(f"the local farm is starting (supervisor pid {st['supervisor_pid']}); retry in a few seconds")
     return local.start(fuzz_concurrency=fuzz_concurrency or default_fuzz_concurrency(),
                        collect_concurrency=collect_concurrency, env=env), True
-
-
-def which_farm() -> str:
-    """The farm these commands use, in words: its name and whose it is."""
-    if os.environ.get(local.FARM_ENV):
-        return f"farm {local.farm_name()!r} (named by ${local.FARM_ENV})"
-    return f"farm {local.farm_name()!r} (this installation's: {sys.prefix})"
 
 
 def describe(st: dict) -> str:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-from types import ModuleType
 from typing import Optional
 
 import typer
 
+from fuzzfarm.cli import _app as C
 
-def register(app: typer.Typer, cli: ModuleType | None = None) -> None:
-    """Add ``web`` to ``app``. ``cli``: the fuzzfarm.cli module that owns ``app`` (its --redis
-    state and error handling); by default the imported ``fuzzfarm.cli``."""
-    import importlib
-    C = cli or importlib.import_module("fuzzfarm.cli")
+
+def register(app: typer.Typer) -> None:
+    """Add ``web`` to ``app`` (``C``: the --redis state and error handling it shares)."""
 
     @app.command()
     @C.errors_to_exit

@@ -2,7 +2,7 @@
 ``--wide`` and pipes; every user string goes in as plain text (``Text``), never as rich markup,
 so ``map[string]int`` in a description or a crash state stays ``map[string]int``.
 
-Pure: rows (dicts) in, rich renderables out; :mod:`fuzzfarm.cli` prints them.
+Pure: rows (:func:`fuzzfarm.views.bucket_rows`) in, rich renderables out; the commands print them.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from fuzzfarm import views
+from fuzzfarm.collector.artifact import reproducibility
 
 # At or above this many columns the wide tables fit; below, the narrow layout is used.
 WIDE_MIN_COLUMNS = 140
@@ -25,18 +28,6 @@ def is_wide(width: int, wide: bool = False) -> bool:
     return wide or width >= WIDE_MIN_COLUMNS
 
 
-def fixed_cell(r: dict) -> str:
-    """What the bucket table says about the fix: the three-state verdict with how many
-    schedules of the fixed variant were tried, or ``kept (hazard)``."""
-    if r.get("fix_keeps"):
-        return "kept (hazard)" + (f" ({r['verdict_label']})" if r.get("verdict_label") else "")
-    if r.get("fix_summary"):
-        tried = r.get("fix_schedules")
-        return f"{r['fix_summary']}" + (f" ({tried} schedules)" if tried else "")
-    v = r.get("fixed")
-    return "-" if v in (None, "") else ("fixed" if v else "NO")
-
-
 def count_cell(r: dict) -> str:
     """A bucket's input count, saying how many of them joined it by the fuzz engine's signature
     without a collector replay (farm/triage.py): those were not replayed at intake."""
@@ -44,75 +35,21 @@ def count_cell(r: dict) -> str:
     return f"{r.get('count')}" + (f" ({n} joined unreplayed)" if n else "")
 
 
-def repro_cell(r: dict) -> str:
-    """``10/10``, or ``flaky (3/10)``."""
-    from fuzzfarm.collector.artifact import reproducibility
-    return reproducibility(r)
-
-
-def crash_state_text(r: dict) -> str:
-    """Innermost first, in Go's names and ``file.go:line`` where the port declares them."""
-    return " < ".join(r.get("go_crash_state") or r.get("crash_state") or [])
-
-
-def max_starvation_label(bound) -> str:
-    """A campaign's starvation bound as shown: ``0.5 s``, ``none`` (no bound in time), or, when
-    the campaign set none, the workers' setting (docs/timing.md)."""
-    from fuzzfarm.harness import LABEL, bound_words, parse_max_starvation
-    if bound in (None, ""):
-        return f"workers' setting (default {LABEL})"
-    return bound_words(parse_max_starvation(bound))
-
-
-def starvation_cell(r: dict) -> str:
-    """A bucket's starvation as the table shows it: what it needs against the realism bound,
-    e.g. ``1 s G2 (processor.run) - over 0.1 s`` (docs/timing.md)."""
-    from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
-    s = r.get("starvation_s")
-    if s in (None, ""):
-        return "-"
-    if float(s) <= 0:
-        return "0 s (realistic)"
-    who = " ".join(f"G{g[0]} ({g[1]})" for g in starved_of(r))
-    side = "over" if float(s) > DEFAULT_MAX_STARVATION_S else "within"
-    return f"{float(s):g} s{' ' + who if who else ''} - {side} {DEFAULT_MAX_STARVATION_S:g} s"
-
-
-def starved_of(r: dict) -> list:
-    """A bucket row's ``starved`` as ``[[gid, name], ...]`` (one pair, as older rows kept it, too)."""
-    st = r.get("starved")
-    if isinstance(st, str):
-        import json
-        try:
-            st = json.loads(st) if st else None
-        except ValueError:
-            st = None
-    if not st or not isinstance(st, list):
-        return []
-    return [st] if not isinstance(st[0], list) else st
-
-
-def starvation_need(r: dict) -> str:
-    """The full sentence (``fuzzfarm.harness.starvation_need``) for a bucket row."""
-    from fuzzfarm.harness import starvation_need as need
-    return need(r.get("starvation_s"), starved_of(r) or None)
-
-
 def _states(rows: list[dict]) -> Text:
     """Under a narrow table: each bucket's crash state, and its fix proof when there is one."""
     states = Text()
     for r in rows:
         states.append(f"{r['id']}  ", style="bold")
-        states.append(crash_state_text(r) or "-")
+        states.append(views.crash_state_text(r) or "-")
         states.append("\n")
         if count_cell(r) != str(r.get("count")):  # the narrow tables' count is the number alone
             states.append(f"  count: {count_cell(r)}\n")
-        if narrow_fixed(r) != fixed_cell(r):
-            states.append(f"  fixed: {fixed_cell(r)}\n")
+        if narrow_fixed(r) != views.fix_label(r):
+            states.append(f"  fixed: {views.fix_label(r)}\n")
         if r.get("fix_proof_line"):
             states.append(f"  fix: {r['fix_proof_line']}\n", style="dim")
         if r.get("starvation_s") not in (None, "") and float(r["starvation_s"]) > 0:
-            states.append(f"  {starvation_need(r)}\n", style="dim")
+            states.append(f"  {views.starvation_need(r)}\n", style="dim")
     return states
 
 
@@ -130,10 +67,10 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
             pre = (f"{r.get('preemptions_before')}→{r.get('preemptions_after')}"
                    if r.get("preemptions_after") not in (None, "") else str(r.get("preemptions_before", "")))
             tb.add_row(*map(t, (r["id"], r.get("group") or "-", r.get("crash_type") or r.get("kind") or "",
-                                crash_state_text(r), r.get("state") or "", count_cell(r), size, pre,
-                                starvation_cell(r), repro_cell(r), fixed_cell(r), r.get("fix_proof_line") or "-")))
+                                views.crash_state_text(r), r.get("state") or "", count_cell(r), size, pre,
+                                views.starvation_cell(r), reproducibility(r), views.fix_label(r), r.get("fix_proof_line") or "-")))
         return tb
-    cells = [(r["id"], r.get("group") or "-", narrow_kind(r), str(r.get("count")), repro_cell(r), narrow_fixed(r))
+    cells = [(r["id"], r.get("group") or "-", narrow_kind(r), str(r.get("count")), reproducibility(r), narrow_fixed(r))
              for r in rows]
     tb = Table(title=title, box=None, pad_edge=False, expand=True)
     for i, c in enumerate(("bucket", "group", "kind", "count", "repro", "fixed")):
@@ -172,7 +109,7 @@ def narrow_kind(r: dict) -> str:
 def narrow_fixed(r: dict) -> str:
     """The fixed cell, or its first words when a longer word (a Go name) would not fit a narrow
     column; the whole verdict is then under the table (``_states``)."""
-    full = fixed_cell(r)
+    full = views.fix_label(r)
     if max((len(w) for w in full.split()), default=0) <= LONG_WORD:
         return full
     if ":" in full:  # "fails differently: KIND at STATE": the verdict, its detail below
@@ -226,8 +163,8 @@ def group_table(groups: list[dict], title: str, *, wide: bool):
         n = sum(int(b.get("count") or 0) for b in g["buckets"])
         tb.add_row(*map(t, (g["id"], g["name"], "", "", n, "", "")), style="bold")
         for r in g["buckets"]:
-            tb.add_row(*map(t, (f"  {r['id']}", r.get("crash_type") or r.get("kind") or "", crash_state_text(r),
-                                r.get("state") or "", count_cell(r), repro_cell(r), fixed_cell(r))))
+            tb.add_row(*map(t, (f"  {r['id']}", r.get("crash_type") or r.get("kind") or "", views.crash_state_text(r),
+                                r.get("state") or "", count_cell(r), reproducibility(r), views.fix_label(r))))
     return tb
 
 
@@ -236,7 +173,7 @@ def _narrow_groups(groups: list[dict], title: str):
     buckets in a table whose columns line up across groups (widths from every group's rows);
     crash states under the last."""
     rows = [b for g in groups for b in g["buckets"]]
-    cells = [(f"  {r['id']}", narrow_kind(r), str(r.get("count")), repro_cell(r), narrow_fixed(r)) for r in rows]
+    cells = [(f"  {r['id']}", narrow_kind(r), str(r.get("count")), reproducibility(r), narrow_fixed(r)) for r in rows]
     cols = ("group / bucket", "kind", "count", "repro", "fixed")
     parts: list = [Text(title, style="italic", justify="center")]
     k = 0

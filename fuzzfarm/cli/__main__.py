@@ -1,0 +1,5 @@
+"""``python -m fuzzfarm.cli``: the ``fuzzfarm`` command."""
+
+from fuzzfarm.cli import main
+
+main()
