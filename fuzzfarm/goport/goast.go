@@ -291,7 +291,7 @@ var posType = reflect.TypeOf(token.Pos(0))
 var tokType = reflect.TypeOf(token.Token(0))
 
 func objInfo(o types.Object) map[string]any {
-	m := map[string]any{"id": fmt.Sprintf("%d", o.Pos())}
+	m := map[string]any{"id": fmt.Sprintf("%d", o.Pos()), "name": o.Name()}
 	if o.Pkg() != nil {
 		m["pkg"] = o.Pkg().Path()
 		m["local"] = o.Pkg() == pkg
@@ -370,9 +370,22 @@ func encode(v reflect.Value) any {
 				if tv.IsType() {
 					m["IsType"] = true
 					m["Z"] = zero(tv.Type)
+					m["Cat"] = category(tv.Type)
+					m["Q"] = qualified(tv.Type)
+					if it, ok := tv.Type.Underlying().(*types.Interface); ok {
+						var names []string
+						for i := 0; i < it.NumMethods(); i++ {
+							names = append(names, it.Method(i).Name())
+						}
+						sort.Strings(names)
+						m["IMethods"] = names
+					}
 				}
 				if tv.Value != nil {
 					m["Const"] = tv.Value.ExactString()
+				}
+				if _, ok := tv.Type.Underlying().(*types.Interface); ok {
+					m["Q"] = qualified(tv.Type) // named in an interface conversion panic
 				}
 				// the zero value a receive or a map read gives (of the element: the
 				// expression's own type is a tuple in a comma-ok assignment)
@@ -388,6 +401,11 @@ func encode(v reflect.Value) any {
 				}
 				if tv.Addressable() {
 					m["Addr"] = true
+				}
+				if sl, ok := tv.Type.Underlying().(*types.Slice); ok {
+					// what Go's growslice needs to pick the new capacity of an append
+					m["ES"] = sizes.Sizeof(sl.Elem())
+					m["NS"] = !hasPointers(sl.Elem())
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
 					m["Elem"] = kind(p.Elem())
@@ -412,8 +430,10 @@ func encode(v reflect.Value) any {
 				m["SelK"] = k
 				m["Indirect"] = s.Indirect()
 				m["RecvU"] = kind(s.Recv())
-				if s.Kind() == types.FieldVal && len(s.Index()) > 1 {
-					m["Embedded"] = true
+				if n, ok := types.Unalias(derefType(s.Recv())).(*types.Named); ok && n.Obj().Pkg() == pkg && len(s.Index()) > 1 {
+					// (a standard type's model flattens what it embeds: testing.T's common)
+					// a promoted field or method: the embedded fields walked to reach it
+					m["Path"] = embedPath(s.Recv(), s.Index()[:len(s.Index())-1])
 				}
 				if fn, ok := s.Obj().(*types.Func); ok {
 					sig := fn.Type().(*types.Signature)
@@ -427,6 +447,9 @@ func encode(v reflect.Value) any {
 		if ts, ok := node.(*ast.TypeSpec); ok {
 			if o := info.Defs[ts.Name]; o != nil {
 				m["U"] = kind(o.Type())
+				if _, isStruct := o.Type().Underlying().(*types.Struct); isStruct {
+					m["Promoted"] = promoted(o.Type())
+				}
 			}
 		}
 		if cc, ok := node.(*ast.CaseClause); ok {
@@ -457,6 +480,294 @@ func encode(v reflect.Value) any {
 		return token.Token(v.Int()).String()
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// embedPath names the embedded fields an index path walks from t: [{"name", "ptr"}...].
+func embedPath(t types.Type, index []int) []any {
+	var out []any
+	for _, i := range index {
+		st := derefType(t).Underlying().(*types.Struct)
+		f := st.Field(i)
+		_, ptr := f.Type().(*types.Pointer)
+		out = append(out, map[string]any{"name": f.Name(), "ptr": ptr, "U": kind(f.Type()),
+			"T": types.TypeString(f.Type(), types.RelativeTo(pkg))})
+		t = f.Type()
+	}
+	return out
+}
+
+// promoted lists the methods a struct type gets from its embedded fields (of *T's method set:
+// a pointer's set includes the value's): {"name", "path", "ptrrecv", "recvtype"}.
+func promoted(t types.Type) []any {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	var out []any
+	for i := 0; i < ms.Len(); i++ {
+		sel := ms.At(i)
+		if len(sel.Index()) < 2 {
+			continue
+		}
+		fn := sel.Obj().(*types.Func)
+		m := map[string]any{"name": fn.Name(), "path": embedPath(t, sel.Index()[:len(sel.Index())-1])}
+		if sig := fn.Type().(*types.Signature); sig.Recv() != nil {
+			_, m["ptrrecv"] = sig.Recv().Type().(*types.Pointer)
+			if n, ok := types.Unalias(derefType(sig.Recv().Type())).(*types.Named); ok && n.Obj().Pkg() != nil {
+				m["recvtype"] = n.Obj().Pkg().Path() + "." + n.Obj().Name()
+			}
+			if _, isIface := sig.Recv().Type().Underlying().(*types.Interface); isIface {
+				m["recvtype"] = types.TypeString(sig.Recv().Type(), nil)
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// ifaceTypes lists every type whose values the package converts to an interface (assignment,
+// call argument, result, composite literal element, send, comparison, map key, conversion):
+// the dynamic types an interface value can have, so the translator can tell whether a type
+// assertion's Python check (the class, or int/str/bool/float) is exact. Each entry:
+// {"T": type, "cat": what Python value it is, "ptrmethods": a struct value type whose pointer
+// has methods the value lacks (a Python object has them all)}.
+func ifaceTypes(files []*ast.File) []any {
+	seen := map[string]map[string]any{}
+	note := func(e ast.Expr, target types.Type) {
+		if e == nil || target == nil {
+			return
+		}
+		if _, ok := target.Underlying().(*types.Interface); !ok {
+			return
+		}
+		tv, ok := info.Types[e]
+		if !ok || tv.Type == nil || tv.IsNil() {
+			return
+		}
+		t := tv.Type
+		if _, isIface := t.Underlying().(*types.Interface); isIface {
+			return
+		}
+		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+			t = types.Default(t)
+		}
+		ts := types.TypeString(t, types.RelativeTo(pkg))
+		if _, ok := seen[ts]; ok {
+			return
+		}
+		ent := map[string]any{"T": ts, "cat": category(t), "Q": qualified(t)}
+		if _, isStruct := t.Underlying().(*types.Struct); isStruct {
+			ent["ptrmethods"] = types.NewMethodSet(types.NewPointer(t)).Len() > types.NewMethodSet(t).Len()
+		}
+		seen[ts] = ent
+	}
+	typeOf := func(e ast.Expr) types.Type {
+		if tv, ok := info.Types[e]; ok {
+			return tv.Type
+		}
+		return nil
+	}
+	var sigs []*types.Signature
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncDecl:
+			if o, ok := info.Defs[x.Name].(*types.Func); ok {
+				sigs = append(sigs, o.Type().(*types.Signature))
+				if x.Body != nil {
+					ast.Inspect(x.Body, visit)
+				}
+				sigs = sigs[:len(sigs)-1]
+			}
+			return false
+		case *ast.FuncLit:
+			if sig, ok := typeOf(x).(*types.Signature); ok {
+				sigs = append(sigs, sig)
+				ast.Inspect(x.Body, visit)
+				sigs = sigs[:len(sigs)-1]
+			}
+			return false
+		case *ast.AssignStmt:
+			if len(x.Lhs) == len(x.Rhs) && x.Tok == token.ASSIGN {
+				for i := range x.Lhs {
+					note(x.Rhs[i], typeOf(x.Lhs[i]))
+				}
+			}
+		case *ast.ValueSpec:
+			if x.Type != nil {
+				for _, v := range x.Values {
+					note(v, typeOf(x.Type))
+				}
+			}
+		case *ast.ReturnStmt:
+			if len(sigs) > 0 && sigs[len(sigs)-1].Results().Len() == len(x.Results) {
+				for i, r := range x.Results {
+					note(r, sigs[len(sigs)-1].Results().At(i).Type())
+				}
+			}
+		case *ast.SendStmt:
+			if c, ok := typeOf(x.Chan).Underlying().(*types.Chan); ok {
+				note(x.Value, c.Elem())
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.EQL || x.Op == token.NEQ {
+				note(x.X, typeOf(x.Y))
+				note(x.Y, typeOf(x.X))
+			}
+		case *ast.IndexExpr:
+			if m, ok := typeOf(x.X).Underlying().(*types.Map); ok {
+				note(x.Index, m.Key())
+			}
+		case *ast.CompositeLit:
+			switch u := typeOf(x).Underlying().(type) {
+			case *types.Struct:
+				for i, el := range x.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						for j := 0; j < u.NumFields(); j++ {
+							if id, ok := kv.Key.(*ast.Ident); ok && u.Field(j).Name() == id.Name {
+								note(kv.Value, u.Field(j).Type())
+							}
+						}
+					} else if i < u.NumFields() {
+						note(el, u.Field(i).Type())
+					}
+				}
+			case *types.Slice, *types.Array, *types.Map:
+				var key, elem types.Type
+				switch w := u.(type) {
+				case *types.Slice:
+					elem = w.Elem()
+				case *types.Array:
+					elem = w.Elem()
+				case *types.Map:
+					key, elem = w.Key(), w.Elem()
+				}
+				for _, el := range x.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						note(kv.Key, key)
+						note(kv.Value, elem)
+					} else {
+						note(el, elem)
+					}
+				}
+			}
+		case *ast.SwitchStmt:
+			if x.Tag != nil {
+				for _, c := range x.Body.List {
+					for _, e := range c.(*ast.CaseClause).List {
+						note(e, typeOf(x.Tag))
+						note(x.Tag, typeOf(e))
+					}
+				}
+			}
+		case *ast.CallExpr:
+			ft := info.Types[x.Fun]
+			if ft.IsType() {
+				if len(x.Args) == 1 {
+					note(x.Args[0], ft.Type)
+				}
+				return true
+			}
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok {
+					switch b.Name() {
+					case "panic":
+						note(x.Args[0], types.NewInterfaceType(nil, nil))
+					case "append":
+						if s, ok := typeOf(x.Args[0]).Underlying().(*types.Slice); ok && !x.Ellipsis.IsValid() {
+							for _, a := range x.Args[1:] {
+								note(a, s.Elem())
+							}
+						}
+					}
+					return true
+				}
+			}
+			sig, ok := ft.Type.Underlying().(*types.Signature)
+			if !ok {
+				return true
+			}
+			n := sig.Params().Len()
+			for i, a := range x.Args {
+				var pt types.Type
+				switch {
+				case sig.Variadic() && i >= n-1 && !x.Ellipsis.IsValid():
+					pt = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+				case i < n:
+					pt = sig.Params().At(i).Type()
+				}
+				note(a, pt)
+			}
+		}
+		return true
+	}
+	for _, f := range files {
+		ast.Inspect(f, visit)
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := []any{}
+	for _, k := range keys {
+		out = append(out, seen[k])
+	}
+	return out
+}
+
+// qualified is a type as Go's runtime prints it in a panic: package-qualified by name.
+func qualified(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// category is what Python value stands for a Go type in a port: types of one category cannot
+// be told apart at run time.
+func category(t types.Type) string {
+	base := derefType(t)
+	if n, ok := types.Unalias(base).(*types.Named); ok && n.Obj().Pkg() == pkg {
+		if _, ok := n.Underlying().(*types.Struct); ok {
+			return "struct:" + n.Obj().Name()
+		}
+	}
+	if b, ok := t.Underlying().(*types.Basic); ok {
+		switch {
+		case b.Info()&types.IsInteger != 0:
+			return "int"
+		case b.Info()&types.IsFloat != 0:
+			return "float"
+		case b.Info()&types.IsString != 0:
+			return "string"
+		case b.Info()&types.IsBoolean != 0:
+			return "bool"
+		}
+	}
+	switch t.Underlying().(type) {
+	case *types.Slice:
+		return "slice"
+	case *types.Map:
+		return "map"
+	case *types.Chan:
+		return "chan"
+	}
+	return "other:" + types.TypeString(t, types.RelativeTo(pkg))
+}
+
+var sizes = types.SizesFor("gc", "amd64")
+
+// hasPointers: whether the garbage collector scans a value of t (runtime: !noscan).
+func hasPointers(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsString != 0 || u.Kind() == types.UnsafePointer
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if hasPointers(u.Field(i).Type()) {
+				return true
+			}
+		}
+		return false
+	case *types.Array:
+		return u.Len() > 0 && hasPointers(u.Elem())
+	}
+	return true
 }
 
 func derefType(t types.Type) types.Type {
@@ -517,7 +828,8 @@ func main() {
 	for _, f := range files {
 		out = append(out, encode(reflect.ValueOf(f)))
 	}
-	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps})
+	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps,
+		"IfaceTypes": ifaceTypes(files)})
 	if err != nil {
 		fail("encoding: %v", err)
 	}

@@ -53,25 +53,38 @@ STDLIB = (
     Model("sync", funcs={"NewCond": "gosim.Cond"}, methods={
         "sync.Mutex": {"Lock": "lock", "Unlock": "unlock", "TryLock": "try_lock"},
         "sync.RWMutex": {"Lock": "lock", "Unlock": "unlock", "RLock": "rlock", "RUnlock": "runlock",
-                         "TryLock": "try_lock", "TryRLock": "try_rlock"},
+                         "TryLock": "try_lock", "TryRLock": "try_rlock", "RLocker": "rlocker"},
+        "sync.Locker": {"Lock": "lock", "Unlock": "unlock"},
+        "sync.Map": {"Load": "load", "Store": "store", "LoadOrStore": "load_or_store", "LoadAndDelete": "load_and_delete",
+                     "Delete": "delete", "Swap": "swap", "CompareAndSwap": "compare_and_swap",
+                     "CompareAndDelete": "compare_and_delete", "Range": "range_", "Clear": "clear"},  # rt.SyncMap
         "sync.WaitGroup": {"Add": "add", "Done": "done", "Wait": "wait", "Go": "go"},
         "sync.Once": {"Do": "do"},
         "sync.Cond": {"Wait": "wait", "Signal": "signal", "Broadcast": "broadcast"}}),
+    # the typed atomics (gosim.atomic; the functions on plain variables are refused by the translator)
+    Model("sync/atomic", methods={
+        **{f"sync/atomic.{t}": {"Load": "load", "Store": "store", "Swap": "swap", "CompareAndSwap": "compare_and_swap",
+                                "Add": "add", "And": "and_", "Or": "or_"} for t in ("Int32", "Int64", "Uint32", "Uint64")},
+        **{f"sync/atomic.{t}": {"Load": "load", "Store": "store", "Swap": "swap", "CompareAndSwap": "compare_and_swap"}
+           for t in ("Bool", "Value", "Pointer")}}),
     Model("time", funcs={"Sleep": "gosim.sleep", "After": "gosim.after", "NewTimer": "gosim.new_timer",
-                         "NewTicker": "gosim.new_ticker", "AfterFunc": "gosim.after_func"},
+                         "NewTicker": "gosim.new_ticker", "AfterFunc": "gosim.after_func",
+                         # a port's time.Time is the virtual clock's reading in seconds (docs/PORT.md)
+                         "Now": "gosim.now", "Since": "rt.since", "Until": "rt.until"},
           durations={"Sleep": (0,), "After": (0,), "NewTimer": (0,), "NewTicker": (0,), "AfterFunc": (0,)},
           methods={"time.Timer": {"Stop": "stop", "Reset": "reset"},  # Reset's duration: Translator.callee
                    "time.Ticker": {"Stop": "stop", "Reset": "reset"}}),
     Model("context", funcs={"Background": "gosim.background", "TODO": "gosim.todo", "WithCancel": "gosim.with_cancel",
-                            "WithTimeout": "gosim.with_timeout"},
+                            "WithTimeout": "gosim.with_timeout", "WithDeadline": "gosim.with_deadline"},
           durations={"WithTimeout": (1,)},
           values={"Canceled": "gosim.CANCELED", "DeadlineExceeded": "gosim.DEADLINE_EXCEEDED"},
-          methods={"context.Context": {"Done": "done", "Err": "err"}}),
+          methods={"context.Context": {"Done": "done", "Err": "err"}}),  # Deadline, Value, WithValue: Translator.e_CallExpr
     Model("errors", funcs={"New": "rt.errors_new", "Is": "rt.errors_is"}),
-    Model("fmt", funcs={"Errorf": "rt.errorf", "Sprintf": "rt.sprintf"}),
+    Model("fmt", funcs={"Errorf": "rt.errorf", "Sprintf": "rt.sprintf", "Sprint": "rt.sprint"}),
     Model("testing", methods={"testing.common": {
         "Fatal": "fatal", "Fatalf": "fatalf", "Error": "error", "Errorf": "errorf", "Helper": "helper",
-        "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"}}),
+        "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"},
+        "testing.T": {"Run": "run"}}),
     Model("runtime", funcs={"Gosched": "gosim.gosched"}),
     Model("strconv", funcs={"Itoa": "str"}),
     # log writes a line to stderr and synchronises on the logger's own mutex: the line is not part

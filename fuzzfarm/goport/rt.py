@@ -6,9 +6,12 @@ program. Imports only gosim (a port is below the harness layer)."""
 from __future__ import annotations
 
 import re
+import sys
 
 from fuzzfarm import gosim
-from fuzzfarm.gosim.gopanic import go_panic
+from fuzzfarm.gosim import race as _race
+from fuzzfarm.gosim import runtime as _runtime
+from fuzzfarm.gosim.gopanic import go_panic, go_text
 
 NS = 1e-9  # a time.Duration is int nanoseconds in a generated port; gosim's clock is seconds
 
@@ -22,7 +25,58 @@ class TestFailed(Exception):
 
 
 def panic(v) -> None:
-    raise go_panic(GoPanicError, fmt_v(v) if not isinstance(v, BaseException) else str(v))
+    exc = go_panic(GoPanicError, fmt_v(v) if not isinstance(v, BaseException) else str(v))
+    exc.go_value = v  # what recover() returns
+    raise exc
+
+
+class Return(Exception):
+    """``return`` in a function with defer and named results: the results are set, the deferred
+    calls run (and may change them), then the function returns them (translate.body)."""
+
+
+class RuntimeErr(gosim.GoError):
+    """A recovered runtime panic: Go's ``runtime.Error`` (``Error()`` is the panic's text)."""
+
+    def error(self) -> str:
+        return str(self)
+
+
+_RUNTIME_ERRORS = ("runtime error: ", "interface conversion: ")
+
+
+def recover():
+    """Go's ``recover()``: the value of the panic being unwound, ending it, when called directly
+    by a deferred call (its caller's caller is ``Defers._call``); else nil. ``t.Fatal`` (Go's
+    Goexit) is not a panic: nil."""
+    caller = sys._getframe(1).f_back
+    if caller is None or caller.f_code is not Defers._call.__code__:
+        return None
+    d = caller.f_locals["self"]
+    p = d.panic
+    if p is None or d.recovered or isinstance(p, TestFailed):
+        return None
+    d.recovered = True
+    if hasattr(p, "go_value"):
+        return p.go_value
+    text = go_text(p) or f"{type(p).__name__}: {p}"
+    return RuntimeErr(text) if text.startswith(_RUNTIME_ERRORS) else text
+
+
+class Break(Exception):
+    """``break`` of Go statement ``n`` that is not the innermost Python loop (a labelled break, a
+    break of a switch or select): caught right after that statement. Never leaves a function."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+
+class Continue(Exception):
+    """``continue`` of Go loop ``n`` from inside an inner loop (a labelled continue): caught at
+    the end of that loop's body."""
+
+    def __init__(self, n: int):
+        self.n = n
 
 
 class Defers:
@@ -31,10 +85,12 @@ class Defers:
     in, first out when the body returns or panics; not when the run is torn down (a greenlet
     exit is not a Go panic)."""
 
-    __slots__ = ("calls",)
+    __slots__ = ("calls", "panic", "recovered")
 
     def __init__(self):
         self.calls = []
+        self.panic = None  # the panic being unwound while the deferred calls run
+        self.recovered = False
 
     def defer(self, fn, *args) -> None:
         self.calls.append((fn, args))
@@ -42,13 +98,65 @@ class Defers:
     def __enter__(self):
         return self
 
+    def _call(self, fn, args) -> None:
+        fn(*args)  # recover() looks for this frame: only a call made here is deferred directly
+
     def __exit__(self, et, e, tb) -> bool:
         if et is not None and (not issubclass(et, Exception) or issubclass(et, gosim.GoFailure)):
             return False  # a teardown, or a failure gosim recorded already: the run is over
+        self.panic = None if et is None or issubclass(et, Return) else e
         while self.calls:
             fn, args = self.calls.pop()
-            fn(*args)
-        return False
+            before = self.panic
+            try:
+                self._call(fn, args)
+            except gosim.GoFailure:
+                raise
+            except Exception as new:
+                # a panic in a deferred call goes on unwinding through the remaining ones; the
+                # panic it interrupted (recovered in this very call or not) is still on Go's
+                # chain, and printpanics prints it first: its text stays the first line
+                if before is not None:
+                    new.go_panic = go_text(before) or f"{type(before).__name__}: {before}"
+                self.panic, self.recovered = new, False
+                continue
+            if self.recovered:
+                self.panic = None  # recovered and returned: the function is returning normally
+        if self.panic is None:
+            return et is not None  # a return, or a recovered panic: the function returns normally
+        if self.panic is e:
+            return False
+        raise self.panic
+
+
+# --- time.Time: the virtual clock's reading in seconds (what gosim's timer channels send) -------
+
+ZERO_TIME = float("-inf")  # time.Time{}: before every reading
+_MAX_DURATION = (1 << 63) - 1
+
+
+def time_sub(a: float, b: float) -> int:
+    """``a.Sub(b)`` in int nanoseconds, saturating as Go's does."""
+    d = (a - b) / NS
+    if d != d or d >= _MAX_DURATION:  # nan (inf - inf) only between zero times: Go gives 0 there
+        return 0 if d != d else _MAX_DURATION
+    if d <= -_MAX_DURATION - 1:
+        return -_MAX_DURATION - 1
+    return round(d)
+
+
+def ctx_deadline(ctx):
+    """``ctx.Deadline()``: (the deadline, true), or (the zero time, false)."""
+    d = ctx.deadline()
+    return (ZERO_TIME, False) if d is None else (d, True)
+
+
+def since(t: float) -> int:
+    return time_sub(gosim.now(), t)
+
+
+def until(t: float) -> int:
+    return time_sub(t, gosim.now())
 
 
 # --- builtins ---------------------------------------------------------------------------------
@@ -75,13 +183,159 @@ def ieq(a, b) -> bool:
 def gcap(x) -> int:
     if x is None:
         return 0
+    if isinstance(x, Slice):
+        return x.c
     return x.cap if isinstance(x, gosim.Chan) else len(x)
 
 
-def append(s, *vals) -> list:
-    """Go ``append``, always to a new backing array (docs/PORT.md: the aliasing of two appends
-    into one slice's spare capacity is not modelled)."""
-    return (list(s) if s is not None else []) + list(vals)
+class Slice:
+    """A Go slice: a window (``off``, ``n`` elements, ``c`` capacity) on a backing array (a
+    list) that other slices of it share, as in Go: ``s[a:b]`` and an ``append`` within the
+    capacity write into the same array; an ``append`` beyond it copies into a new array whose
+    capacity is Go's (``grow``). A Slice is a header, never changed in place (nil is None)."""
+
+    __slots__ = ("a", "off", "n", "c")
+
+    def __init__(self, a: list, off: int = 0, n: int | None = None, c: int | None = None):
+        if not isinstance(a, _Array):
+            a = _Array(a)
+        self.a, self.off = a, off
+        self.n = len(a) - off if n is None else n
+        self.c = len(a) - off if c is None else c
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int):
+        return self.a[self.off + i]  # callers checked 0 <= i < n (rt.at, range)
+
+    def __setitem__(self, i: int, v) -> None:
+        self.a[self.off + i] = v
+
+    def __iter__(self):
+        return iter(self.a[self.off:self.off + self.n])
+
+    def __repr__(self) -> str:
+        return f"Slice({list(self)!r}, cap={self.c})"
+
+
+def make_slice(n: int, cap: int | None, zero) -> Slice:
+    """``make([]T, n[, cap])``: ``zero()`` is each element's zero value (a fresh struct each)."""
+    c = n if cap is None else cap
+    if n < 0:
+        raise go_panic(GoPanicError, "runtime error: makeslice: len out of range")
+    if c < n:
+        raise go_panic(GoPanicError, "runtime error: makeslice: cap out of range")
+    return Slice([zero() for _ in range(c)], 0, n, c)
+
+
+def variadic(args: tuple):
+    """A variadic parameter: ``f(xs...)`` passes the caller's slice itself (``Spread``: Go shares
+    its array), ``f(a, b)`` a new slice, ``f()`` nil."""
+    if len(args) == 1 and isinstance(args[0], Spread):
+        return args[0].s
+    return Slice(list(args)) if args else None
+
+
+class Spread:
+    """``xs...`` passed to a variadic function of the port (rt.variadic unwraps it)."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, s):
+        self.s = s
+
+
+_CLASS_SIZES = (0, 8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320,
+                352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048,
+                2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240,
+                10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768)
+
+
+def _roundupsize(size: int, noscan: bool) -> int:
+    """runtime/msize.go roundupsize (internal/runtime/gc: the malloc size classes, amd64)."""
+    req = size
+    if req <= 32768 - 8:
+        if not noscan and req > 512:
+            req += 8  # the malloc header of a pointerful object
+        cls = next(c for c in _CLASS_SIZES if c >= req)
+        return cls - (req - size)
+    return (req + 8191) & ~8191
+
+
+def grow(old_cap: int, new_len: int, es: int, noscan: bool) -> int:
+    """The capacity Go's growslice gives (runtime/slice.go nextslicecap, then rounded up to the
+    allocation's size class)."""
+    if es == 0:
+        return new_len
+    newcap = old_cap
+    double = newcap + newcap
+    if new_len > double:
+        newcap = new_len
+    elif old_cap < 256:
+        newcap = double
+    else:
+        while newcap < new_len:
+            newcap += (newcap + 3 * 256) >> 2
+    return _roundupsize(newcap * es, noscan) // es
+
+
+def append(s, es: int, noscan: bool, *vals):
+    """Go ``append(s, vals...)``: into ``s``'s array when the capacity allows (a slice sharing it
+    sees the new elements), else into a new array of Go's grown capacity."""
+    if not vals:
+        return s
+    if s is None:
+        s = Slice([], 0, 0, 0)
+    elif not isinstance(s, Slice):
+        s = Slice(list(s))
+    n = s.n + len(vals)
+    if n <= s.c:
+        a = s.a
+        _access(Slice(a, s.off, n, s.c), s.n, n, True)  # the new elements, in the shared array
+        a[s.off + s.n:s.off + n] = vals
+        return Slice(a, s.off, n, s.c)
+    c = grow(s.c, n, es, noscan)
+    _access(s, 0, s.n, False)  # growslice copies the old elements (racereadrangepc)
+    a = list(s) + list(vals)
+    a += [None] * (c - n)  # never read: a later append writes before len covers it
+    return Slice(a, 0, n, c)
+
+
+def slice_expr(s, lo, hi, mx):
+    """``s[lo:hi:max]`` of a slice (None: the bound left out), with Go's bounds panics."""
+    n, c = glen(s), gcap(s)
+    lo = 0 if lo is None else lo
+    hi = n if hi is None else hi
+    if mx is not None:
+        if mx < 0 or mx > c:
+            raise go_panic(IndexError, f"runtime error: slice bounds out of range [::{mx}] with capacity {c}")
+        if hi < 0 or hi > mx:
+            raise go_panic(IndexError, f"runtime error: slice bounds out of range [:{hi}:{mx}]")
+        if lo < 0 or lo > hi:
+            raise go_panic(IndexError, f"runtime error: slice bounds out of range [{lo}:{hi}:]")
+    else:
+        mx = c
+        if hi < 0 or hi > c:
+            raise go_panic(IndexError, f"runtime error: slice bounds out of range [:{hi}] with capacity {c}")
+        if lo < 0 or lo > hi:
+            raise go_panic(IndexError, f"runtime error: slice bounds out of range [{lo}:{hi}]")
+    if s is None:
+        return None
+    if not isinstance(s, Slice):
+        s = Slice(list(s))
+    return Slice(s.a, s.off + lo, hi - lo, mx - lo)
+
+
+def copy_slice(dst, src) -> int:
+    """Go ``copy(dst, src)``: min(len) elements, as if through a temporary (overlap is fine)."""
+    k = min(glen(dst), glen(src))
+    _access(src, 0, k, False)
+    _access(dst, 0, k, True)
+    vals = [src[i] for i in range(k)]
+    for i in range(k):
+        dst[i] = vals[i]
+    return k
 
 
 def mget(m, k, zero):
@@ -138,21 +392,178 @@ def imod(a: int, b: int) -> int:
     return a - b * idiv(a, b)
 
 
+def _bounds(i: int, n: int) -> BaseException:
+    """Go's boundsError text: a negative index is printed without the length (runtime/error.go)."""
+    if i < 0:
+        return go_panic(IndexError, f"runtime error: index out of range [{i}]")
+    return go_panic(IndexError, f"runtime error: index out of range [{i}] with length {n}")
+
+
 def at(s, i: int):
-    """``s[i]`` of a slice: a negative index panics as in Go (Python would count from the end)."""
+    """``s[i]`` of a slice: a negative index panics as in Go (Python would count from the end);
+    a race-checked read of the element."""
     if i < 0 or i >= glen(s):
-        raise IndexError(f"index out of range [{i}] with length {glen(s)}")
+        raise _bounds(i, glen(s))
+    _access(s, i, i + 1, False)
     return s[i]
 
 
 def setat(s, i: int, v) -> None:
     if i < 0 or i >= glen(s):
-        raise IndexError(f"index out of range [{i}] with length {glen(s)}")
+        raise _bounds(i, glen(s))
+    _access(s, i, i + 1, True)
     s[i] = v
+
+
+class _Array(list):
+    """A slice's backing array; ``locs``: the race state of each element read or written."""
+
+    __slots__ = ("locs", "label")
+
+    def __init__(self, vals=()):
+        super().__init__(vals)
+        self.locs = {}
+        self.label = None
+
+
+def _access(s, lo: int, hi: int, write: bool) -> None:
+    """Elements ``lo:hi`` of slice ``s`` read or written, as ``-race`` instruments them (one
+    element, or a range: copy, append's growslice): one scheduling point, then each element's
+    race check. Slice elements are memory two goroutines can race on, like struct fields."""
+    rt_ = _runtime._rt
+    if rt_ is None or hi <= lo or not isinstance(s, Slice):
+        return
+    a = s.a
+    if a.label is None:
+        a.label = f"slice#{rt_.new_object_id()}"
+    rt_.sched("write" if write else "read", a.label)
+    r = rt_.race if rt_.race is not None else _race.detector(rt_)
+    if r is None:
+        return
+    frame = sys._getframe(2)
+    check = r.write if write else r.read
+    for j in range(s.off + lo, s.off + hi):
+        loc = a.locs.get(j)
+        if loc is None:
+            loc = a.locs[j] = _race.Loc(f"{a.label}[{j}]")
+        check(loc, frame)
 
 
 def struct_eq(a, b) -> bool:
     return all(getattr(a, f) == getattr(b, f) for f in type(a)._go_fields_)
+
+
+# --- sync.Map ------------------------------------------------------------------------------------
+
+class SyncMap:
+    """Go's ``sync.Map``: each key's entry is an atomic cell (gosim.atomic.Pointer), so an operation
+    is one atomic step and happens-before runs exactly where Go's memory model puts it: a write
+    (Store, LoadOrStore storing, Swap, a successful CompareAndSwap, Delete) is synchronized before
+    the reads that observe it, and operations on other keys order nothing. Range visits the keys
+    from a start the schedule chooses (Go's map order is random)."""
+
+    _GONE = object()  # a deleted entry (sync.Map's expunged/nil)
+
+    def __init__(self):
+        self.cells = {}  # key -> gosim.atomic.Pointer holding the value or _GONE
+
+    def _cell(self, k):
+        c = self.cells.get(k)
+        if c is None:
+            c = self.cells[k] = gosim.atomic.Pointer(self._GONE)
+        return c
+
+    def load(self, k):
+        v = self._cell(k).load()
+        return (None, False) if v is self._GONE else (v, True)
+
+    def store(self, k, v) -> None:
+        self._cell(k).store(v)
+
+    def swap(self, k, v):
+        old = self._cell(k).swap(v)
+        return (None, False) if old is self._GONE else (old, True)
+
+    def load_or_store(self, k, v):
+        c = self._cell(k)
+        while True:  # a delete between the two steps: try storing again, as Go's loop does
+            if c.compare_and_swap(self._GONE, v):
+                return v, False
+            old = c.load()
+            if old is not self._GONE:
+                return old, True
+
+    def load_and_delete(self, k):
+        old = self._cell(k).swap(self._GONE)
+        return (None, False) if old is self._GONE else (old, True)
+
+    def delete(self, k) -> None:
+        self.load_and_delete(k)
+
+    def compare_and_swap(self, k, old, new) -> bool:
+        c = self._cell(k)
+        cur = c.load()
+        return cur is not self._GONE and ieq(cur, old) and c.compare_and_swap(cur, new)
+
+    def compare_and_delete(self, k, old) -> bool:
+        return self.compare_and_swap(k, old, self._GONE)
+
+    def range_(self, f) -> None:
+        keys = list(self.cells)
+        rt_ = _runtime._rt
+        start = rt_.choose_index(len(keys), "range sync.Map") if rt_ is not None and len(keys) > 1 else 0
+        for i in range(len(keys)):
+            k = keys[(start + i) % len(keys)]
+            v = self.cells[k].load()
+            if v is not self._GONE and not f(k, v):
+                return
+
+    def clear(self) -> None:
+        for c in list(self.cells.values()):
+            c.store(self._GONE)
+
+
+# --- type assertions ---------------------------------------------------------------------------
+
+class TypeAssertionError(Exception):
+    """Go's ``*runtime.TypeAssertionError`` (a ``runtime.Error``): a failed ``x.(T)``."""
+
+
+def implements(v, methods: tuple) -> bool:
+    """Whether interface value ``v`` has every method (Python names) of an interface: a struct of
+    the port (its class holds its methods, promoted ones included), an error, a sync lock."""
+    if v is None:
+        return False
+    if isinstance(v, BaseException):
+        return set(methods) <= {"error"}
+    if isinstance(v, (gosim.Mutex, gosim.RWMutex)) or getattr(type(v), "_go_fields_", None) is not None:
+        return all(callable(getattr(v, m, None)) for m in methods)
+    return False
+
+
+def go_type_name(v, names: dict) -> str:
+    """The Go name of interface value ``v``'s dynamic type, as a panic prints it."""
+    if isinstance(v, GoErr):
+        return "*errors.errorString" if v.wrapped is None else "*fmt.wrapError"
+    if v is gosim.DEADLINE_EXCEEDED:
+        return "context.deadlineExceededError"
+    if isinstance(v, gosim.GoError):
+        return "*errors.errorString"
+    return names.get(type(v), type(v).__name__)
+
+
+def type_assert(v, check, iface: str, target: str, names: dict, methods: tuple = ()):
+    """``x.(T)``: ``v`` when ``check(v)``, else Go's panic (runtime/iface.go: TypeAssertionError)."""
+    if check(v):
+        return v
+    if v is None:
+        text = f"interface conversion: {'interface' if methods else iface} is nil, not {target}"
+    elif methods:
+        miss = next(go for go, py in methods if not implements(v, (py,)))
+        text = f"interface conversion: {go_type_name(v, names)} is not {target}: missing method {miss}"
+    else:
+        text = f"interface conversion: {iface} is {go_type_name(v, names)}, not {target}"
+    raise go_panic(TypeAssertionError, text)
 
 
 # --- fmt, errors --------------------------------------------------------------------------------
@@ -179,7 +590,7 @@ def fmt_v(v) -> str:
         return "false"
     if isinstance(v, float):
         return repr(v).removesuffix(".0") if v == int(v) and abs(v) < 1e21 else repr(v)
-    if isinstance(v, list):
+    if isinstance(v, (list, Slice)):
         return "[" + " ".join(fmt_v(x) for x in v) + "]"
     err = getattr(v, "error", None)
     if callable(err) and not isinstance(v, BaseException):
@@ -209,6 +620,16 @@ def sprintf(fmt: str, *args) -> str:
         text = fmt_v(a)
         return ("%" + flags + "s") % text if flags else text
     return _VERB.sub(one, fmt)
+
+
+def sprint(*args) -> str:
+    """Go's ``fmt.Sprint``: a space between two operands when neither is a string."""
+    out = []
+    for i, a in enumerate(args):
+        if i and not isinstance(a, str) and not isinstance(args[i - 1], str):
+            out.append(" ")
+        out.append(fmt_v(a))
+    return "".join(out)
 
 
 def errors_new(text: str) -> GoErr:
@@ -289,19 +710,47 @@ class T:
     def cleanup(self, fn) -> None:
         self.cleanups.append(fn)
 
+    def run(self, name: str, f) -> bool:
+        """``t.Run(name, f)``: ``f`` runs as a subtest in a goroutine of its own (Go's tRunner) while
+        this test waits for it (the go statement and its end are happens-before edges); its
+        ``Fatal`` ends the subtest only; a failed subtest fails this test. Returns whether it passed."""
+        sub = T(f"{self.name}/{name}")
+        done = gosim.Chan(0)
+
+        @gosim.not_ported(f"go test: the testing package's tRunner for {sub.name}")
+        def runner() -> None:
+            try:
+                f(sub)
+            except TestFailed:
+                pass  # Fatal/FailNow: Goexit of the subtest's goroutine
+            finally:
+                et = sys.exc_info()[0]
+                if et is None or issubclass(et, Exception):
+                    while sub.cleanups:
+                        sub.cleanups.pop()()
+            gosim.close(done)
+        gosim.go(runner)
+        gosim.recv_ok(done)
+        if sub.failed_:
+            self.failed_ = True
+            self.messages += [f"--- FAIL: {sub.name}: {m}" for m in sub.messages] or [f"--- FAIL: {sub.name}"]
+        return not sub.failed_
+
 
 def test_main(test, name: str):
     """Goroutine 1 of a harness generated with ``--test``: run the Go test, then its cleanups
     (last registered first, as Go); a failed test fails the run."""
     @gosim.not_ported(f"go test: the testing package's tRunner for {name}")
     def main() -> None:
+        init = getattr(sys.modules.get(test.__module__), "_go_init_", None)
+        if init is not None:
+            init()  # the package's vars, afresh for this run (Go initialises them once per process)
         t = T(name)
         try:
             test(t)
         finally:
             # cleanups run after the test returns or ends with t.Fatal; on a panic Go's tRunner
             # runs them too, then re-panics
-            import sys
             et = sys.exc_info()[0]
             if et is None or issubclass(et, Exception):
                 while t.cleanups:

@@ -76,7 +76,8 @@ def snake(name: str) -> str:
 _RESERVED = {"gosim", "rt", "self", "len", "list", "str", "int", "float", "print", "range", "type", "id"}
 
 SYNC_ZERO = {"Mutex": "gosim.Mutex()", "RWMutex": "gosim.RWMutex()", "WaitGroup": "gosim.WaitGroup()",
-             "Once": "gosim.Once()"}
+             "Once": "gosim.Once()", "Map": "rt.SyncMap()"}
+ATOMIC_TYPES = ("Int32", "Int64", "Uint32", "Uint64", "Bool", "Value", "Pointer")  # gosim.atomic's
 # What each import becomes (methods of its types, package functions with their duration
 # arguments, values, the import paths modelled): the models registry (models.py), standard
 # library first; a Translator takes the registry's tables as they are when it starts.
@@ -94,6 +95,20 @@ class Struct:
     file: str
     line: int
     methods: list = dataclasses.field(default_factory=list)
+    promoted: list = dataclasses.field(default_factory=list)  # goast's Promoted: methods of embedded fields
+
+
+@dataclasses.dataclass
+class Target:
+    """A statement ``break``/``continue`` can leave: a Go loop is a Python loop, so a plain
+    ``break``/``continue`` of the innermost loop stays one; any other (a labelled one, a ``break``
+    of a switch or select, which are if/elif chains) raises ``rt.Break(n)``/``rt.Continue(n)``,
+    caught right after statement n (or its body, for a continue)."""
+    kind: str  # "loop" or "switch"
+    label: str | None
+    n: int
+    brk: bool = False  # a jump breaks it: wrap the statement
+    cont: bool = False  # a jump continues it: wrap the body
 
 
 class Func:
@@ -135,7 +150,10 @@ class Translator:
         self.fn: Func | None = None
         self.pre: list[str] = []  # closures hoisted before the statement being translated
         self.indent = 0
-        self.in_switch = 0
+        self.targets: list[Target] = []  # the enclosing for/switch/select statements, innermost last
+        self.label: str | None = None  # the label of the statement being translated
+        self.fall: tuple[str, int] | None = None  # (clause variable, next clause) of a fallthrough
+        self.ret_named = False  # returns go through rt.Return (body)
         self.sentinels: set[str] = set()  # package-level sentinel errors (never assigned)
         # Python names of every method (declared or in an interface): a field whose snake_case
         # name is one of them is renamed (field_name), or the instance attribute would hide the
@@ -145,6 +163,17 @@ class Translator:
         self.sync_methods, self.pkg_funcs, self.pkg_values, self.imports = models.tables(reg.values())
         self.model_imports = sorted({ln for m in reg.values() for ln in m.imports})
         self.stubs: dict[str, dict[str, str]] = {}  # import path with no model -> {Go func: signature}
+        # the types whose values the package puts in interfaces, by what Python value they are
+        self.iface_cats: dict[str, set] = {}
+        for ent in data.get("IfaceTypes") or []:
+            self.iface_cats.setdefault(ent["cat"], set()).add(ent["T"])
+        self.iface = data.get("IfaceTypes") or []
+        self.assert_names = False  # a panicking assertion needs _GO_TYPES_
+        self.unrecoverable = self.gosim_panic_site()
+        self.pkg_var_specs: list = []  # package-level vars other than sentinel errors (_go_init_)
+        self.globals: dict[str, str] = {}  # object id -> "cell" (a gosim.Var) or "obj" (a struct/sync value)
+        self.partial = False  # translate_each: refuse function by function
+        self.refused: dict[str, list[str]] = {}
 
     def imported_paths(self) -> set:
         return {(n.get("Use") or {}).get("pkg") for n in walk(self.files) if (n.get("Use") or {}).get("k") == "pkgname"}
@@ -199,9 +228,23 @@ class Translator:
         self.out = lines
         for s in self.structs.values():
             self.emit_struct(s)
+        self.emit_package_vars()
+        for ent in self.iface:
+            if ent["T"] == "time.Time":
+                f0 = self.files[0]
+                self.bad({"F": f0.get("F"), "L": f0.get("L")}, "a time.Time put in an interface (printed or stored as any)",
+                         "print durations instead: a port's time.Time is the virtual clock's reading, not a date")
         for d in funcs:
             if d["Recv"] is None:
+                n_err, n_out, n_names = len(self.errors), len(self.out), self.assert_names
                 self.func_decl(d, None)
+                if self.partial and len(self.errors) > n_err:
+                    # the function is refused: its lines go, its errors are its own
+                    self.refused[d["Name"]["Name"]] = self.errors[n_err:]
+                    del self.errors[n_err:], self.out[n_out:]
+                    self.assert_names = n_names
+        if self.assert_names:  # after the classes it names
+            self.out += ["", self.go_types_table()]
         # the models' imports and the stub modules, known once every call is translated
         at = self.out.index("from fuzzfarm.goport import rt") + 1
         up = ".." if self.mods.alias else "."  # with sibling packages, each build is a package of modules
@@ -210,6 +253,82 @@ class Translator:
             f"from . import {self.mods.module[p]} as {self.mods.alias[p]}  # Go package {p}"
             for p in self.mods.order if p in self.imported_paths()]
         return "\n".join(self.out) + "\n"
+
+    def gosim_panic_site(self) -> str | None:
+        """Where the package does something whose Go panic gosim records as the run's failure the
+        moment it happens (close, a send, a WaitGroup's Add/Done/Go): ``file.go:LINE: what``, or
+        None. A ``recover()`` could not stop those, so it is refused in such a package."""
+        for n in walk(self.files):
+            k = n.get("K")
+            if k == "SendStmt":
+                return f"a send at {n['F']}:{n['L']}"
+            if k == "CallExpr":
+                f = n["Fun"]
+                if f.get("K") == "Ident" and (f.get("Use") or {}).get("k") == "builtin" and f["Name"] == "close":
+                    return f"close at {n['F']}:{n['L']}"
+                if f.get("K") == "SelectorExpr" and f.get("RecvType") == "sync.WaitGroup" and f["Sel"]["Name"] in ("Add", "Done", "Go"):
+                    return f"WaitGroup.{f['Sel']['Name']} at {n['F']}:{n['L']}"
+        return None
+
+    # --- type assertions ----------------------------------------------------------------------
+    def go_types_table(self) -> str:
+        """``_GO_TYPES_``: each Python type an interface value can have here -> the Go type it
+        stands for, as Go's panic text names it (only built when that is one type each)."""
+        py = {"int": "int", "float": "float", "string": "str", "bool": "bool", "slice": "rt.Slice", "map": "gosim.Map",
+              "chan": "gosim.Chan"}
+        items = []
+        for ent in self.iface:
+            cat = ent["cat"]
+            key = py.get(cat) or cat.split(":", 1)[1]
+            items.append(f"{key}: {ent['Q']!r}")
+        return f"_GO_TYPES_ = {{{', '.join(items)}}}  # the dynamic types of interface values (goast IfaceTypes)"
+
+    def type_check(self, v: str, t, node) -> str | None:
+        """The Python test that interface value ``v`` holds type ``t`` (a type node; ``nil`` in a
+        type switch), or None having refused it: only when no other Go type the package puts
+        in an interface is the same Python value."""
+        if t["K"] == "Ident" and (t.get("Use") or {}).get("k") == "nil":
+            return f"{v} is None"
+        cat, ts = t.get("Cat", ""), t.get("T", "")
+        others = self.iface_cats.get(cat, set()) - {ts}
+        if t.get("U") in ("interface", "sync.Locker") or "IMethods" in t:
+            names = t.get("IMethods") or []
+            if not names:
+                return f"{v} is not None"
+            if any(ent.get("ptrmethods") for ent in self.iface):
+                self.bad(node, f"type assertion to interface {ts} while a struct value (not a pointer) with pointer methods is in an interface",
+                         "put pointers in the interface")
+                return None
+            return f"rt.implements({v}, {self.iface_py_names(t)!r})"
+        if cat.startswith("struct:"):
+            if t.get("U") != "ptrstruct":
+                self.bad(node, f"type assertion to struct value type {ts}", "assert to a pointer *T (and put pointers in the interface)")
+                return None
+            if others:
+                self.bad(node, f"type assertion to {ts} while {', '.join(sorted(others))} is also put in an interface",
+                         "put only pointers to the struct in interfaces")
+                return None
+            return f"type({v}) is {cat.split(':', 1)[1]}"
+        py = {"int": "int", "float": "float", "string": "str", "bool": "bool"}.get(cat)
+        if py is None:
+            self.bad(node, f"type assertion to {ts}", "assert to a pointer to a struct, an interface, or int/string/bool/float64")
+            return None
+        if others:
+            self.bad(node, f"type assertion to {ts} while {', '.join(sorted(others))} is also put in an interface (one Python {py})",
+                     "use one type of that kind in interfaces")
+            return None
+        return f"type({v}) is {py}"
+
+    def assert_fail_ok(self, node) -> bool:
+        """Whether a failing ``x.(T)`` can say Go's panic text: every dynamic type is named."""
+        amb = sorted(c for c, ts in self.iface_cats.items() if len(ts) > 1 or c.startswith("other:"))
+        if amb:
+            self.bad(node, f"type assertion that can panic while interfaces hold {', '.join(sorted(t for c in amb for t in self.iface_cats[c]))}",
+                     "use v, ok := x.(T) (its failure has no text to get right)")
+            return False
+        self.assert_names = True
+        return True
+
 
     def package_vars(self, d) -> None:
         """Sentinel errors (``var ErrX = errors.New("...")``) are values no run changes: module-level.
@@ -220,12 +339,57 @@ class Translator:
                 v["K"] == "CallExpr" and v["Fun"]["K"] == "SelectorExpr" and v["Fun"]["X"].get("Use", {}).get("pkg") == "errors"
                 and v["Fun"]["Sel"]["Name"] == "New" and all("Const" in a for a in v["Args"] or []) for v in vals)
             if not sentinel:
-                self.bad(sp, "package-level var", "move it into a struct the test creates (a generated port keeps no state between runs); "
-                         "only sentinel errors (var ErrX = errors.New(\"...\")) are supported")
+                self.pkg_var_specs.append(sp)
                 continue
             for n, v in zip(sp["Names"], vals):
                 self.sentinels.add(n["Def"]["id"])
                 self.consts.append(f"{snake(n['Name'])} = rt.errors_new({self.lit_const(v['Args'][0]['Const'], 'string')})  # {n['F']}:{n['L']}")
+
+    def emit_package_vars(self) -> None:
+        """``_go_init_()``: the package-level vars, made afresh at the start of every run (Go's
+        package initialisation; rt.test_main calls it) so no state leaks from one run into the
+        next. A var of a plain type is a race-checked ``gosim.Var`` (goroutines share it), one of
+        a struct, sync or atomic type the object itself (its fields are checked)."""
+        if not self.pkg_var_specs:
+            return
+        for sp in self.pkg_var_specs:
+            for n in sp["Names"]:
+                if n["Name"] != "_":
+                    self.globals[n["Def"]["id"]] = "obj" if n["DZ"]["k"] in ("struct", "sync", "atomic") else "cell"
+        self.fn = Func(f"{self.pkg}.init", self.pkg_var_specs[0]["F"])
+        self.fn.captured = set()
+        self.indent = 0
+        names = [snake(n["Name"]) for sp in self.pkg_var_specs for n in sp["Names"] if n["Name"] != "_"]
+        self.line("")
+        self.line(f'@gosim.go_func("{self.pkg}.init", "{self.pkg_var_specs[0]["F"]}:{self.pkg_var_specs[0]["L"]}")')
+        self.line("def _go_init_():")
+        self.line('    """Go\'s package initialisation, at the start of each run: the package-level vars."""')
+        self.indent = 1
+        if names:
+            self.line(f"global {', '.join(names)}")
+        seen: set[str] = set()
+        for sp in self.pkg_var_specs:
+            vals = sp["Values"] or []
+            if vals and len(vals) != len(sp["Names"]):
+                self.bad(sp, "package-level var declared from a multi-value call", "declare each from its own expression")
+                continue
+            for v in vals:
+                for u in walk(v):
+                    if (u.get("Use") or {}).get("k") == "global" and u["Use"]["id"] in self.globals and u["Use"]["id"] not in seen:
+                        self.bad(u, f"package-level var initialised from {u['Name']}, declared later",
+                                 "declare it after the vars it uses (Go orders initialisation by dependency; the port by source)")
+            for i, n in enumerate(sp["Names"]):
+                v = self.val(vals[i]) if vals else self.zero(n["DZ"], n)
+                if n["Name"] == "_":
+                    self.stmt_line(n, f"_ = {v}")
+                    continue
+                seen.add(n["Def"]["id"])
+                if self.globals[n["Def"]["id"]] == "cell":
+                    v = f'gosim.Var("{n["Name"]}", {v})'
+                self.stmt_line(n, f"{snake(n['Name'])} = {v}")
+        self.line("pass")
+        self.indent = 0
+        self.fn = None
 
     def const_value(self, obj, node) -> str:
         v = obj.get("val") if obj else None
@@ -259,14 +423,31 @@ class Translator:
             return
         fields = []
         for f in t["Fields"]["List"] or []:
-            if not f["Names"]:
-                self.bad(f, "embedded field", "name the field and call through it")
-                continue
-            for n in f["Names"]:
-                fields.append((n["Name"], self.field_name(n["Name"]), f["Type"], f["Type"]["U"]))
+            # an embedded field is a field named after its type (Go's name for it); what it
+            # promotes is reached through it (Translator.embedded, the delegating methods)
+            names = [n["Name"] for n in f["Names"]] if f["Names"] else [self.embedded_name(f["Type"])]
+            for n in names:
+                fields.append((n, self.field_name(n), f["Type"], f["Type"]["U"]))
                 if f["Type"]["U"] == "array":
                     self.bad(f, "array-typed field", "use a slice")
-        self.structs[s["Name"]["Name"]] = Struct(s["Name"]["Name"], fields, s["F"], s["L"])
+        seen = {}
+        for gname, pname, ty, _ in fields:
+            if pname in seen:
+                self.bad(ty, f"fields {seen[pname]} and {gname} of {s['Name']['Name']} have one Python name {pname}", "rename one")
+            seen[pname] = gname
+        self.structs[s["Name"]["Name"]] = Struct(s["Name"]["Name"], fields, s["F"], s["L"], promoted=s.get("Promoted") or [])
+
+    @staticmethod
+    def embedded_name(ty) -> str:
+        """Go's name of an embedded field: its type's name (``T``, ``*T``, ``sync.Mutex``)."""
+        if ty["K"] == "StarExpr":
+            ty = ty["X"]
+        return ty["Sel"]["Name"] if ty["K"] == "SelectorExpr" else ty["Name"]
+
+    def embedded(self, base: str, e) -> str:
+        """``base`` followed by the embedded fields a promoted selector ``e`` walks (Go: ``x.f`` is
+        ``x.E.f``; a nil embedded pointer panics there, as in Go)."""
+        return base + "".join("." + self.field_name(p["name"]) for p in e.get("Path") or [])
 
     def has_lock(self, name: str, seen=()) -> bool:
         st = self.structs.get(name)
@@ -297,6 +478,10 @@ class Translator:
             return f"{self.mods.alias[path]}.{name}()"
         if k == "sync" and z["name"] in SYNC_ZERO:
             return SYNC_ZERO[z["name"]]
+        if k == "foreign" and z["name"] == "time.Time":
+            return "rt.ZERO_TIME"
+        if k == "atomic" and z["name"] in ATOMIC_TYPES:
+            return f"gosim.atomic.{z['name']}()"
         return self.bad(node, f"zero value of {z.get('name', k)}", "initialise it explicitly with a supported type")
 
     def emit_struct(self, s: Struct) -> None:
@@ -313,9 +498,13 @@ class Translator:
         args = ", ".join(f"{p}=rt" if p in plain else f"{p}={self.zero(ty['Z'], ty)}" for _, p, ty, _ in s.fields)
         o.append(f"    def __init__(self{', *, ' + args if args else ''}):")
         o.append(f'        """A composite literal {s.name}{{...}}: every field written once (Go writes them all)."""')
+        params = {p for _, p, _, _ in s.fields}
         for _, p, ty, _ in s.fields:
             if p in plain:
-                o.append(f"        self.{p} = {self.zero(ty['Z'], ty)} if {p} is rt else {p}")
+                z = self.zero(ty['Z'], ty)
+                if z.endswith("()") and z[:-2] in params:  # a field named as a struct type (embedded)
+                    z = f'globals()["{z[:-2]}"]()'
+                o.append(f"        self.{p} = {z} if {p} is rt else {p}")
             else:
                 o.append(f"        self.{p} = {p}")
         if not s.fields:
@@ -331,6 +520,28 @@ class Translator:
             self.func_decl(d, s)
             if d["Name"]["Name"] == "Error" and not d["Type"]["Params"]["List"]:
                 o += ["", "    def __str__(self):", "        return self.error()"]
+        self.emit_promoted(s)
+
+    def emit_promoted(self, s: Struct) -> None:
+        """The methods ``s`` gets from its embedded fields, delegating to them, so a call through an
+        interface finds them (a direct call ``x.M()`` walks the fields itself)."""
+        own = {snake(d["Name"]["Name"]) for d in s.methods}
+        for m in s.promoted:
+            rtype, name = m.get("recvtype") or "", m["name"]
+            if rtype.rsplit(".", 1)[0] in (self.pkg, self.path):
+                py = snake(name)
+            elif name in self.sync_methods.get(rtype, {}):
+                py = self.sync_methods[rtype][name]
+            else:
+                continue  # no model: a call to it is refused where it is made
+            if py in own:
+                continue
+            target = "self" + "".join("." + self.field_name(p["name"]) for p in m["path"])
+            if not m.get("ptrrecv") and m["path"][-1]["U"] in ("struct", "ptrstruct"):
+                target += "._copy_()"  # a value receiver: Go copies the embedded value at the call
+            via = ".".join(p["name"] for p in m["path"])
+            self.out += ["", f"    def {py}(self, *args):", f'        """Promoted from embedded {via} (Go: {s.name}.{via}.{name})."""',
+                         f"        return {target}.{py}(*args)"]
 
     # --- functions ----------------------------------------------------------------------------
     def plan(self, fn: Func, decl) -> None:
@@ -352,6 +563,9 @@ class Translator:
             if n.get("K") == "Ident" and n.get("Def", {}).get("k") == "var":
                 defs[n["Def"]["id"]] = n["Name"]
                 depth_of[n["Def"]["id"]] = depth
+            if n.get("K") == "CaseClause" and n.get("Implicit"):  # a type switch's v, one per clause, one position
+                defs[n["Implicit"]["id"]] = n["Implicit"]["name"]
+                depth_of[n["Implicit"]["id"]] = depth
             if n.get("K") == "Ident" and n.get("Use", {}).get("k") == "var":
                 uses.append((n["Use"]["id"], depth))
             for k, v in n.items():
@@ -372,7 +586,7 @@ class Translator:
                     if x.get("K") == "Ident" and "Use" in x:  # redeclared in :=, i.e. assigned
                         assigned.add(x["Use"]["id"])
             if n.get("K") == "UnaryExpr" and n["Op"] == "&" and n["X"].get("K") == "Ident" and n["X"].get("U") != "struct" \
-                    and not n["X"].get("U", "").startswith("sync."):
+                    and not n["X"].get("U", "").startswith(("sync.", "sync/atomic.")):
                 self.bad(n, "address of a non-struct variable", "use a pointer to a struct field instead")
         fn.cells = fn.captured & assigned
         for i, name in sorted(defs.items(), key=lambda kv: int(kv[0])):
@@ -445,6 +659,12 @@ class Translator:
         """A function body: cells for captured-and-assigned parameters, named results, defers."""
         fn = self.fn
         for f in (d["Type"]["Params"]["List"] or []):
+            if f["Type"]["K"] == "Ellipsis":
+                for n in f["Names"] or []:
+                    if n["Name"] != "_":
+                        p = fn.names[n["Def"]["id"]]
+                        self.line(f"{p} = rt.variadic({p})  # :{n['L']} the slice of the variadic arguments")
+        for f in (d["Type"]["Params"]["List"] or []):
             for n in f["Names"] or []:
                 if n.get("Def") and n["Def"]["id"] in fn.cells:
                     p = fn.names[n["Def"]["id"]]
@@ -458,9 +678,11 @@ class Translator:
                 fn.results.append(n)
                 self.decl_var(n, self.zero(n["DZ"], n))
         has_defer = any(n.get("K") == "DeferStmt" for n in self.own_nodes(block))
-        if has_defer and any(n["Def"]["id"] in fn.cells for n in fn.results):
-            self.bad(d, "a closure assigns a named result of a function with defer",
-                     "return the value explicitly (a deferred change to a named result is not modelled)")
+        saved_ret = self.ret_named
+        # with defer and named results, a return sets the results and leaves the with block
+        # (rt.Return): the deferred calls may still change them (a closure's assignment, a
+        # recover), and the function returns what they hold after the defers ran
+        self.ret_named = has_defer and bool(fn.results)
         if has_defer:
             self.line(f"with rt.Defers() as _d:  # :{block['L']}")
             self.indent += 1
@@ -470,6 +692,13 @@ class Translator:
             self.line("pass")
         if has_defer:
             self.indent -= 1
+            # reached when the body ends, returns with named results, or a deferred call recovered
+            if fn.results:
+                self.line(f"return {', '.join(self.ident(n) for n in fn.results)}")
+            elif res and res["List"]:
+                zeros = [self.zero(f["Type"]["Z"], f) for f in res["List"] for _ in (f["Names"] or [None])]
+                self.line(f"return {', '.join(zeros)}  # a recovered panic: the zero results")
+        self.ret_named = saved_ret
         fn.results = saved
 
     def own_nodes(self, block):
@@ -521,13 +750,18 @@ class Translator:
         k = s["K"]
         m = getattr(self, "s_" + k, None)
         if m is None:
-            self.bad(s, {"LabeledStmt": "labelled statement", "GotoStmt": "goto",
-                         "TypeSwitchStmt": "type switch"}.get(k, k))
+            self.bad(s, k)
             return
         m(s)
 
     def s_ExprStmt(self, s):
-        self.stmt_line(s, self.expr(s["X"]))
+        x = s["X"]
+        if x["K"] == "UnaryExpr" and x["Op"] == "<-":
+            # the value is dropped: its zero value (a closed channel's) is never seen, whatever its
+            # type (a timer's time.Time)
+            self.stmt_line(s, f"rt.recv({self.expr(x['X'])}, None)")
+            return
+        self.stmt_line(s, self.expr(x))
 
     def s_EmptyStmt(self, s):
         pass
@@ -570,11 +804,13 @@ class Translator:
             if x["Name"] == "_":
                 return ("name", "_")
             if (x.get("Use") or {}).get("k") == "global":
-                self.bad(x, "assignment to a package-level var", "keep the state in a struct the test creates")
+                if self.globals.get(x["Use"]["id"]) == "cell":
+                    return ("cell", snake(x["Name"]))
+                self.bad(x, "assignment to a package-level var of a struct type (or a sentinel error)", "assign its fields")
                 return ("name", "_")
             return ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
-            return ("attr", self.expr(x["X"]), self.field_name(x["Sel"]["Name"]))
+            return ("attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
@@ -620,7 +856,8 @@ class Translator:
             elif r["K"] == "UnaryExpr" and r["Op"] == "<-":
                 value = f"rt.recv2({self.expr(r['X'])}, {self.zero(r['VZ'], r)})"
             else:
-                value = self.bad(r, "type assertion")
+                cond = self.type_check("_v", r["Type"], r)
+                value = f"(lambda _v: (_v, True) if {cond} else ({self.zero(r['Type']['Z'], r)}, False))({self.expr(r['X'])})"
             values = None
         elif len(rhs) == 1 and len(lhs) > 1:
             value, values = self.expr(rhs[0]), None
@@ -681,6 +918,17 @@ class Translator:
 
     def s_ReturnStmt(self, s):
         res = s["Results"] or []
+        if self.ret_named:
+            if res:
+                vals = [self.val(r) for r in res] if len(res) == len(self.fn.results) else [f"*{self.expr(res[0])}"]
+                self.fn.tmp += 1
+                tmp = f"_r{self.fn.tmp}"
+                self.stmt_line(s, f"{tmp} = ({', '.join(vals)},)")
+                for i, n in enumerate(self.fn.results):
+                    target = self.name_of(n)
+                    self.stmt_line(s, f"{target}.store({tmp}[{i}])" if self.is_cell(n) else f"{target} = {tmp}[{i}]")
+            self.stmt_line(s, "raise rt.Return()")
+            return
         if not res and self.fn.results:
             vals = [self.ident(n) for n in self.fn.results]
             self.stmt_line(s, f"return {', '.join(vals)}")
@@ -690,14 +938,58 @@ class Translator:
             self.stmt_line(s, f"return {', '.join(self.val(r) for r in res)}")
 
     def s_BranchStmt(self, s):
-        if s.get("Label"):
-            self.bad(s, f"labelled {s['Tok']}", "restructure the loop with a flag")
-        elif s["Tok"] == "fallthrough":
-            self.bad(s, "fallthrough", "merge the cases")
-        elif s["Tok"] == "break" and self.in_switch:
-            self.bad(s, "break inside a switch or select case", "restructure with a flag (Go's break leaves only the switch)")
+        tok, label = s["Tok"], (s.get("Label") or {}).get("Name")
+        if tok == "goto":
+            self.bad(s, "goto", "restructure it with a loop, break or continue")
+            return
+        if tok == "fallthrough":
+            var, nxt = self.fall  # go/types accepts a fallthrough only as a clause's last statement
+            self.stmt_line(s, f"{var} = {nxt}")
+            return
+        loops = [t for t in self.targets if t.kind == "loop"]
+        if label:
+            tgt = next(t for t in reversed(self.targets) if t.label == label)
         else:
-            self.stmt_line(s, s["Tok"])
+            tgt = self.targets[-1] if tok == "break" else loops[-1]
+        if tok == "continue" and tgt is loops[-1] or tok == "break" and tgt is self.targets[-1] and tgt.kind == "loop":
+            self.stmt_line(s, tok)  # the innermost Python loop is the Go statement it leaves
+        elif tok == "break":
+            tgt.brk = True
+            self.stmt_line(s, f"raise rt.Break({tgt.n})")
+        else:
+            tgt.cont = True
+            self.stmt_line(s, f"raise rt.Continue({tgt.n})")
+
+    def s_LabeledStmt(self, s):
+        st = s["Stmt"]
+        if st["K"] not in ("ForStmt", "RangeStmt", "SwitchStmt", "TypeSwitchStmt", "SelectStmt"):
+            self.bad(s, "label of a statement other than for, switch or select", "a label is for break and continue; goto is not supported")
+            return
+        self.label = s["Label"]["Name"]
+        self.stmt(st)
+
+    def enter(self, kind: str) -> Target:
+        """Push the for/switch/select statement about to be translated (taking its label)."""
+        self.fn.tmp += 1
+        t = Target(kind, self.label, self.fn.tmp)
+        self.label = None
+        self.targets.append(t)
+        return t
+
+    def leave(self, t: Target, start: int, body: int | None = None) -> None:
+        """Pop ``t``, wrapping its body (lines from ``body``) to catch the continues that jump to it
+        and the whole statement (lines from ``start``) to catch the breaks."""
+        self.targets.pop()
+        if t.cont:
+            self.wrap(body, "Continue", t.n)
+        if t.brk:
+            self.wrap(start, "Break", t.n)
+
+    def wrap(self, start: int, cls: str, n: int) -> None:
+        first = self.out[start]
+        pad = first[:len(first) - len(first.lstrip())]
+        body = ["    " + ln if ln else ln for ln in self.out[start:]]
+        self.out[start:] = [f"{pad}try:"] + body + [f"{pad}except rt.{cls} as _j:", f"{pad}    if _j.n != {n}:", f"{pad}        raise"]
 
     def block(self, lst) -> None:
         self.indent += 1
@@ -729,7 +1021,7 @@ class Translator:
             self.block(e["List"])
 
     def s_ForStmt(self, s):
-        saved, self.in_switch = self.in_switch, 0
+        label, self.label = self.label, None
         if s.get("Init"):
             init = s["Init"]
             for x in init.get("Lhs", []):
@@ -738,6 +1030,9 @@ class Translator:
                              "copy it into a variable declared in the loop body (Go 1.22 per-iteration semantics)")
             self.stmt(init)
         cond = self.expr(s["Cond"]) if s.get("Cond") else "True"
+        self.label = label
+        start = len(self.out)
+        tgt = self.enter("loop")
         if s.get("Post"):
             self.fn.tmp += 1
             first = f"_first{self.fn.tmp}"
@@ -751,15 +1046,20 @@ class Translator:
             self.line(f"{first} = False")
             self.stmt_line(s, f"if not ({cond}):")
             self.line("    break")
+            body = len(self.out)
             self.stmts(s["Body"]["List"] or [])
-            self.indent -= 1
+            self.line("pass")
         else:
             self.stmt_line(s, f"while {cond}:")
-            self.block(s["Body"]["List"])
-        self.in_switch = saved
+            self.indent += 1
+            body = len(self.out)
+            self.stmts(s["Body"]["List"] or [])
+            self.line("pass")
+        self.leave(tgt, start, body)
+        self.indent -= 1
 
     def s_RangeStmt(self, s):
-        saved, self.in_switch = self.in_switch, 0
+        label, self.label = self.label, None
         x = s["X"]
         u = x.get("U")
         key, value = s.get("Key"), s.get("Value")
@@ -779,7 +1079,7 @@ class Translator:
             target = kn if kn != "_" else f"_i{self.fn.tmp}"
             if vn != "_":
                 cp = "._copy_()" if value.get("DU") == "struct" else ""  # Go's range value is a copy
-                assigns.append((value, f"{sl}[{target}]{cp}"))
+                assigns.append((value, f"rt.at({sl}, {target}){cp}"))
         elif u == "map":
             it = f"rt.mitems({self.expr(x)})"
             target = f"{kn}, {vn}"
@@ -796,18 +1096,21 @@ class Translator:
         for var in (key, value):
             if var is not None and var["Name"] != "_" and self.is_cell(var):
                 self.bad(var, "a closure assigns a range variable", "copy it into a new variable first")
+        start = len(self.out)
+        self.label = label
+        tgt = self.enter("loop")
         self.stmt_line(s, f"for {target} in {it}:")
         self.indent += 1
         for var, v in assigns:
             self.decl_var(var, v)
-        n0 = len(self.out)
+        body = len(self.out)
         self.stmts(s["Body"]["List"] or [])
-        if len(self.out) == n0:
-            self.line("pass")
+        self.line("pass")
+        self.leave(tgt, start, body)
         self.indent -= 1
-        self.in_switch = saved
 
     def s_SwitchStmt(self, s):
+        label, self.label = self.label, None
         if s.get("Init"):
             self.stmt(s["Init"])
         tag = None
@@ -816,28 +1119,88 @@ class Translator:
             tag = f"_tag{self.fn.tmp}"
             self.stmt_line(s, f"{tag} = {self.val(s['Tag'])}")
         clauses = s["Body"]["List"] or []
-        default = None
-        first = True
-        self.in_switch += 1
+        self.label = label
+        start = len(self.out)
+        tgt = self.enter("switch")
+
+        def cond(c):
+            return " or ".join(f"{tag} == {self.val(e)}" if tag else f"({self.expr(e)})" for e in c["List"])
+        falls = any(c["Body"] and c["Body"][-1]["K"] == "BranchStmt" and c["Body"][-1]["Tok"] == "fallthrough" for c in clauses)
+        if falls:
+            # the clause index first (cases in source order, default last), then every body in
+            # source order, each entered when the index is its own: a fallthrough sets the next
+            var = f"_case{tgt.n}"
+            dflt = next((i for i, c in enumerate(clauses) if not c["List"]), -1)
+            self.stmt_line(s, f"{var} = {dflt}")
+            first = True
+            for i, c in enumerate(clauses):
+                if c["List"]:
+                    self.stmt_line(c, f"{'if' if first else 'elif'} {cond(c)}:")
+                    self.line(f"    {var} = {i}")
+                    first = False
+            saved = self.fall
+            for i, c in enumerate(clauses):
+                self.stmt_line(c, f"if {var} == {i}:")
+                self.fall = (var, i + 1)
+                self.block(c["Body"])
+            self.fall = saved
+        else:
+            default = None
+            first = True
+            for c in clauses:
+                if not c["List"]:
+                    default = c
+                    continue
+                self.stmt_line(c, f"{'if' if first else 'elif'} {cond(c)}:")
+                first = False
+                self.block(c["Body"])
+            if default is not None:
+                if first:
+                    self.line("if True:")
+                else:
+                    self.line(f"else:  # :{default['L']}")
+                self.block(default["Body"])
+        self.leave(tgt, start)
+
+    def s_TypeSwitchStmt(self, s):
+        """``switch v := x.(type)``: the cases' type checks in order (``type_check``), ``v`` bound to
+        the value in each clause (the same object or number whatever the clause's type)."""
+        label, self.label = self.label, None
+        if s.get("Init"):
+            self.stmt(s["Init"])
+        a = s["Assign"]
+        x = (a["Rhs"][0] if a["K"] == "AssignStmt" else a["X"])["X"]
+        self.fn.tmp += 1
+        ts = f"_ts{self.fn.tmp}"
+        self.stmt_line(s, f"{ts} = {self.expr(x)}")
+        self.label = label
+        start = len(self.out)
+        tgt = self.enter("switch")
+        clauses = s["Body"]["List"] or []
+        default, first = None, True
+
+        def body(c):
+            self.indent += 1
+            if c.get("Implicit"):
+                self.decl_var({"Name": c["Implicit"]["name"], "Def": c["Implicit"], "L": c["L"], "F": c["F"]}, ts)
+            self.stmts(c["Body"] or [])
+            self.line("pass")
+            self.indent -= 1
         for c in clauses:
             if not c["List"]:
                 default = c
                 continue
-            conds = []
-            for e in c["List"]:
-                conds.append(f"{tag} == {self.val(e)}" if tag else f"({self.expr(e)})")
+            conds = [self.type_check(ts, t, c) or "False" for t in c["List"]]
             self.stmt_line(c, f"{'if' if first else 'elif'} {' or '.join(conds)}:")
             first = False
-            self.block(c["Body"])
+            body(c)
         if default is not None:
-            if first:
-                self.line("if True:")
-            else:
-                self.line(f"else:  # :{default['L']}")
-            self.block(default["Body"])
-        self.in_switch -= 1
+            self.line("if True:" if first else f"else:  # :{default['L']}")
+            body(default)
+        self.leave(tgt, start)
 
     def s_SelectStmt(self, s):
+        label, self.label = self.label, None
         clauses = s["Body"]["List"] or []
         cases, bodies, default = [], [], None
         for c in clauses:
@@ -860,8 +1223,10 @@ class Translator:
             bodies.append((c, lhs, (tok, recv)))
         self.fn.tmp += 1
         n = self.fn.tmp
+        start = len(self.out)
+        self.label = label
+        tgt = self.enter("switch")
         self.stmt_line(s, f"_i{n}, _v{n}, _ok{n} = gosim.select({', '.join(cases)}{', default=True' if default else ''})")
-        self.in_switch += 1
         for i, (c, lhs, extra) in enumerate(bodies):
             self.stmt_line(c, f"{'if' if i == 0 else 'elif'} _i{n} == {i}:")
             self.indent += 1
@@ -880,7 +1245,7 @@ class Translator:
         if default is not None:
             self.line(f"{'else' if bodies else 'if True'}:  # :{default['L']}")
             self.block(default["Body"])
-        self.in_switch -= 1
+        self.leave(tgt, start)
 
     # --- expressions --------------------------------------------------------------------------
     def val(self, e) -> str:
@@ -915,21 +1280,41 @@ class Translator:
         if k == "builtin":
             return self.bad(e, f"builtin {n} used as a value")
         if k == "global":
-            return snake(n)  # a sentinel error; any other package var's declaration is reported
+            if self.globals.get(o["id"]) == "cell":
+                return f"{snake(n)}.load()"
+            return snake(n)  # a sentinel error, or a struct/sync value (the object)
         return self.bad(e, f"identifier {n} ({k})")
 
     def expr(self, e) -> str:
         if e is None:
             return "None"
+        if "_py" in e:
+            return e["_py"]  # a node made here (the embedded field a promoted selector reads)
         if "Const" in e and e["K"] != "Ident" or e["K"] == "Ident" and "Const" in e and (e.get("Use") or {}).get("k") == "const":
             return self.lit_const(e["Const"], e.get("U"))
         m = getattr(self, "e_" + e["K"], None)
         if m is None:
-            return self.bad(e, {"TypeAssertExpr": "type assertion", "SliceExpr": "slice expression"}.get(e["K"], e["K"]))
+            return self.bad(e, e["K"])
         return m(e)
 
     def e_Ident(self, e):
         return self.ident(e)
+
+    def e_TypeAssertExpr(self, e):
+        """``x.(T)``: T's value, or Go's ``interface conversion`` panic."""
+        t = e["Type"]
+        cond = self.type_check("_v", t, e)
+        if cond is None or not self.assert_fail_ok(e):
+            return "None"
+        x = e["X"]
+        q = x.get("Q") or x.get("T")
+        iface = "interface {}" if q in ("any", "interface {}", "interface{}") else q
+        methods = tuple(zip(t.get("IMethods") or (), self.iface_py_names(t))) if "IMethods" in t else ()
+        return f"rt.type_assert({self.expr(x)}, lambda _v: {cond}, {iface!r}, {t.get('Q')!r}, _GO_TYPES_, {methods!r})"
+
+    def iface_py_names(self, t) -> tuple:
+        table = self.sync_methods.get(t.get("T", ""), {})
+        return tuple(table.get(n) or ("error" if n == "Error" else snake(n)) for n in t.get("IMethods") or ())
 
     def e_ParenExpr(self, e):
         return f"({self.expr(e['X'])})"
@@ -947,7 +1332,7 @@ class Translator:
         if op == "<-":
             return f"rt.recv({self.expr(x)}, {self.zero(e['VZ'], e)})"
         if op == "&":
-            if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith("sync."):
+            if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith(("sync.", "sync/atomic.")):
                 return self.expr(x)  # a struct or a sync value is an object: the pointer is the object
             return self.bad(e, "address of a non-struct")
         if op == "!":
@@ -1006,6 +1391,9 @@ class Translator:
                 return self.pkg_values[q]
             if q in self.pkg_funcs:
                 return self.pkg_funcs[q][0]
+            if q.startswith("sync/atomic."):
+                return self.bad(e, f"{q} (an atomic function on a plain variable)",
+                                "use the typed atomics (atomic.Int64, atomic.Bool, atomic.Value, atomic.Pointer), which gosim models")
             path = x["Use"]["pkg"]
             if path not in self.imports and (e["Sel"].get("Use") or {}).get("k") == "func":
                 # no model for the whole import: a stub module the user fills in (models.stub_source)
@@ -1015,9 +1403,13 @@ class Translator:
                 return self.bad(e, f"{q}: import \"{path}\" has no gosim model and {q} is not a function a stub can stand for",
                                 "register a model for it (docs/PORT.md#models)")
             return self.bad(e, f"{q} has no gosim model", "stub it by hand")
+        if e.get("Path") and e.get("SelK") in ("field", "method"):
+            # promoted: select from the innermost embedded field, which stands for x
+            last = e["Path"][-1]
+            inner = {"K": "SelectorExpr", "U": last["U"], "T": last["T"], "L": e["L"], "F": e["F"],
+                     "_py": self.embedded(self.expr(x), e)}
+            return self.e_SelectorExpr({**e, "X": inner, "Path": None})
         if e.get("SelK") == "field":
-            if e.get("Embedded"):
-                return self.bad(e, "promoted field of an embedded struct")
             if x.get("T", "").lstrip("*") in ("time.Timer", "time.Ticker") and e["Sel"]["Name"] == "C":
                 return f"{self.expr(x)}.c"
             if x.get("T", "").lstrip("*") == "sync.Cond" and e["Sel"]["Name"] == "L":
@@ -1062,12 +1454,43 @@ class Translator:
             v = self.val(a)
             out.append(f"({v}) * rt.NS" if i in durations else v)
         if call.get("Ellipsis") and out:
-            out[-1] = f"*{out[-1]}"
+            external = f["K"] == "SelectorExpr" and (
+                (f["X"].get("Use") or {}).get("k") == "pkgname"
+                or f.get("SelK") == "method" and (f.get("RecvType") or "").rsplit(".", 1)[0] not in (self.pkg, self.path))
+            # a function of the port shares the caller's slice (rt.variadic); a model takes the values
+            out[-1] = f"*({out[-1]} or ())" if external else f"rt.Spread({out[-1]})"  # a nil slice: no values
         return text, out
+
+    def ctx_key(self, k) -> str | None:
+        """A context.WithValue key as Go compares it (dynamic type and value): ``(type, value)``;
+        None having refused a key Python would compare otherwise."""
+        u, t = k.get("U"), k.get("T", "")
+        if u in ("interface", "nil") or u == "struct" and t not in self.structs or u == "struct" and self.structs[t].fields:
+            self.bad(k, f"context key of type {t}", "use a key of its own named type: an int, a string, an empty struct or a pointer")
+            return None
+        if u == "struct":
+            return f"({t!r}, None)"  # every value of an empty struct type is equal (Go compares fields)
+        return f"({t!r}, {self.val(k)})"
+
+    TIME_METHODS = {"Before": "({0} < {1})", "After": "({0} > {1})", "Equal": "({0} == {1})",
+                    "Sub": "rt.time_sub({0}, {1})", "Add": "({0} + ({1}) * rt.NS)"}
 
     def e_CallExpr(self, e):
         f = e["Fun"]
         args = e["Args"] or []
+        if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and f.get("RecvType") == "time.Time":
+            # a port's time.Time is the virtual clock's reading in seconds (what gosim's timers send)
+            form = self.TIME_METHODS.get(f["Sel"]["Name"])
+            if form is None:
+                return self.bad(e, f"method time.Time.{f['Sel']['Name']}", "compare, subtract or add times only (a port's time is the virtual clock, not a date)")
+            return form.format(self.expr(f["X"]), *[self.expr(a) for a in args])
+        if f["K"] == "SelectorExpr" and (f["X"].get("Use") or {}).get("pkg") == "context" and f["Sel"]["Name"] == "WithValue" \
+                and (f["X"].get("Use") or {}).get("k") == "pkgname":
+            return f"gosim.with_value({self.expr(args[0])}, {self.ctx_key(args[1])}, {self.val(args[2])})"
+        if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and f.get("RecvType") == "context.Context" and f["Sel"]["Name"] == "Deadline":
+            return f"rt.ctx_deadline({self.expr(f['X'])})"
+        if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and f.get("RecvType") == "context.Context" and f["Sel"]["Name"] == "Value":
+            return f"{self.expr(f['X'])}.value({self.ctx_key(args[0])})"
         if f.get("IsType"):
             if len(args) != 1:
                 return self.bad(e, "conversion")
@@ -1101,10 +1524,22 @@ class Translator:
             return f"rt.mdelete({a[0]}, {a[1]})"
         if name == "panic":
             return f"rt.panic({a[0]})"
+        if name == "recover":
+            if self.unrecoverable:
+                return self.bad(e, f"recover() in a package where gosim raises panics it cannot recover ({self.unrecoverable})",
+                                "drop the recover, or port this function by hand (gosim records close, send and WaitGroup panics at once)")
+            return "rt.recover()"
         if name == "append":
+            grow = f"{e['ES']}, {e['NS']}"  # growslice's element size and noscan, for the new capacity
             if e.get("Ellipsis"):
-                return f"rt.append({self.expr(args[0])}, *{self.expr(args[1])})"
-            return f"rt.append({', '.join([self.expr(args[0])] + [self.val(x) for x in args[1:]])})"
+                if args[1].get("U") == "string":
+                    return self.bad(e, "append of a string's bytes", "convert it to a []byte first")
+                return f"rt.append({self.expr(args[0])}, {grow}, *{self.expr(args[1])})"
+            return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])})"
+        if name == "copy":
+            if args[1].get("U") != "slice":
+                return self.bad(e, "copy from a string", "convert it to a []byte first")
+            return f"rt.copy_slice({a[0]}, {a[1]})"
         if name == "make":
             t = args[0]
             u = t.get("U")
@@ -1115,8 +1550,10 @@ class Translator:
             if u == "map":
                 return "gosim.Map()"
             if u == "slice":
-                # a capacity changes nothing here: append always copies (docs/PORT.md)
-                return f"[{self.zero(t['Elt']['Z'], t)} for _ in range({self.expr(args[1])})]"
+                if t["K"] != "ArrayType":
+                    return self.bad(e, f"make of named slice type {t.get('T')}")
+                cap = self.expr(args[2]) if len(args) > 2 else "None"
+                return f"rt.make_slice({self.expr(args[1])}, {cap}, lambda: {self.zero(t['Elt']['Z'], t)})"
             return self.bad(e, f"make({t.get('T')})")
         if name == "new":
             t = args[0]
@@ -1165,8 +1602,15 @@ class Translator:
         if u == "slice":
             if any(el["K"] == "KeyValueExpr" for el in elts):
                 return self.bad(e, "indexed slice literal")
-            return f"[{', '.join(self.val(el) for el in elts)}]"
+            return f"rt.Slice([{', '.join(self.val(el) for el in elts)}])"
         return self.bad(e, f"composite literal of {t}")
+
+    def e_SliceExpr(self, e):
+        x = e["X"]
+        if x.get("U") != "slice":
+            return self.bad(e, f"slice expression of {x.get('T')}", "slice a slice (strings and arrays are not modelled)")
+        parts = [self.expr(e[k]) if e.get(k) else "None" for k in ("Low", "High", "Max")]
+        return f"rt.slice_expr({self.expr(x)}, {', '.join(parts)})"
 
     def e_FuncLit(self, e):
         """A closure: hoisted as a nested def before the statement, binding the variables it
@@ -1183,8 +1627,8 @@ class Translator:
                 if i in fn.captured and i in fn.names and fn.names[i] not in captured and not self.defined_inside(i, e):
                     captured.append(fn.names[i])
         saved_out, saved_indent, saved_pre, saved_res = self.out, self.indent, self.pre, fn.results
-        saved_sw = self.in_switch
-        self.out, self.indent, self.pre, self.in_switch = [], 0, [], 0
+        saved_sw = self.targets, self.label, self.fall
+        self.out, self.indent, self.pre, self.targets, self.label, self.fall = [], 0, [], [], None, None
         params = self.params(e["Type"]["Params"])
         binds = [f"{c}={c}" for c in captured]
         sig = ", ".join(params + (["*"] + binds if binds else []))
@@ -1193,7 +1637,8 @@ class Translator:
         self.indent = 1
         self.body(e, e["Body"])
         text = "\n".join(self.out)
-        self.out, self.indent, self.pre, fn.results, self.in_switch = saved_out, saved_indent, saved_pre, saved_res, saved_sw
+        self.out, self.indent, self.pre, fn.results = saved_out, saved_indent, saved_pre, saved_res
+        self.targets, self.label, self.fall = saved_sw
         self.pre.append(text)
         return pyname
 
@@ -1264,6 +1709,22 @@ def translate(data: dict, stubs: dict | None = None, mods: ModuleSet | None = No
     except SyntaxError as e:  # a translator defect, never the user's: say so
         raise PortError([f"fuzzfarm port produced invalid Python ({e.msg} at generated line {e.lineno}): a translator bug; report it with the Go input"]) from None
     return src
+
+
+def translate_each(data: dict) -> tuple[str, dict[str, list[str]]]:
+    """(module, {Go function: its error lines}): the package with every top-level function that
+    translates, and for each one that does not, why. For a suite of independent functions (the
+    conformance programs), where one refused construct must not hide what else translates.
+    An import with no gosim model is refused where it is used (a constant such as
+    ``math.MaxInt32`` is exact from go/types and translates). Raises PortError for what else is
+    not inside a function (types, package-level vars): those would leave their users wrong."""
+    t = Translator(data)
+    t.partial = True
+    src = t.run()
+    if t.errors:
+        raise PortError(sorted(set(t.errors), key=_site_key))
+    compile(src, f"<port of {t.pkg}>", "exec")
+    return src, {k: sorted(set(v), key=_site_key) for k, v in t.refused.items()}
 
 
 def _site_key(line: str):

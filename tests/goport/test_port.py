@@ -123,11 +123,19 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
 @pytest.mark.parametrize("go_src, line", [
     ("package p\n\nimport _ \"unsafe\"\n",
      'a.go:3: import "unsafe" has no gosim model: not supported;'),
-    ("package p\n\nfunc F() {\n\tx := []int{1}\n\t_ = x[0:1]\n}\n", "a.go:5: slice expression: not supported;"),
+    ("package p\n\nfunc F(x string) string {\n\treturn x[0:1]\n}\n", "a.go:4: slice expression of string: not supported;"),
     ("package p\n\nfunc F( {\n", "a.go:3: expected ')', found '{': fix the Go"),
     ("package p\n\nimport \"example.com/nothere\"\n\nfunc F() { nothere.G() }\n", "a.go:3: could not import example.com/nothere"),
-    ("package p\n\nfunc F(x any) int {\n\treturn x.(int)\n}\n", "a.go:4: type assertion: not supported;"),
-    ("package p\n\nvar n int\n\nfunc F() int { return n }\n", "a.go:3: package-level var: not supported;"),
+    ("package p\n\nfunc F(x any) int {\n\treturn x.(int)\n}\n\nfunc G() int { return F(int64(1)) + F(2) }\n",
+     "a.go:4: type assertion to int while int64 is also put in an interface (one Python int): not supported;"),
+    ("package p\n\ntype T struct{ n int }\n\nfunc F(x any) bool {\n\t_, ok := x.(*T)\n\treturn ok\n}\n\nfunc G() bool { return F(T{}) }\n",
+     "a.go:6: type assertion to *T while T is also put in an interface: not supported;"),
+    ("package p\n\nvar n = m + 1\n\nvar m = 2\n\nfunc F() int { return n }\n",
+     "a.go:3: package-level var initialised from m, declared later: not supported;"),
+    ("package p\n\nimport \"time\"\n\nfunc F() any {\n\treturn time.Now()\n}\n",
+     "a.go:1: a time.Time put in an interface (printed or stored as any): not supported;"),
+    ("package p\n\nfunc F(c chan int) {\n\tdefer func() { recover() }()\n\tclose(c)\n}\n",
+     "a.go:4: recover() in a package where gosim raises panics it cannot recover (close at a.go:5): not supported;"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
     src = tmp_path / "src"

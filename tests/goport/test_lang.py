@@ -1,0 +1,92 @@
+"""The Go language the translator handles beyond the basics (docs/PORT.md): each construct has Go
+tests in ``testdata/lang/``, translated with no hand edit and run under gosim; every test must end
+as ``go test -race`` ends it (the first panic line, ``race`` for a data race report, ``FAIL``, or
+``ok``), over schedules from several strategies and seeds. The Go runs come from one ``-race``
+test binary built once per module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from fuzzfarm import gosim
+from fuzzfarm.goport import rt
+from fuzzfarm.gotool import run_go
+from fuzzfarm.strategies import make
+
+from tests.go_fixtures import go  # noqa: F401 - the fixture
+from tests.goport.test_port import DATA, load, port
+
+# recovers: recover() is refused in a package that closes, sends or uses a WaitGroup; ctxvalue: its
+# key types would make lang's type assertions ambiguous (several int types in interfaces)
+PACKAGES = ("lang", "recovers", "ctxvalue")
+
+
+def go_test_names(pkg):
+    names = []
+    for f in sorted(os.listdir(os.path.join(DATA, pkg))):
+        if f.endswith("_test.go"):
+            with open(os.path.join(DATA, pkg, f)) as fh:
+                names += re.findall(r"^func (Test\w+)\(t \*testing\.T\)", fh.read(), re.M)
+    return names
+
+
+TESTS = [(pkg, name) for pkg in PACKAGES for name in go_test_names(pkg)]
+_BUILT = {}
+
+
+def built(pkg, tmp_path_factory):
+    """(the translated package, its -race test binary), once per package."""
+    if pkg not in _BUILT:
+        d = tmp_path_factory.mktemp(pkg)
+        src = os.path.join(DATA, pkg)
+        out = port(d, src, "--test", go_test_names(pkg)[0])
+        binary = str(d / f"{pkg}.test")
+        p = run_go(["test", "-c", "-race", "-o", binary, "."], cwd=src)
+        assert p.returncode == 0, p.stderr
+        _BUILT[pkg] = (load(out, "port"), binary)
+    return _BUILT[pkg]
+
+
+def go_outcome(binary, name):
+    p = subprocess.run([binary, "-test.run", f"^{name}$", "-test.count=1"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "GORACE": "halt_on_error=1"})
+    out = p.stdout + p.stderr
+    for line in out.splitlines():
+        if line == "WARNING: DATA RACE":
+            return "race"
+        if line.startswith(("panic: ", "fatal error: ")):
+            return re.sub(r" \[recovered.*\]$", "", line)
+    if "--- FAIL:" in out:
+        return "FAIL"
+    assert p.returncode == 0, out
+    return "ok"
+
+
+def port_outcome(report):
+    f = report.failure
+    if f is None:
+        return "ok"
+    if isinstance(f, gosim.DataRace):
+        return "race"
+    return "FAIL" if isinstance(f.cause, rt.TestFailed) else f.go_says
+
+
+def port_outcomes(mod, name, seeds=8):
+    seen = set()
+    for seed in range(seeds):
+        for strat in ("random", "pct"):
+            r = gosim.run(rt.test_main(getattr(mod, name), name), strategy=make(strat, seed=seed), check_leaks=False)
+            seen.add(port_outcome(r))
+    return seen
+
+
+@pytest.mark.parametrize("pkg, name", TESTS, ids=[f"{p}.{n}" for p, n in TESTS])
+def test_translated_test_ends_as_go_test_race_does(go, tmp_path_factory, pkg, name):
+    mod, binary = built(pkg, tmp_path_factory)
+    want = go_outcome(binary, name)
+    assert port_outcomes(mod, name) == {want}, (name, want)

@@ -1,0 +1,3 @@
+module example.com/ctxvalue
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/lang
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/recovers
+
+go 1.24
