@@ -788,6 +788,8 @@ def _register_extensions() -> None:
     import importlib
     for name in EXTENSIONS:
         importlib.import_module(name).register(app)
+    from fuzzfarm.cli_help import whole_sentence_helps
+    whole_sentence_helps(app)  # after every command is on the app
 
 
 def main(argv: list[str] | None = None) -> None:
