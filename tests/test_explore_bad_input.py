@@ -128,8 +128,9 @@ def test_the_engine_refuses_nan_budgets_itself():
 
 def test_the_printed_replay_command_runs_as_printed_outside_the_venv(tmp_path):
     # the user's shell: the venv not active, and nothing of the search's environment but what the
-    # command itself says (the examples harness replays HC-03 only with FUZZFARM_EXAMPLE=hc03)
-    env = dict(os.environ, PATH=BARE_PATH, FUZZFARM_EXAMPLE="hc03")
+    # command itself says (the examples harness replays HC-09 only with FUZZFARM_EXAMPLE=hc09: this
+    # reproducer's last byte would pick HC-01, which it does not fail)
+    env = dict(os.environ, PATH=BARE_PATH, FUZZFARM_EXAMPLE="hc09")
     p = subprocess.run([sys.executable, "-m", "fuzzfarm.cli", "explore", "examples", "--variant", "buggy",
                         "-o", "cx.bin"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 1, p.stderr
@@ -139,12 +140,16 @@ def test_the_printed_replay_command_runs_as_printed_outside_the_venv(tmp_path):
     r = subprocess.run(["sh", "-c", cmd], cwd=tmp_path, env=shell_env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 1, (cmd, r.stderr)
     res = json.loads(r.stdout)
-    assert res["failed"] and res["kind"] == "deadlock" and "HC-03" in res["scenario"], res["scenario"]
+    assert res["failed"] and "HC-09" in res["scenario"], res["scenario"]
 
 
-def test_typed_python_is_bare_only_where_the_shell_finds_this_venv(monkeypatch):
+def test_typed_python_is_bare_only_where_the_shell_finds_this_venv(monkeypatch, tmp_path):
     from fuzzfarm.cli_path import typed_python
     monkeypatch.setenv("PATH", BARE_PATH)
+    assert typed_python() == shlex.quote(sys.executable)
+    # a `python` on PATH that is the base interpreter this venv links to: same realpath, no fuzzfarm
+    (tmp_path / "python").symlink_to(os.path.realpath(sys.executable))
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + BARE_PATH)
     assert typed_python() == shlex.quote(sys.executable)
     monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + BARE_PATH)
     assert typed_python() == "python"
