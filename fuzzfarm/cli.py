@@ -18,6 +18,7 @@ import io
 import json
 import os
 import re
+import shlex
 import sys
 import time
 from typing import Optional
@@ -143,6 +144,8 @@ MAX_DURATION_S = 365 * 86400.0
 
 def check_output_dir(path: str, option: str = "-o") -> None:
     """``path`` can be a directory we write into (it need not exist yet): said before any work."""
+    if not path.strip():
+        raise CLIError(f"{option} {path!r} is not a directory name; give the directory to write into")
     if os.path.exists(path) and not os.path.isdir(path):
         raise CLIError(f"{option} {path!r} is a file, not a directory; choose another {option}")
     parent = os.path.dirname(os.path.abspath(path)) or "."
@@ -536,9 +539,12 @@ def download_bucket(st, bucket: str, out_dir: str, *, overwrite: bool = True) ->
     if taken:  # said before anything is written: the directory stays as it was
         raise CLIError(f"{out_dir} already holds {taken[0]}" + (f" and {len(taken) - 1} more file(s)" if len(taken) > 1
                        else "") + "; choose another -o DIR, or pass --force to overwrite them")
-    os.makedirs(out_dir, exist_ok=True)
-    written = collector.write_artifact(files, out_dir)
-    return written + collector.write_artifact(test, out_dir)
+    try:  # what the checks before could not know (a read-only or virtual file system, a full disk)
+        os.makedirs(out_dir, exist_ok=True)
+        written = collector.write_artifact(files, out_dir)
+        return written + collector.write_artifact(test, out_dir)
+    except OSError as e:
+        raise CLIError(f"cannot write into {out_dir}: {e.strerror or e}; choose another -o DIR") from None
 
 
 def _regression_test(b: dict) -> dict[str, bytes]:
@@ -566,7 +572,7 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     if output is None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}", bucket):
         # the default directory is named after the bucket: it must not lead out of ./fuzzfarm-out
         raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
-    out_dir = output or os.path.join("fuzzfarm-out", bucket)
+    out_dir = output if output is not None else os.path.join("fuzzfarm-out", bucket)  # -o "" is refused
     check_output_dir(out_dir)
     if not force and os.path.isdir(out_dir) and os.listdir(out_dir):  # never beside unrelated files
         held = sorted(os.listdir(out_dir))
@@ -583,8 +589,9 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
     from fuzzfarm.cli_path import typed
-    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {out_dir}; "
-              f"regression test: {typed('pytest')} {out_dir}", markup=False)
+    q = shlex.quote(out_dir)  # the commands run as printed, whatever the directory's name
+    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {q}; "
+              f"regression test: {typed('pytest')} {q}", markup=False)
 
 
 @app.command()
@@ -621,7 +628,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
                         f"with {repro['harness_hash'][:12]}; the replay may diverge")
     for w in warnings:
         err.print(f"fuzzfarm: warning: {w}; replaying anyway", markup=False)
-    v = variant or rec_variant
+    v = variant if variant is not None else rec_variant  # --variant "" is refused, not the recorded one
     if original and art.original is None:
         raise CLIError(f"{path} has no input.orig; replay without --original")
     data = art.original if original else art.minimized

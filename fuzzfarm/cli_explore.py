@@ -59,7 +59,7 @@ def register(app) -> None:
                 raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
         skip_instrumentation()
         mod = H.get(harness).load()
-        v = H.check_variant(mod, variant or mod.VARIANTS[0])
+        v = H.check_variant(mod, variant if variant is not None else mod.VARIANTS[0])  # "" is no default
         target = output or f"dfs-{harness}-{v}.bin"
         bad = E.output_problem(target, force=force) if output is None else None
         if bad:  # the default file, known once the variant is

@@ -20,7 +20,7 @@ BARE_PATH = os.pathsep.join(d for d in os.environ.get("PATH", "/usr/bin:/bin").s
                             if d and os.path.abspath(d) != VENV_BIN) or "/usr/bin:/bin"
 
 
-def run(*args: str, cwd, env: dict | None = None):
+def run(*args: str, cwd, env: dict | None = None, url: str | None = None):
     """``fuzzfarm ARGS`` in this process (the console script's app); (exit code, stdout, stderr)."""
     from typer.testing import CliRunner
 
@@ -28,7 +28,8 @@ def run(*args: str, cwd, env: dict | None = None):
     here = os.getcwd()
     os.chdir(cwd)
     try:
-        r = CliRunner().invoke(cli.app, list(args), env=env or {}, catch_exceptions=False)
+        r = CliRunner().invoke(cli.app, list(args), env={**(env or {}), **({"FUZZFARM_REDIS_URL": url} if url else {})},
+                               catch_exceptions=False)
     finally:
         os.chdir(here)
     return r.exit_code, r.stdout, r.stderr
@@ -239,3 +240,57 @@ def test_a_hand_written_harness_main_checks_its_module_variants_before_fuzzing(m
     assert e.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "fuzzfarm: FUZZFARM_VARIANT='fixd' is not a variant of this harness; choose one of buggy, fixed"]
+
+
+# ---- found by the adversarial pass: "" taken as "the default", paths that crash, commands that do
+# not run as printed ------------------------------------------------------------------------------
+def _reproducer_dir(d, harness="checker", variant="buggy"):
+    import hashlib
+    d.mkdir()
+    files = {"input.min": b"", "repro.json": json.dumps({"harness": harness, "variant": variant}).encode()}
+    for n, b in files.items():
+        (d / n).write_bytes(b)
+    (d / "MANIFEST.json").write_text(json.dumps({"files": {n: hashlib.sha256(b).hexdigest() for n, b in files.items()}}))
+    return d
+
+
+def test_an_empty_variant_is_refused_never_read_as_the_default(tmp_path):
+    code, out, err = run("explore", "checker", "--variant", "", cwd=tmp_path)
+    one_line(code, err, "has no variant ''; choose one of buggy, fixed")
+    assert out == "" and os.listdir(tmp_path) == []
+    _reproducer_dir(tmp_path / "r")
+    code, out, err = run("replay", "r", "-q", "--variant", "", cwd=tmp_path)
+    one_line(code, err, "has no variant ''")
+    assert out == ""
+
+
+def test_new_refuses_an_empty_or_unwritable_directory_and_prints_a_runnable_command(tmp_path):
+    code, out, err = run("new", "my-race", "-o", "", cwd=tmp_path)
+    one_line(code, err, "-o '' is not a directory name")
+    assert os.listdir(tmp_path) == []  # not ./my-race instead
+    (tmp_path / "afile").write_bytes(b"mine")
+    code, out, err = run("new", "my-race", "-o", "afile/pkg", cwd=tmp_path)
+    one_line(code, err, "cannot write the package into afile/pkg", "choose another -o DIR")
+    assert os.listdir(tmp_path) == ["afile"] and (tmp_path / "afile").read_bytes() == b"mine"
+    code, out, err = run("new", "a" * 65, cwd=tmp_path)
+    one_line(code, err, "use at most 64 lowercase letters")
+    code, out, err = run("new", "my-race", "-o", "my pkg", cwd=tmp_path)
+    assert code == 0, err
+    cmd = shlex.split(out.split("next: ", 1)[1])
+    assert cmd[cmd.index("-e") + 1] == "my pkg" and (tmp_path / "my pkg" / "pyproject.toml").exists()
+
+
+def test_download_refuses_an_empty_directory_name_and_quotes_what_it_prints(store, tmp_path):
+    bid = "b0123456789ab"
+    store.update_bucket(bid, id=bid, state="done", harness="checker", variant="buggy")
+    store.put_artifact(bid, {"input.min": b"C", "repro.json": b'{"harness": "checker", "variant": "buggy"}', "MANIFEST.json": b"{}"})
+    code, out, err = run("download", bid, "-o", "", cwd=tmp_path, url=store.url)
+    one_line(code, err, "-o '' is not a directory name")
+    assert os.listdir(tmp_path) == []  # not ./fuzzfarm-out/BUCKET instead
+    if os.path.isdir("/proc/self"):  # a directory the checks call writable that cannot be made (root too)
+        code, out, err = run("download", bid, "-o", "/proc/fuzzfarm-nope", cwd=tmp_path, url=store.url)
+        one_line(code, err, "cannot write into /proc/fuzzfarm-nope", "choose another -o DIR")
+    code, out, err = run("download", bid, "-o", "my repro", cwd=tmp_path, url=store.url)
+    assert code == 0, err
+    replay = shlex.split(out.split("replay with: ", 1)[1].split(";", 1)[0])
+    assert replay[-2:] == ["replay", "my repro"]
