@@ -50,13 +50,10 @@ def register(app) -> None:
         bad = E.output_problem(output, force=force) if output is not None else None
         if bad:
             raise CLIError(f"-o {bad}")
-        data = b""
-        if input_file is not None:
-            try:
-                with open(input_file, "rb") as f:
-                    data = f.read()
-            except OSError as e:
-                raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+        try:
+            data = E.read_input(input_file) if input_file is not None else b""
+        except E.ExploreError as e:
+            raise CLIError(str(e)) from None
         skip_instrumentation()
         mod = H.get(harness).load()
         v = H.check_variant(mod, variant if variant is not None else mod.VARIANTS[0])  # "" is no default
@@ -110,13 +107,11 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
     bad = resolve(harness).check_variant(variant)
     if bad:
         raise CLIError(bad)
-    data = b""
-    if input_file is not None:
-        try:
-            with open(input_file, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+    from fuzzfarm.engine.explore import ExploreError, read_input
+    try:
+        data = read_input(input_file) if input_file is not None else b""
+    except ExploreError as e:
+        raise CLIError(str(e)) from None
     st = _store()
     configure(st.url)
     spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,

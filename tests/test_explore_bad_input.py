@@ -294,3 +294,16 @@ def test_download_refuses_an_empty_directory_name_and_quotes_what_it_prints(stor
     assert code == 0, err
     replay = shlex.split(out.split("replay with: ", 1)[1].split(";", 1)[0])
     assert replay[-2:] == ["replay", "my repro"]
+
+
+def test_an_input_over_the_limit_is_refused_unread(tmp_path):
+    # /dev/zero (or a huge file) was read whole into memory before the search; an input over
+    # MAX_INPUT_BYTES is refused after reading one byte past the limit
+    from fuzzfarm.engine.model import MAX_INPUT_BYTES
+    with open(tmp_path / "huge.in", "wb") as f:
+        f.truncate(MAX_INPUT_BYTES + 1)
+    code, out, err = run(*EXPLORE, "--input", "huge.in", "-o", "cx.bin", cwd=tmp_path)
+    one_line(code, err, f"--input 'huge.in' holds more than {MAX_INPUT_BYTES} bytes")
+    assert out == "" and not (tmp_path / "cx.bin").exists()
+    code, out, err = run(*EXPLORE, "--input", ".", cwd=tmp_path)
+    one_line(code, err, "cannot read --input '.'")

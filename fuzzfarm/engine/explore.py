@@ -86,6 +86,23 @@ def output_problem(path: str, *, force: bool = False) -> str | None:
     return None
 
 
+def read_input(path: str, option: str = "--input") -> bytes:
+    """The bytes of the input file ``path`` whose scenario is searched. ExploreError (one line) when
+    it cannot be read or holds more than an input may (``MAX_INPUT_BYTES``): read up to one byte
+    over the limit, so that /dev/zero or a huge file is refused, never read into memory."""
+    from fuzzfarm.engine.model import MAX_INPUT_BYTES
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise ExploreError(f"cannot read {option} {path!r}: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ExploreError(f"{option} {path!r} holds more than {MAX_INPUT_BYTES} bytes, the most an input may; "
+                           f"give the input file itself (a reproducer, a corpus entry)")
+    return data
+
+
 def write_reproducer(path: str, data: bytes) -> str:
     """Write ``data`` to ``path`` atomically (a new ``.tmp`` beside it, renamed over it). When that
     fails (the directory went away or filled up during the search) the counterexample is not
