@@ -307,3 +307,15 @@ def test_an_input_over_the_limit_is_refused_unread(tmp_path):
     assert out == "" and not (tmp_path / "cx.bin").exists()
     code, out, err = run(*EXPLORE, "--input", ".", cwd=tmp_path)
     one_line(code, err, "cannot read --input '.'")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_replay_refuses_a_device_under_a_reproducer_files_name(tmp_path):
+    # a link to /dev/zero was read forever and a FIFO blocked; /dev/null stands for both here (the
+    # manifest's sha256 of b"" even matches it), so that the test cannot hang without the check
+    d = _reproducer_dir(tmp_path / "r")
+    (d / "input.min").unlink()
+    (d / "input.min").symlink_to("/dev/null")
+    code, out, err = run("replay", "r", "-q", cwd=tmp_path)
+    one_line(code, err, "input.min in r is not a regular file")
+    assert out == ""
