@@ -157,14 +157,21 @@ def test_typed_python_is_bare_only_where_the_shell_finds_this_venv(monkeypatch, 
 
 
 # ---- a standalone harness run with a bad FUZZFARM_VARIANT -------------------------------------
-@pytest.mark.parametrize("harness_file", ["harnesses/checker_race.py", "harnesses/examples_race.py"])
-def test_a_bad_variant_in_a_standalone_run_is_one_line_exit_2_and_no_crash_file(tmp_path, harness_file):
-    env = dict(os.environ, FUZZFARM_VARIANT="nope", PYTHONHASHSEED="0")
+@pytest.mark.parametrize("harness_file, setting, needle", [
+    ("harnesses/checker_race.py", ("FUZZFARM_VARIANT", "nope"),
+     "FUZZFARM_VARIANT='nope' is not a variant of this harness; choose one of buggy, fixed"),
+    ("harnesses/examples_race.py", ("FUZZFARM_VARIANT", "nope"), "FUZZFARM_VARIANT='nope' is not a variant"),
+    ("harnesses/checker_race.py", ("FUZZFARM_RACE", "maybe"), "FUZZFARM_RACE='maybe': choose on, off or auto"),
+    ("harnesses/checker_race.py", ("FUZZFARM_MAX_STARVATION_S", "nan"), "FUZZFARM_MAX_STARVATION_S='nan' is not a finite"),
+])
+def test_a_bad_setting_in_a_standalone_run_is_one_line_exit_2_and_no_crash_file(tmp_path, harness_file, setting, needle):
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    env[setting[0]] = setting[1]
     p = subprocess.run([sys.executable, os.path.join(ROOT, harness_file), "-runs=10", "-seed=1"], cwd=tmp_path,
                        env=env, capture_output=True, text=True, timeout=300)
     ours = [ln for ln in p.stderr.splitlines() if not ln.startswith("INFO: Instrumenting")]
     assert p.returncode == 2 and len(ours) == 1, (p.returncode, p.stderr[-2000:])
-    assert "FUZZFARM_VARIANT='nope' is not a variant of this harness; choose one of buggy, fixed" in ours[0]
+    assert needle in ours[0]
     assert os.listdir(tmp_path) == []  # no crash-* file: nothing was found
 
 
