@@ -269,6 +269,8 @@ def test_an_empty_variant_is_refused_never_read_as_the_default(tmp_path):
     code, out, err = run("replay", "r", "-q", "--variant", "", cwd=tmp_path)
     one_line(code, err, "has no variant ''")
     assert out == ""
+    code, out, err = run("replay", "", cwd=tmp_path)  # the empty name is shown, not an empty space
+    one_line(code, err, "fuzzfarm: error: '' is not a directory")
 
 
 def test_new_refuses_an_empty_or_unwritable_directory_and_prints_a_runnable_command(tmp_path):

@@ -322,7 +322,8 @@ def load_artifact(directory) -> Artifact:
     unsafe name in the manifest, or a missing ``input.min`` / ``repro.json``."""
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
-        raise ArtifactError(f"{directory} is not a directory; download the reproducer first (fuzzfarm download)")
+        raise ArtifactError(f"{directory or repr(directory)} is not a directory; download the reproducer first "
+                            f"(fuzzfarm download)")
     mpath = os.path.join(directory, MANIFEST)
     try:
         manifest_bytes = _read_regular(mpath)
