@@ -100,7 +100,7 @@ class Harness:
     def fuzz(self, harness_file: str | None = None) -> None:
         """Standalone run: ``python my_harness.py [libFuzzer flags] [corpus dirs]``."""
         path = harness_file or getattr(sys.modules.get(self.module), "__file__", None) or sys.argv[0]
-        H.atheris_main(self.test_one_input, os.path.abspath(path))
+        H.atheris_main(self.test_one_input, os.path.abspath(path), self.variants)
 
     def exports(self) -> dict:
         """The module-level names of the harness contract."""

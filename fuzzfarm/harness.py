@@ -409,15 +409,30 @@ def libfuzzer_args(args: list[str]) -> list[str]:
     return list(args) + [d for d in LIBFUZZER_DEFAULTS if d.split("=", 1)[0] not in given]
 
 
-def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str) -> None:
+def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str,
+                 variants: tuple[str, ...] | None = None) -> None:
     """Standalone atheris entry: ``python harnesses/x.py [libFuzzer flags] [corpus dirs]``,
-    with :data:`LIBFUZZER_DEFAULTS` for flags not given.
+    with :data:`LIBFUZZER_DEFAULTS` for flags not given. ``FUZZFARM_VARIANT`` is checked against
+    ``variants`` (default: the ``VARIANTS`` of ``test_one_input``'s module) before libFuzzer
+    starts, and so are ``FUZZFARM_MAX_STARVATION_S`` and ``FUZZFARM_RACE``: checked in the first
+    input instead, a bad value is an uncaught exception to libFuzzer, which writes a crash file and
+    exits 77 as if a bug were found.
 
     libFuzzer re-runs argv[0] through ``sh -c`` for -minimize_crash, -merge, -fork and -jobs
     (docs/TRAPS.md#g1), so argv[0] becomes a quoted ``python /abs/harness.py`` command.
     """
     import shlex
 
+    if variants is None:
+        variants = getattr(sys.modules.get(getattr(test_one_input, "__module__", "") or ""), "VARIANTS", None)
+    if variants:
+        variant_from_env(tuple(variants))  # one line and exit 2 for an unknown one
+    max_starvation_s()  # the same for the other settings every run reads (bad: one line, exit 2)
+    try:
+        race_from_env()
+    except HarnessError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
+        raise SystemExit(2) from None
     import atheris
 
     argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"

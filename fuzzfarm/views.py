@@ -229,8 +229,11 @@ def download_bucket(st: S.Store, bid: str, out_dir: str, *, overwrite: bool = Tr
     if taken:  # said before anything is written: the directory stays as it was
         raise ViewError(f"{out_dir} already holds {taken[0]}" + (f" and {len(taken) - 1} more file(s)" if len(taken) > 1
                         else "") + "; choose another -o DIR, or pass --force to overwrite them")
-    os.makedirs(out_dir, exist_ok=True)
-    return collector.write_artifact(files, out_dir) + collector.write_artifact(test, out_dir)
+    try:  # what the checks before could not know (a read-only or virtual file system, a full disk)
+        os.makedirs(out_dir, exist_ok=True)
+        return collector.write_artifact(files, out_dir) + collector.write_artifact(test, out_dir)
+    except OSError as e:
+        raise ViewError(f"cannot write into {out_dir}: {e.strerror or e}; choose another -o DIR") from None
 
 
 def regression_test(b: dict) -> dict[str, bytes]:

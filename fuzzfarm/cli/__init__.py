@@ -20,4 +20,7 @@ from fuzzfarm.cli import local, cancel, ci, new, groups, web, gc, explore, check
 for _module in (local, cancel, ci, new, groups, web, gc, explore, checkport, venv, port):
     _module.register(app)
 
+from fuzzfarm.cli.help import whole_sentence_helps  # noqa: E402
+whole_sentence_helps(app)  # after every command is on the app
+
 __all__ = ["app", "main"]

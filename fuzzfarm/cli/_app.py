@@ -127,6 +127,8 @@ MAX_DURATION_S = 365 * 86400.0
 
 def check_output_dir(path: str, option: str = "-o") -> None:
     """``path`` can be a directory we write into (it need not exist yet): said before any work."""
+    if not path.strip():
+        raise CLIError(f"{option} {path!r} is not a directory name; give the directory to write into")
     if os.path.exists(path) and not os.path.isdir(path):
         raise CLIError(f"{option} {path!r} is a file, not a directory; choose another {option}")
     parent = os.path.dirname(os.path.abspath(path)) or "."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from typing import Optional
 
 import typer
@@ -57,7 +58,7 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     if output is None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}", bucket):
         # the default directory is named after the bucket: it must not lead out of ./fuzzfarm-out
         raise CLIError(f"bucket id {bucket!r} is not a plain name; choose the directory with -o DIR")
-    out_dir = output or os.path.join("fuzzfarm-out", bucket)
+    out_dir = output if output is not None else os.path.join("fuzzfarm-out", bucket)  # -o "" is refused
     check_output_dir(out_dir)
     if not force and os.path.isdir(out_dir) and os.listdir(out_dir):  # never beside unrelated files
         held = sorted(os.listdir(out_dir))
@@ -74,8 +75,9 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
     from fuzzfarm.cli.path import typed
-    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {out_dir}; "
-              f"regression test: {typed('pytest')} {out_dir}", markup=False)
+    q = shlex.quote(out_dir)  # the commands run as printed, whatever the directory's name
+    out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {q}; "
+              f"regression test: {typed('pytest')} {q}", markup=False)
 
 
 @app.command()
@@ -112,7 +114,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
                         f"with {repro['harness_hash'][:12]}; the replay may diverge")
     for w in warnings:
         err.print(f"fuzzfarm: warning: {w}; replaying anyway", markup=False)
-    v = variant or rec_variant
+    v = variant if variant is not None else rec_variant  # --variant "" is refused, not the recorded one
     if original and art.original is None:
         raise CLIError(f"{path} has no input.orig; replay without --original")
     data = art.original if original else art.minimized

@@ -34,39 +34,43 @@ def register(app) -> None:
                                                   help="Explore every schedule, without partial-order reduction."),
                 output: Optional[str] = typer.Option(None, "--output", "-o", help="Where to write a counterexample "
                                                      "(default: dfs-<harness>-<variant>.bin here)."),
+                force: bool = typer.Option(False, "--force", help="Overwrite an existing reproducer file."),
                 as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
         """Explore every schedule of one scenario with at most K preemptions. Exit 1 on a failing
         schedule (reproducer written), 0 when exhausted clean, 3 when a budget ran out first."""
         from fuzzfarm import harness as H
-        from fuzzfarm.engine.explore import ExploreError, explore as run_explore
+        from fuzzfarm.cli.path import typed_python
+        from fuzzfarm.engine import explore as E
         from fuzzfarm.engine.guard import skip_instrumentation
 
-        if bound < 0:
-            raise CLIError(f"--preemption-bound must be >= 0, got {bound}")
-        if max_schedules < 0 or max_time < 0:
-            raise CLIError("--max-schedules and --max-time must be >= 0 (0: no limit)")
-        data = b""
-        if input_file is not None:
-            try:
-                with open(input_file, "rb") as f:
-                    data = f.read()
-            except OSError as e:
-                raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+        try:  # all said before the search, which can take minutes
+            E.check_limits(bound, max_schedules, max_time, names=("--preemption-bound", "--max-schedules", "--max-time"))
+        except E.ExploreError as e:
+            raise CLIError(str(e)) from None
+        bad = E.output_problem(output, force=force) if output is not None else None
+        if bad:
+            raise CLIError(f"-o {bad}")
+        try:
+            data = E.read_input(input_file) if input_file is not None else b""
+        except E.ExploreError as e:
+            raise CLIError(str(e)) from None
         skip_instrumentation()
         mod = H.get(harness).load()
-        v = H.check_variant(mod, variant or mod.VARIANTS[0])
+        v = H.check_variant(mod, variant if variant is not None else mod.VARIANTS[0])  # "" is no default
+        target = output or f"dfs-{harness}-{v}.bin"
+        bad = E.output_problem(target, force=force) if output is None else None
+        if bad:  # the default file, known once the variant is
+            raise CLIError(f"-o {bad}")
         try:
-            res = run_explore(mod, v, data, bound=bound, reduce=not no_reduction,
-                              max_schedules=max_schedules or None, max_time=max_time or None)
-        except ExploreError as e:
+            res = E.explore(mod, v, data, bound=bound, reduce=not no_reduction,
+                            max_schedules=max_schedules or None, max_time=max_time or None)
+        except E.ExploreError as e:
             raise CLIError(f"{harness}/{v}: {e}") from None
         path = None
         if res.reproducer is not None:
-            path = output or f"dfs-{harness}-{v}.bin"
-            tmp = f"{path}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(res.reproducer)
-            os.replace(tmp, path)
+            path = E.write_reproducer(target, res.reproducer)
+            if path != target:  # the file went away during the search: the counterexample is kept
+                err.print(f"fuzzfarm: warning: could not write {target}; the reproducer is in {path}", markup=False)
         code = EXIT_FAILURE if res.failure is not None else (EXIT_PROVEN if res.exhausted else EXIT_BUDGET)
         if as_json:
             _print_json({**res.to_json(), "reproducer_file": path})
@@ -79,8 +83,7 @@ def register(app) -> None:
             f = res.failure
             out.print(f"  {f['kind']}: {f['message']}  at {' <- '.join(f['crash_state'])}", markup=False)
             err.print(f"reproducer written to {path}; replay it with "
-                      f"`python -m fuzzfarm.runone {harness} {v} {path} --trace "
-                      f"--max-starvation={H.max_starvation_text(H.max_starvation_s())}`", markup=False)
+                      f"`{E.replay_command(harness, v, path, python=typed_python())}`", markup=False)
         raise typer.Exit(code)
 
 
@@ -104,13 +107,11 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
     bad = resolve(harness).check_variant(variant)
     if bad:
         raise CLIError(bad)
-    data = b""
-    if input_file is not None:
-        try:
-            with open(input_file, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise CLIError(f"cannot read --input {input_file!r}: {e.strerror}") from None
+    from fuzzfarm.engine.explore import ExploreError, read_input
+    try:
+        data = read_input(input_file) if input_file is not None else b""
+    except ExploreError as e:
+        raise CLIError(str(e)) from None
     st = _store()
     configure(st.url)
     spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,

@@ -31,6 +31,15 @@ def typed(name: str) -> str:
     return name if on_path(name) or not os.path.exists(own_script(name)) else shlex.quote(own_script(name))
 
 
+def typed_python() -> str:
+    """This installation's interpreter as the user types it: ``python`` when the shell's PATH finds
+    this very one (its venv is active), else its full path. Compared by directory, not realpath:
+    a venv's ``python`` is a link to the base interpreter, which has no fuzzfarm."""
+    found = shutil.which("python")
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    return "python" if found and os.path.dirname(os.path.abspath(found)) == here else shlex.quote(sys.executable)
+
+
 def bin_dir() -> str:
     """Where ``scripts/setup`` links ``fuzzfarm`` (pipx's and uv's place for tools)."""
     return os.environ.get("XDG_BIN_HOME") or os.path.join(os.path.expanduser("~"), ".local", "bin")

@@ -300,23 +300,41 @@ _REPRO_FIELDS = {"harness": _text_field, "variant": _text_field, "signature": _t
                  "crash_state": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
 
 
+class _NotRegular(OSError):
+    """A reproducer's file that is a device, a pipe or a socket (e.g. a link to /dev/zero)."""
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of the regular file ``path``. A device or pipe under a reproducer file's name would
+    be read forever (/dev/zero) or block (a FIFO): _NotRegular, checked on the opened file."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO without writer: no wait
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular(f"{path} is not a regular file")
+        return f.read()
+
+
 def load_artifact(directory) -> Artifact:
     """Read and verify a reproducer directory. Raises ArtifactError naming the bad file: a
     missing or unreadable manifest, a listed file that is missing, a sha256 mismatch, an
     unsafe name in the manifest, or a missing ``input.min`` / ``repro.json``."""
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
-        raise ArtifactError(f"{directory} is not a directory; download the reproducer first (fuzzfarm download)")
+        raise ArtifactError(f"{directory or repr(directory)} is not a directory; download the reproducer first "
+                            f"(fuzzfarm download)")
     mpath = os.path.join(directory, MANIFEST)
     try:
-        with open(mpath, "rb") as f:
-            manifest_bytes = f.read()
+        manifest_bytes = _read_regular(mpath)
         manifest = json.loads(manifest_bytes)
         listed = manifest["files"]
         if not isinstance(listed, dict):
             raise TypeError
     except FileNotFoundError:
         raise ArtifactError(f"{MANIFEST} is missing in {directory}; download the reproducer again") from None
+    except _NotRegular:
+        raise ArtifactError(f"{MANIFEST} in {directory} is not a regular file; download the reproducer again") from None
     except OSError as e:  # a directory under the manifest's name, no read permission, ...
         raise ArtifactError(f"cannot read {MANIFEST} in {directory} ({e.strerror}); download the reproducer "
                             f"again") from None
@@ -327,10 +345,12 @@ def load_artifact(directory) -> Artifact:
         safe_name(name)
         path = os.path.join(directory, name)
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = _read_regular(path)
         except FileNotFoundError:
             raise ArtifactError(f"{name} is missing from {directory}; download the reproducer again") from None
+        except _NotRegular:
+            raise ArtifactError(f"{name} in {directory} is not a regular file (a device or a pipe); download the "
+                                f"reproducer again") from None
         except OSError as e:  # e.g. a directory where the file should be
             raise ArtifactError(f"cannot read {name} in {directory} ({e.strerror}); download the reproducer "
                                 f"again") from None

@@ -49,6 +49,109 @@ class ExploreError(Exception):
     """The scenario cannot be explored (the harness's decoding fails, or runs do not repeat)."""
 
 
+def check_limits(bound: int, max_schedules: int | None = None, max_time: float | None = None, *,
+                 names=("the preemption bound", "the schedule budget", "the time budget")) -> None:
+    """The search's bound and budgets are usable (ExploreError saying which is not, by ``names``):
+    ``bound`` and ``max_schedules`` whole numbers >= 0, ``max_time`` finite seconds >= 0 (None or
+    0: no limit). A nan budget is never reached, so it would be no limit said by accident."""
+    import math
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not whole(bound):
+        raise ExploreError(f"{names[0]} must be a whole number >= 0, got {bound!r}")
+    if max_schedules is not None and not whole(max_schedules):
+        raise ExploreError(f"{names[1]} must be a whole number >= 0 (0: no limit), got {max_schedules!r}")
+    if max_time is not None and not (isinstance(max_time, (int, float)) and math.isfinite(max_time) and max_time >= 0):
+        raise ExploreError(f"{names[2]} must be a finite number of seconds >= 0 (0: no limit), got {max_time!r}")
+
+
+def output_problem(path: str, *, force: bool = False) -> str | None:
+    """Why a reproducer cannot be written to the file ``path``, or None. Said before a search
+    (which can take minutes): an empty name, a directory, a parent that is not a writable
+    directory, or a file that already holds something (unless ``force``)."""
+    import os
+
+    if not path or not path.strip():
+        return f"{path!r} is not a file name; give the file to write the reproducer to"
+    if os.path.isdir(path):
+        return f"{path!r} is a directory; give the file to write the reproducer to (e.g. {os.path.join(path, 'cx.bin')})"
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        return f"{path!r} cannot be written: {parent!r} is not a writable directory; choose another path"
+    if not force and (os.path.islink(path) or (os.path.exists(path) and os.path.getsize(path) > 0)):
+        # a reproducer of an earlier search is somebody's finding: never replaced silently
+        return f"{path} already exists; choose another -o FILE, or pass --force to overwrite it"
+    return None
+
+
+def read_input(path: str, option: str = "--input") -> bytes:
+    """The bytes of the input file ``path`` whose scenario is searched. ExploreError (one line) when
+    it cannot be read or holds more than an input may (``MAX_INPUT_BYTES``): read up to one byte
+    over the limit, so that /dev/zero or a huge file is refused, never read into memory."""
+    from fuzzfarm.engine.model import MAX_INPUT_BYTES
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise ExploreError(f"cannot read {option} {path!r}: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ExploreError(f"{option} {path!r} holds more than {MAX_INPUT_BYTES} bytes, the most an input may; "
+                           f"give the input file itself (a reproducer, a corpus entry)")
+    return data
+
+
+def write_reproducer(path: str, data: bytes) -> str:
+    """Write ``data`` to ``path`` atomically (a new ``.tmp`` beside it, renamed over it). When that
+    fails (the directory went away or filled up during the search) the counterexample is not
+    lost: it goes to a new file in the system's temporary directory. Returns the path written;
+    no ``.tmp`` is left behind either way. OSError only when both fail."""
+    import os
+    import tempfile
+
+    tmp, made = f"{path}.{os.getpid()}.tmp", False
+    try:  # "x": created here, never a file of the user's that happens to bear the name
+        with open(tmp, "xb") as f:
+            made = True
+            f.write(data)
+        os.replace(tmp, path)
+        return path
+    except OSError:
+        if made:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    fd, spare = tempfile.mkstemp(prefix="fuzzfarm-dfs-", suffix=".bin")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    return spare
+
+
+# Environment variables that change what an input does when it is replayed: the race detector's
+# mode (harness.RACE_ENV) and the examples harness's pinned case (harnesses/examples_race.py:
+# without it the last byte picks another case). A printed replay command carries the ones set.
+RUN_ENV = ("FUZZFARM_RACE", "FUZZFARM_EXAMPLE")
+
+
+def replay_command(harness: str, variant: str, path: str, *, python: str = "python", env=None) -> str:
+    """The shell command that replays the reproducer ``path`` on its own (``fuzzfarm.runone``),
+    with the starvation bound and the :data:`RUN_ENV` variables (of ``env``, default this
+    process's) this search ran under. ``python``: the interpreter as the user types it."""
+    import os
+    import shlex
+
+    from fuzzfarm import harness as H
+
+    env = os.environ if env is None else env
+    pre = "".join(f"{k}={shlex.quote(env[k])} " for k in RUN_ENV if env.get(k))
+    args = ["-m", "fuzzfarm.runone", harness, variant, path, "--trace",
+            f"--max-starvation={H.max_starvation_text(H.max_starvation_s())}"]
+    return pre + python + " " + " ".join(shlex.quote(a) for a in args)
+
+
 @dataclasses.dataclass
 class ExploreResult:
     """What a search established. ``exhausted``: every schedule within ``bound`` preemptions
@@ -229,8 +332,7 @@ def explore(mod, variant: str, data: bytes = b"", *, bound: int = DEFAULT_BOUND,
     from fuzzfarm import harness as H
 
     H.check_variant(mod, variant)
-    if bound < 0:
-        raise ExploreError(f"the preemption bound must be >= 0, got {bound}")
+    check_limits(bound, max_schedules, max_time)
     t0, c0 = time.monotonic(), clock()
     scenario = scenario_of(mod, variant, data)
     deadline = c0 + max_time if max_time else None
