@@ -209,7 +209,8 @@ def celery_config(url: str) -> dict:
         "worker_send_task_events": True,
         "task_send_sent_event": True,
     }
-    if ssl_opts:
-        conf["broker_use_ssl"] = dict(ssl_opts)
-        conf["redis_backend_use_ssl"] = dict(ssl_opts)
+    # Always set, False for redis://: configure() updates the app's settings in place, so a
+    # process that used a rediss:// URL before would otherwise keep speaking TLS to a plain Redis.
+    conf["broker_use_ssl"] = dict(ssl_opts) if ssl_opts else False
+    conf["redis_backend_use_ssl"] = dict(ssl_opts) if ssl_opts else False
     return conf

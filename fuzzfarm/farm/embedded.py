@@ -37,6 +37,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _PortTaken(Exception):
+    pass
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def redis_server_binary() -> str | None:
     return shutil.which("redis-server") or (
         "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None)
@@ -50,6 +63,7 @@ class RedisServer:
         """``tls``: (certificate, key, CA certificate) files: serve TLS only (``rediss://``)."""
         self._own_dir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(prefix="fuzzfarm-redis-")
+        self._auto_port = port is None
         self.port = port or free_port()
         self.password = password
         self.tls = tls
@@ -64,6 +78,23 @@ class RedisServer:
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> "RedisServer":
+        """Start it and wait until it answers. A free port can be taken by another process between
+        ``free_port()`` and redis-server's bind (another farm or test process starting at the same
+        moment): then ours exits, or the one answering is not ours (another redis-server's
+        ``process_id``); with a port picked here, its first start tries another free port (a
+        restart keeps its port: clients hold its URL)."""
+        for attempt in range(5):
+            try:
+                self._start_once(timeout)
+                self._auto_port = False
+                return self
+            except _PortTaken:
+                if not self._auto_port or attempt == 4:
+                    raise LaunchError(f"port {self.port} is taken by another process; choose another port") from None
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> "RedisServer":
         binary = redis_server_binary()
         if binary is None:
             raise LaunchError("redis-server is not installed; install it (apt-get install -y redis-server) "
@@ -82,19 +113,29 @@ class RedisServer:
                                      start_new_session=True)
         client = redis.Redis.from_url(self.url, socket_connect_timeout=1, socket_timeout=2)
         deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise LaunchError(f"redis-server exited with code {self.proc.returncode} at start; "
-                                  f"see {os.path.join(self.workdir, 'redis.log')}")
-            try:
-                client.ping()
-                break
-            except redis.RedisError:
-                if time.monotonic() > deadline:
+        try:
+            while True:
+                if self.proc.poll() is not None:
+                    if _port_in_use(self.port):
+                        raise _PortTaken()
+                    raise LaunchError(f"redis-server exited with code {self.proc.returncode} at start; "
+                                      f"see {os.path.join(self.workdir, 'redis.log')}")
+                try:
+                    pid = client.info("server").get("process_id")
+                    break
+                except redis.AuthenticationError:  # another server, with another password
                     self.stop()
-                    raise LaunchError(f"redis-server on port {self.port} did not answer within {timeout:.0f} s")
-                time.sleep(0.05)
-        client.close()
+                    raise _PortTaken() from None
+                except redis.RedisError:
+                    if time.monotonic() > deadline:
+                        self.stop()
+                        raise LaunchError(f"redis-server on port {self.port} did not answer within {timeout:.0f} s")
+                    time.sleep(0.05)
+        finally:
+            client.close()
+        if pid != self.proc.pid:  # someone else's redis-server answers on this port
+            self.stop()
+            raise _PortTaken()
         return self
 
     def stop(self, timeout: float = 10.0) -> None:

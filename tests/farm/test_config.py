@@ -98,7 +98,8 @@ def test_rediss_urls_get_tls_settings():
     conf = config.celery_config(url + "?ssl_cert_reqs=none&ssl_ca_certs=/etc/ca.pem")
     assert conf["broker_use_ssl"] == {"ssl_cert_reqs": ssl.CERT_NONE, "ssl_ca_certs": "/etc/ca.pem"}
     assert "ssl_" not in conf["broker_url"] and conf["broker_url"].startswith("rediss://")
-    assert "broker_use_ssl" not in config.celery_config("redis://h:6379/0")
+    plain = config.celery_config("redis://h:6379/0")  # TLS off, explicitly (configure() updates in place)
+    assert plain["broker_use_ssl"] is False and plain["redis_backend_use_ssl"] is False
 
 
 def test_celery_backend_accepts_a_rediss_url():

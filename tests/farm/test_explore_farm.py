@@ -67,8 +67,18 @@ def _settle(store, eid: str, timeout: float = 240.0, on_poll=None) -> dict:
     raise AssertionError(f"search {eid} did not settle: {explore_jobs.summary(store, eid)}")
 
 
-def _subtree_pool_process() -> int | None:
-    """The pool process running a subtree child right now (its parent), or None."""
+def _ppid(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _subtree_pool_process(workers) -> int | None:
+    """The pool process of one of ``workers`` running a subtree child right now (its parent), or
+    None; never a process of another test run's workers."""
+    mains = {w.proc.pid for w in workers}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -79,7 +89,7 @@ def _subtree_pool_process() -> int | None:
                 ppid = int(f.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        if b"fuzzfarm.engine.explore" in cmd and b"--max-runs=150" in cmd:
+        if b"fuzzfarm.engine.explore" in cmd and b"--max-runs=150" in cmd and _ppid(ppid) in mains:
             return ppid
     return None
 
@@ -112,7 +122,7 @@ def test_distributed_count_survives_a_sigkilled_pool_process(store, workers):
 
     def kill_once(summary):
         if not killed and summary["subtrees_done"] >= 2:
-            pid = _subtree_pool_process()
+            pid = _subtree_pool_process(workers)
             if pid:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)

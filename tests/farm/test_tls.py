@@ -4,6 +4,7 @@ certificate checking on (the CA from the URL's ``ssl_ca_certs``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -67,3 +68,29 @@ def test_tls_with_an_unknown_ca_is_refused(tls_redis):
     with pytest.raises(StoreError) as e:
         Store(url.split("?")[0]).ping()  # system CAs only: the self-signed server is not trusted
     assert "tls-pw-5" not in str(e.value)
+
+
+def test_configure_from_tls_back_to_plain_redis_publishes_in_plain(tls_redis, redis_server):
+    """A process that published over TLS and then configures a plain ``redis://`` URL publishes
+    there in plain TCP: no TLS setting of the first URL stays behind in the Celery app (it did,
+    and every publish to the plain Redis then failed its TLS handshake)."""
+    import redis
+
+    from fuzzfarm.farm import app, configure
+    url, _ = tls_redis
+    before = os.environ.get("FUZZFARM_REDIS_URL")
+    plain = redis.Redis.from_url(redis_server.url)
+    try:
+        configure(url)
+        app.send_task(config.TASK_INTAKE, args=["c", "h", "v", "sha"], queue="collect-tls-then-plain")
+        configure(redis_server.url)
+        assert not app.conf.broker_use_ssl and not app.conf.redis_backend_use_ssl
+        app.send_task(config.TASK_INTAKE, args=["c", "h", "v", "sha"], queue="collect-tls-then-plain")
+        assert plain.llen("collect-tls-then-plain") == 1
+    finally:
+        plain.delete("collect-tls-then-plain")
+        plain.close()
+        if before is None:
+            os.environ.pop("FUZZFARM_REDIS_URL", None)
+        else:
+            configure(before)

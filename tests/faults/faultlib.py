@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -177,8 +178,11 @@ def processes(*needles: str) -> list[int]:
 
 
 def fuzzers(cid: str | None = None, job: int | None = None) -> list[int]:
-    """Fuzzer processes of the test harnesses (of campaign ``cid``, job ``job``)."""
-    needles = [SITE + "/faultharnesses/", "-artifact_prefix="]
+    """Fuzzer processes of the test harnesses (of campaign ``cid``, job ``job``) that this
+    process's workers started: their artifacts lie under this process's TMPDIR (under pytest,
+    private to the pytest process: tests/conftest.py), so a fault farm of another pytest process
+    running at the same time is not counted as this one's leftovers."""
+    needles = [SITE + "/faultharnesses/", "-artifact_prefix=" + os.path.join(tempfile.gettempdir(), "")]
     if cid is not None:
         needles.append(f"fuzzfarm-{cid}-" + ("" if job is None else f"{job}-"))
     return processes(*needles)

@@ -21,23 +21,37 @@ class WebServer:
     """``python -m fuzzfarm.cli web`` in a subprocess; its stderr goes to ``log``."""
 
     def __init__(self, url: str, log_path, *, token: str | None = None, host: str = "127.0.0.1"):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         env = {**os.environ, "FUZZFARM_REDIS_URL": url, "PYTHONUNBUFFERED": "1"}
         env.pop("FUZZFARM_WEB_TOKEN", None)
         if token:
             env["FUZZFARM_WEB_TOKEN"] = token  # not on the command line: ps shows that to everyone
-        self.log = open(log_path, "wb")
+        # A free port can be taken by another process (another pytest process of the suite)
+        # before the server binds it: the server then says "choose another --port" and exits.
+        for attempt in range(3):
+            self._start(env, host)
+            if self._up() or attempt == 2 or "choose another --port" not in self.log_text():
+                break
+        assert self.proc.poll() is None, f"fuzzfarm web exited: {self.log_text()}"
+
+    def _start(self, env: dict, host: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "fuzzfarm.cli", "web", "--host", host, "--port",
                                       str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
+
+    def _up(self) -> bool:
+        """True once it answers; False when it exited first."""
         deadline = time.monotonic() + 60
         while True:
-            assert self.proc.poll() is None, f"fuzzfarm web exited: {self.log_text()}"
+            if self.proc.poll() is not None:
+                self.log.close()
+                return False
             try:
                 urllib.request.urlopen(self.base + "/campaigns", timeout=5).read()
-                break
+                return True
             except OSError:
                 assert time.monotonic() < deadline, f"fuzzfarm web did not come up: {self.log_text()}"
                 time.sleep(0.2)
