@@ -18,6 +18,12 @@ import pytest
 # data directory, so the tests get an empty one of their own.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fuzzfarm-tests-data-")
 
+# The tables' width is the terminal's (COLUMNS) or, piped, whole rows: a COLUMNS inherited from
+# whatever started pytest (pytest-xdist's worker processes have COLUMNS=80) would cut the tables
+# the tests read. Tests that want a width set it themselves.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 pytest_plugins = ["farm_fixtures", "go_fixtures"]
 
 
@@ -36,3 +42,23 @@ def private_tmpdir(tmp_path_factory):
     else:
         os.environ["TMPDIR"] = before
     tempfile.tempdir = None
+
+
+# The suite's long files first (end-to-end farms, fault drills, browsers, Go builds), so that in a
+# parallel run (scripts/test: --dist loadfile --no-loadscope-reorder) no process starts a
+# several-minute file while the others have run out of work. Order only: every file still runs
+# whole, and no test depends on another's order (each farm test flushes or owns its Redis).
+_FIRST = ("e2e/test_demo_e2e.py", "e2e/", "faults/", "security/", "web/", "docs/", "farm/", "checkport/",
+          "engine/", "collector/", "gotwins/", "conformance/")
+
+
+def _rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    for i, prefix in enumerate(_FIRST):
+        if path.startswith("tests/" + prefix):
+            return i
+    return len(_FIRST)
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_rank)  # stable: within a rank, collection order
