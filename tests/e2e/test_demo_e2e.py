@@ -92,8 +92,12 @@ def test_up_demo_then_the_readme_commands_then_down(tmp_path):
     # this process's PATH lacks that ~/.local/bin: setup says so, with the line to run
     assert f'export PATH="{home}/.local/bin:$PATH"' in setup.stderr, setup.stderr
     # short triage: minimization and verification have tests of their own; here what counts is the path
+    # The caches stay this machine's (~/.cache: Go's build cache, fuzzfarm's instrumented code):
+    # both are content-addressed and change no result, and a fresh HOME would make `check-port`
+    # build Go's standard library from nothing (minutes on 2 busy cores), which is not the path tested.
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     env.update(E2E_WORKER_ENV, FUZZFARM_MINIMIZE_BUDGET_S="5", FUZZFARM_VERIFY_RUNS="3", FUZZFARM_PROVE_BUDGET_S="4",
-               XDG_DATA_HOME=str(home / ".local" / "share"), HOME=str(home),
+               XDG_DATA_HOME=str(home / ".local" / "share"), HOME=str(home), XDG_CACHE_HOME=cache,
                PATH=f"{home}/.local/bin:{env.get('PATH', '/usr/bin:/bin')}")  # after the line setup printed
 
     def run(*args, timeout=300, extra=None):

@@ -65,7 +65,12 @@ def plant(secure_redis):
             st.r.delete(f"fuzzfarm:bucket:{bid}", f"fuzzfarm:artifact:{bid}")
 
 
-@pytest.mark.parametrize("bucket_id", ["../../escape-" + uuid.uuid4().hex[:6], "/tmp/abs-bucket", "a/../../b", ".."])
+# A name of this run's own, the same in every pytest process of a parallel run (pytest-xdist
+# requires the processes to collect the same test ids): never an earlier run's leftover.
+RUN = (os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex)[:6]
+
+
+@pytest.mark.parametrize("bucket_id", ["../../escape-" + RUN, "/tmp/abs-bucket", "a/../../b", ".."])
 def test_any_bucket_id_writes_only_inside_dir(secure_redis, plant, tmp_path, bucket_id):
     srv, _ = secure_redis
     plant(bucket_id, GOOD)
@@ -81,7 +86,7 @@ def test_any_bucket_id_writes_only_inside_dir(secure_redis, plant, tmp_path, buc
     assert not os.path.exists("/tmp/abs-bucket")
 
 
-@pytest.mark.parametrize("bad", ["../outside.txt", "/tmp/ff-abs-" + uuid.uuid4().hex[:6], "sub/inner.txt", "..", ".",
+@pytest.mark.parametrize("bad", ["../outside.txt", "/tmp/ff-abs-" + RUN, "sub/inner.txt", "..", ".",
                                  "a\\..\\b", "x\0y", "../" * 8 + "tmp/deep"])
 def test_hostile_stored_file_names_write_nothing(secure_redis, plant, tmp_path, bad):
     srv, _ = secure_redis
