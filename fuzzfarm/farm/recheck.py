@@ -87,7 +87,8 @@ def label(ctx: str, now_ctx: str) -> str:
     now_bound, now_h = now_ctx.split("|", 1)
     parts = []
     if bound != now_bound:
-        parts.append("under bound " + ("none" if bound == "none" else f"{float(bound):g} s"))
+        parts.append("under bound " + ("none" if bound == "none" else H.bound_words(bound if bound == H.LABEL
+                                                                                     else float(bound))))
     if h != now_h:
         parts.append(f"harness {h[:6] or '?'}")
     return ", ".join(parts)

@@ -147,3 +147,20 @@ def test_the_default_campaign_checks_the_fix_beyond_the_realism_bound(store, sit
     assert b["max_starvation_s"] == "label" and b["verdict_context"] == "label|" + "h" * 12
     assert b["fix_verdict"] != "fixed" and b["fixed"] is False, b
     assert "decided under: starvation bound label (0.1 s realism bound" in store.artifact(bid)["failure.txt"].decode()
+
+
+def test_the_farm_wide_view_reads_a_verdict_rechecked_under_the_default_label_bound(store, site):
+    """The harness guide's path: a bucket found under the default setting (``label``), the harness
+    edited, a campaign under the new hash re-checks it. The farm-wide view (``fuzzfarm crashes``, the
+    Bugs page) labels one verdict with the other's context; ``label`` is a bound word, not seconds
+    (it was read as a float: a traceback from ``crashes`` and a 500 from the page)."""
+    a, b = _campaign(store, "label", harness_hash="6337e9" + "a" * 58), _campaign(store, "label",
+                                                                                  harness_hash="b" * 64)
+    queued: list[str] = []
+    bid = _intake(store, a, X1, queued)
+    _triage(store, bid)
+    assert _intake(store, b, X2, queued) == bid and len(queued) == 2
+    _triage(store, queued[1])
+    row, cell = _row(store)  # farm-wide: the latest verdict, labelled with its context
+    # (ff-starved's fix fails beyond the bound, which `label` searches: NO)
+    assert cell.startswith("NO (under bound label (0.1 s realism bound") and "harness bbbbbb" in cell, cell
