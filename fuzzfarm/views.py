@@ -159,7 +159,12 @@ def bucket_rows(st: S.Store, campaign: str | None = None) -> list[dict]:
     group = {b["id"]: g for g in group_buckets(list(every.values()), st.group_overrides(), st.group_names())
              for b in g["buckets"]}
     ids = st.campaign_bucket_ids(campaign) if campaign else every
-    return [_row(st, shown(st, every[bid], campaign), group[bid]) for bid in ids if bid in every]
+    rows = [_row(st, shown(st, every[bid], campaign), group[bid]) for bid in ids if bid in every]
+    if campaign:  # a campaign's view counts its own inputs (count_all: every campaign's)
+        mine = st.campaign_bucket_counts(campaign)
+        for r in rows:
+            r["count_all"], r["count"] = r["count"], mine.get(r["id"], 0)
+    return rows
 
 
 def _row(st: S.Store, b: dict, group: dict | None) -> dict:

@@ -105,4 +105,4 @@ def test_the_guide_excerpts_are_what_fuzzfarm_new_writes(tmp_path):
 @pytest.mark.slow
 def test_the_guide_works_as_written_on_a_farm(tmp_path, redis_server):
     work, results = _follow(tmp_path, redis_server.url)
-    assert (work / "repro" / "repro.json").is_file()
+    assert (work / "repro-tracker" / "repro.json").is_file()

@@ -235,3 +235,17 @@ def test_a_fuzz_slice_keeps_the_engines_signature_on_the_crash_record(store):
                           enqueue_next=lambda *a: None, engine=Engine()) == "done"
     assert store.crash("checker", "buggy", S.sha256(b"X1"))["engine_signature"] == "s" * 40
     assert "engine_signature" not in store.crash("checker", "buggy", S.sha256(b"X2"))
+
+
+def test_a_campaigns_rows_count_its_own_inputs(store, col):
+    """A bucket found by two campaigns: each campaign's rows (crashes CID, submit --wait, its page)
+    count that campaign's inputs, which agree with its status; the farm-wide rows count all (a
+    newcomer saw 60 in a campaign's table whose status said 30 crashes)."""
+    from fuzzfarm import views
+    first, second, rep = _camp(store), _camp(store), Replays()
+    bid = _known(store, first, rep)  # X1, X0
+    for d in (b"X2", b"X3", b"X5"):
+        _report(store, second, d, replays=rep)
+    assert [(r["id"], r["count"], r["count_all"]) for r in views.bucket_rows(store, second)] == [(bid, 3, 5)]
+    assert [(r["id"], r["count"], r["count_all"]) for r in views.bucket_rows(store, first)] == [(bid, 2, 5)]
+    assert [(r["id"], r["count"]) for r in views.bucket_rows(store)] == [(bid, 5)]

@@ -389,6 +389,20 @@ class Store(Coordination, Records):
             counts[key] = counts.get(key, 0) + 1
         return counts
 
+    def campaign_bucket_counts(self, cid: str) -> dict[str, int]:
+        """How many of campaign ``cid``'s distinct crash inputs landed in each bucket (one round
+        trip): a campaign's tables count its own inputs, which sum to its ``crashes``' triaged part."""
+        camp = self.campaign(cid) or {}
+        shas = sorted(self.r.smembers(keys.campaign_crashes(cid)))
+        pipe = self.r.pipeline()
+        for sha in shas:
+            pipe.hget(keys.crash(camp.get("harness"), camp.get("variant"), sha), "bucket")
+        counts: dict[str, int] = {}
+        for bid in (pipe.execute() if shas else ()):
+            if bid:
+                counts[bid] = counts.get(bid, 0) + 1
+        return counts
+
     def crash(self, harness: str, variant: str, sha: str) -> dict | None:
         raw = self.r.hgetall(keys.crash(harness, variant, sha))
         if not raw:
