@@ -404,7 +404,10 @@ func encode(v reflect.Value) any {
 				}
 				if sl, ok := tv.Type.Underlying().(*types.Slice); ok {
 					// what Go's growslice needs to pick the new capacity of an append
-					m["ES"] = sizes.Sizeof(sl.Elem())
+					// (a type parameter's size is unknown: generic code is refused anyway, leave it out)
+					if es, ok := sizeof(sl.Elem()); ok {
+						m["ES"] = es
+					}
 					m["NS"] = !hasPointers(sl.Elem())
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
@@ -775,6 +778,17 @@ func derefType(t types.Type) types.Type {
 		return p.Elem()
 	}
 	return t
+}
+
+// sizeof is sizes.Sizeof, false for a type whose size depends on a type parameter (go/types
+// asserts on those).
+func sizeof(t types.Type) (n int64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return sizes.Sizeof(t), true
 }
 
 func main() {

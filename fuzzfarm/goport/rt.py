@@ -131,6 +131,30 @@ class Defers:
 
 # --- time.Time: the virtual clock's reading in seconds (what gosim's timer channels send) -------
 
+def struct_copy(fields: tuple, nested: tuple):
+    """A generated struct's ``_copy_``: a new value with every field read (``nested``: the
+    struct-valued ones, copied in turn), as Go's struct assignment copies."""
+    def _copy_(self):
+        c = type(self).__new__(type(self))
+        for f in fields:
+            v = getattr(self, f)
+            setattr(c, f, v._copy_() if f in nested else v)
+        return c
+    return _copy_
+
+
+def struct_set(fields: tuple, nested: tuple):
+    """A generated struct's ``_set_``: ``*p = v``, ``x.f = v`` of a struct: every field written
+    in place (``nested`` ones field by field), as Go writes the struct's memory."""
+    def _set_(self, v):
+        for f in fields:
+            if f in nested:
+                getattr(self, f)._set_(getattr(v, f))
+            else:
+                setattr(self, f, getattr(v, f))
+    return _set_
+
+
 ZERO_TIME = float("-inf")  # time.Time{}: before every reading
 _MAX_DURATION = (1 << 63) - 1
 

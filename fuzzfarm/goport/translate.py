@@ -67,6 +67,12 @@ def read_go(paths: list[str], tags: tuple[str, ...] = (), goast_binary: str | No
     return data
 
 
+def is_time(z) -> bool:
+    """A zero-value descriptor of time.Time: a port's time is a float reading of the virtual
+    clock (a plain, race-checked value), not a struct."""
+    return z.get("k") == "foreign" and z.get("name") == "time.Time"
+
+
 def snake(name: str) -> str:
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
     s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s).lower()
@@ -489,7 +495,7 @@ class Translator:
         o += ["", "", f"class {s.name}:", f'    """Go struct {s.name} ({s.file}:{s.line}); plain fields are race-checked (gosim.Shared)."""', ""]
         plain = []
         for gname, pname, ty, k in s.fields:
-            if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign"):  # foreign: a sibling package's struct
+            if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign") and not is_time(ty["Z"]):  # foreign: a sibling package's struct
                 plain.append(pname)
             else:
                 o.append(f"    {pname} = gosim.Shared()  # {s.file}:{ty['L']}")
@@ -509,13 +515,13 @@ class Translator:
                 o.append(f"        self.{p} = {p}")
         if not s.fields:
             o.append("        pass")
-        o += ["", "    def _copy_(self):", f'        """A copy of a {s.name} value (Go assignment of a struct: every field read)."""',
-              f"        c = {s.name}.__new__({s.name})"]
-        for _, p, ty, _ in s.fields:
-            cp = "._copy_()" if ty["Z"]["k"] in ("struct", "foreign") else ""
-            o.append(f"        c.{p} = self.{p}{cp}")
-        o += ["        return c", "", "    def _set_(self, v):", "        for f in self._go_fields_:",
-              "            setattr(self, f, getattr(v, f))"]
+        # a copy reads every field; Go's struct assignment writes every field in place (a pointer
+        # to the struct or to a field sees it, -race sees the writes), a struct-valued field
+        # field by field too. Made by rt (machinery) so that a race in them is reported at the
+        # Go statement that copies or assigns, not at a frame of the translation
+        names = tuple(p for _, p, _, _ in s.fields)
+        nested = tuple(p for _, p, ty, _ in s.fields if ty["Z"]["k"] in ("struct", "foreign") and not is_time(ty["Z"]))
+        o += ["", f"    _copy_ = rt.struct_copy({names!r}, {nested!r})", f"    _set_ = rt.struct_set({names!r}, {nested!r})"]
         for d in s.methods:
             self.func_decl(d, s)
             if d["Name"]["Name"] == "Error" and not d["Type"]["Params"]["List"]:
@@ -810,7 +816,9 @@ class Translator:
                 return ("name", "_")
             return ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
-            return ("attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
+            # a struct-valued field is written in place, as Go writes a struct (a reader of one
+            # of its fields races with the write; a pointer to it sees the new value)
+            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
@@ -829,6 +837,8 @@ class Translator:
             self.stmt_line(s, f"{tgt[1]} = {value}")
         elif kind == "cell":
             self.stmt_line(s, f"{tgt[1]}.store({value})")
+        elif kind == "sattr":
+            self.stmt_line(s, f"{tgt[1]}.{tgt[2]}._set_({value})")
         elif kind == "attr":
             self.stmt_line(s, f"{tgt[1]}.{tgt[2]} = {value}")
         elif kind == "map":

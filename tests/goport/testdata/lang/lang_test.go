@@ -53,3 +53,6 @@ func TestSubtestFails(t *testing.T) {
 		panic("the subtest went on")
 	}
 }
+
+func TestStructFieldAssignRace(t *testing.T)    { StructFieldAssignRace() }
+func TestStructFieldAssignOrdered(t *testing.T) { StructFieldAssignOrdered() }
