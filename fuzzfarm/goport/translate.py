@@ -174,6 +174,10 @@ class Translator:
         for ent in data.get("IfaceTypes") or []:
             self.iface_cats.setdefault(ent["cat"], set()).add(ent["T"])
         self.iface = data.get("IfaceTypes") or []
+        # (file, line) -> type: a pointer, slice, map, channel or func that may be nil put in an
+        # interface; refused where translated (Go keeps a typed nil, the port's None would be a
+        # nil interface: `x == nil` true, `x.(*T)` failing)
+        self.typed_nils: dict[tuple, str] = {(ent["F"], ent["L"]): ent["T"] for ent in data.get("TypedNils") or []}
         self.assert_names = False  # a panicking assertion needs _GO_TYPES_
         self.unrecoverable = self.gosim_panic_site()
         self.pkg_var_specs: list = []  # package-level vars other than sentinel errors (_go_init_)
@@ -194,6 +198,12 @@ class Translator:
     def bad(self, node, what: str, todo: str = "rewrite it with a supported construct (docs/PORT.md) or port this function by hand") -> str:
         self.errors.append(f"{node.get('F', '?')}:{node.get('L', '?')}: {what}: not supported; {todo}")
         return "None"
+
+    def typed_nil(self, node) -> None:
+        t = self.typed_nils.pop((node["F"], node["L"]))
+        self.bad(node, f"a {t} that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, "
+                       "where the port's nil would be a nil one)",
+                 "put only non-nil values in the interface (e.g. return the untyped nil when the pointer is nil), or port this by hand")
 
     # --- top level ----------------------------------------------------------------------------
     def run(self) -> str:
@@ -249,6 +259,8 @@ class Translator:
                     self.refused[d["Name"]["Name"]] = self.errors[n_err:]
                     del self.errors[n_err:], self.out[n_out:]
                     self.assert_names = n_names
+        for f, ln in list(self.typed_nils):  # in no function (a package-level var's initialiser)
+            self.typed_nil({"F": f, "L": ln})
         if self.assert_names:  # after the classes it names
             self.out += ["", self.go_types_table()]
         # the models' imports and the stub modules, known once every call is translated
@@ -1300,6 +1312,8 @@ class Translator:
             return "None"
         if "_py" in e:
             return e["_py"]  # a node made here (the embedded field a promoted selector reads)
+        if self.typed_nils and (e.get("F"), e.get("L")) in self.typed_nils:
+            self.typed_nil(e)
         if "Const" in e and e["K"] != "Ident" or e["K"] == "Ident" and "Const" in e and (e.get("Use") or {}).get("k") == "const":
             return self.lit_const(e["Const"], e.get("U"))
         m = getattr(self, "e_" + e["K"], None)

@@ -31,6 +31,10 @@ FIXED_RUNS = 200  # the hand ports' default tier runs 500 per case (test_example
 # twin -> None (translates) or the constructs it is refused for (portlang's work: see docs/PORT.md)
 EXPECTED = {
     'checker': [
+        "a *RuntimeObject that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a *func() that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a *objectChecker that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a *waitForControlledPodsRunningMeasurement that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
         'address of a non-struct',
         'address of a non-struct variable',
         'composite literal of sync.Mutex',
@@ -47,6 +51,10 @@ EXPECTED = {
         'type set (MapType)',
     ],
     'clusterbuilder': [
+        "a *net/http.Transport that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a *selfSubjectAccessReviews that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a aggregate that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
+        "a and that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
         'address of a non-struct',
         'address of a non-struct variable',
         'composite literal of net/http.Client',
@@ -101,11 +109,13 @@ EXPECTED = {
         'composite literal of sync.WaitGroup',
     ],
     'examples/hc11': [
+        "a *os.File that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
         'method runtime/pprof.Profile.WriteTo has no gosim model',
         'os.Stderr: import "os" has no gosim model and os.Stderr is not a function a stub can stand for',
         'runtime.NumGoroutine has no gosim model',
     ],
     'examples/hc12': [
+        "a *os.File that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
         'composite literal of *Info',
         'errors.Join has no gosim model',
         'method runtime/pprof.Profile.WriteTo has no gosim model',
@@ -143,6 +153,7 @@ EXPECTED = {
         'type set (MapType)',
     ],
     'examples/hc20': [
+        "a handlerFunc that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, where the port's nil would be a nil one)",
         'address of a non-struct',
         'address of a non-struct variable',
         'conversion to handlerFunc',
