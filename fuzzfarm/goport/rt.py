@@ -766,7 +766,9 @@ def test_main(test, name: str):
     (last registered first, as Go); a failed test fails the run."""
     @gosim.not_ported(f"go test: the testing package's tRunner for {name}")
     def main() -> None:
-        init = getattr(sys.modules.get(test.__module__), "_go_init_", None)
+        # the test's own module (its globals: the module object may have left sys.modules, e.g.
+        # when the other build of the same package was imported since)
+        init = getattr(test, "__globals__", {}).get("_go_init_") or getattr(sys.modules.get(test.__module__), "_go_init_", None)
         if init is not None:
             init()  # the package's vars, afresh for this run (Go initialises them once per process)
         t = T(name)

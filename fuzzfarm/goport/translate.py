@@ -1591,6 +1591,8 @@ class Translator:
         elts = e["Elts"] or []
         if u == "empty":
             return "None"  # struct{}{}: no data
+        if u.startswith(("sync.", "sync/atomic.")) and not elts and "Z" in (e.get("Type") or {}):
+            return self.zero(e["Type"]["Z"], e)  # sync.Mutex{}, &sync.WaitGroup{}: the zero value
         if u == "struct" and "." in t and t.rsplit(".", 1)[0] in self.mods.alias:
             # a struct of a sibling package: its class there, its fields by the same naming rule
             path, name = t.rsplit(".", 1)

@@ -1,5 +1,7 @@
 package lang
 
+import "sync"
+
 // A struct-valued field assigned as a whole: Go writes the struct's memory in place, so a
 // goroutine reading one of its fields races with the assignment (client-go's
 // le.observedRecord = record against IsLeader's le.observedRecord.HolderIdentity, DR-01).
@@ -35,5 +37,29 @@ func StructFieldAssignOrdered() {
 	<-done
 	if p.holder != "a" || e.observed.transitions != 1 {
 		panic("lost the assignment")
+	}
+}
+
+// sync values written as composite literals are their zero values (hc10's sync.WaitGroup{}).
+type guarded struct {
+	mu sync.Mutex
+	n  int
+}
+
+func SyncLiterals() {
+	g := &guarded{mu: sync.Mutex{}}
+	wg := &sync.WaitGroup{}
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.mu.Lock()
+			g.n++
+			g.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if g.n != 2 {
+		panic("lost an increment")
 	}
 }
