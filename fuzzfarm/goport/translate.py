@@ -1528,6 +1528,8 @@ class Translator:
                 return a
             if u in ("func", "interface"):
                 return a
+            if u in ("slice", "map", "chan", "ptrstruct") and args[0].get("U") in (u, "nil"):
+                return a  # []T(nil), []T(s) of the same underlying type: the same header, as in Go
             return self.bad(e, f"conversion to {f.get('T')}")
         if f["K"] == "Ident" and (f.get("Use") or {}).get("k") == "builtin":
             return self.builtin(f["Name"], e, args)
@@ -1558,7 +1560,7 @@ class Translator:
             if e.get("Ellipsis"):
                 if args[1].get("U") == "string":
                     return self.bad(e, "append of a string's bytes", "convert it to a []byte first")
-                return f"rt.append({self.expr(args[0])}, {grow}, *{self.expr(args[1])})"
+                return f"rt.append({self.expr(args[0])}, {grow}, *({self.expr(args[1])} or ()))"  # a nil slice: no values
             return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])})"
         if name == "copy":
             if args[1].get("U") != "slice":

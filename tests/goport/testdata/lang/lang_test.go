@@ -57,3 +57,4 @@ func TestSubtestFails(t *testing.T) {
 func TestStructFieldAssignRace(t *testing.T)    { StructFieldAssignRace() }
 func TestStructFieldAssignOrdered(t *testing.T) { StructFieldAssignOrdered() }
 func TestSyncLiterals(t *testing.T)             { SyncLiterals() }
+func TestAppendNilSpread(t *testing.T)          { AppendNilSpread() }
