@@ -656,6 +656,20 @@ def sprint(*args) -> str:
     return "".join(out)
 
 
+_ATOI = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def atoi(s: str):
+    """strconv.Atoi: a sign and decimal digits only (Python's int() also takes spaces and
+    underscores), int64's range (beyond it: the bound and an error), Go's error texts."""
+    if not _ATOI.match(s):
+        return 0, GoErr(sprintf("strconv.Atoi: parsing %q: invalid syntax", s))
+    n = int(s)
+    if not -(1 << 63) <= n < (1 << 63):
+        return (-(1 << 63) if n < 0 else (1 << 63) - 1), GoErr(sprintf("strconv.Atoi: parsing %q: value out of range", s))
+    return n, None
+
+
 def errors_new(text: str) -> GoErr:
     return GoErr(text)
 

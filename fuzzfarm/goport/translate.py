@@ -242,6 +242,7 @@ class Translator:
                  "from __future__ import annotations", "", "from fuzzfarm import gosim", "from fuzzfarm.goport import rt", ""]
         lines += self.consts + [""]
         self.out = lines
+        self.register_package_vars()
         for s in self.structs.values():
             self.emit_struct(s)
         self.emit_package_vars()
@@ -363,6 +364,15 @@ class Translator:
                 self.sentinels.add(n["Def"]["id"])
                 self.consts.append(f"{snake(n['Name'])} = rt.errors_new({self.lit_const(v['Args'][0]['Const'], 'string')})  # {n['F']}:{n['L']}")
 
+    def register_package_vars(self) -> None:
+        """What each package-level var is (a gosim.Var cell or an object), known before any
+        function is translated: a method emitted with its struct, before _go_init_, reads them too
+        (it read the Var object itself when they were registered later)."""
+        for sp in self.pkg_var_specs:
+            for n in sp["Names"]:
+                if n["Name"] != "_":
+                    self.globals[n["Def"]["id"]] = "obj" if n["DZ"]["k"] in ("struct", "sync", "atomic") else "cell"
+
     def emit_package_vars(self) -> None:
         """``_go_init_()``: the package-level vars, made afresh at the start of every run (Go's
         package initialisation; rt.test_main calls it) so no state leaks from one run into the
@@ -370,10 +380,6 @@ class Translator:
         a struct, sync or atomic type the object itself (its fields are checked)."""
         if not self.pkg_var_specs:
             return
-        for sp in self.pkg_var_specs:
-            for n in sp["Names"]:
-                if n["Name"] != "_":
-                    self.globals[n["Def"]["id"]] = "obj" if n["DZ"]["k"] in ("struct", "sync", "atomic") else "cell"
         self.fn = Func(f"{self.pkg}.init", self.pkg_var_specs[0]["F"])
         self.fn.captured = set()
         self.indent = 0

@@ -58,3 +58,5 @@ func TestStructFieldAssignRace(t *testing.T)    { StructFieldAssignRace() }
 func TestStructFieldAssignOrdered(t *testing.T) { StructFieldAssignOrdered() }
 func TestSyncLiterals(t *testing.T)             { SyncLiterals() }
 func TestAppendNilSpread(t *testing.T)          { AppendNilSpread() }
+func TestPkgVarInMethod(t *testing.T)           { PkgVarInMethod() }
+func TestAtoi(t *testing.T)                     { Atoi() }
