@@ -404,7 +404,10 @@ func encode(v reflect.Value) any {
 				}
 				if sl, ok := tv.Type.Underlying().(*types.Slice); ok {
 					// what Go's growslice needs to pick the new capacity of an append
-					m["ES"] = sizes.Sizeof(sl.Elem())
+					// (a type parameter's size is unknown: generic code is refused anyway, leave it out)
+					if es, ok := sizeof(sl.Elem()); ok {
+						m["ES"] = es
+					}
 					m["NS"] = !hasPointers(sl.Elem())
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
@@ -522,6 +525,131 @@ func promoted(t types.Type) []any {
 	return out
 }
 
+// typedNils lists the conversions to an interface of a pointer, slice, map, channel or func
+// value that may be nil (ifaceTypes fills it). Go keeps such a nil as a typed nil (the
+// interface is not nil, `x.(*T)` gives nil, true); the port's nil is Python's None, which
+// would make it a nil interface: the translator refuses each of them.
+var typedNils []any
+
+// nilable: the kinds of value whose nil, put in an interface, is a typed nil.
+func nilable(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Signature:
+		return true
+	}
+	return false
+}
+
+// localValues: for each local variable, every value assigned to it (its declaration's
+// included); a variable also bound otherwise (a parameter, a range or type-switch variable, a
+// multi-value assignment, declared without a value, or whose address is taken) is in opaque.
+var localValues map[*types.Var][]ast.Expr
+var opaque map[*types.Var]bool
+
+func indexLocals(files []*ast.File) {
+	localValues, opaque = map[*types.Var][]ast.Expr{}, map[*types.Var]bool{}
+	varOf := func(e ast.Expr) *types.Var {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			o := info.Defs[id]
+			if o == nil {
+				o = info.Uses[id]
+			}
+			if v, ok := o.(*types.Var); ok {
+				return v
+			}
+		}
+		return nil
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.AssignStmt:
+				for i, l := range x.Lhs {
+					if v := varOf(l); v != nil {
+						if len(x.Lhs) == len(x.Rhs) && (x.Tok == token.ASSIGN || x.Tok == token.DEFINE) {
+							localValues[v] = append(localValues[v], x.Rhs[i])
+						} else {
+							opaque[v] = true
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				for i, id := range x.Names {
+					if v := varOf(id); v != nil {
+						if len(x.Values) == len(x.Names) {
+							localValues[v] = append(localValues[v], x.Values[i])
+						} else {
+							opaque[v] = true
+						}
+					}
+				}
+			case *ast.UnaryExpr:
+				if x.Op == token.AND {
+					if v := varOf(x.X); v != nil {
+						opaque[v] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// nonNil: e cannot be nil, whatever the run (an address, a composite or func literal, make,
+// new, a declared function or method value, an append of elements, a slice of a non-nil slice,
+// a local variable only ever assigned such values).
+func nonNil(e ast.Expr) bool { return nonNilSeen(e, map[*types.Var]bool{}) }
+
+func nonNilSeen(e ast.Expr, seen map[*types.Var]bool) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		return x.Op == token.AND
+	case *ast.CompositeLit, *ast.FuncLit:
+		return true
+	case *ast.SliceExpr:
+		return nonNilSeen(x.X, seen)
+	case *ast.CallExpr:
+		if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+			if b, ok := info.Uses[id].(*types.Builtin); ok {
+				switch b.Name() {
+				case "make", "new":
+					return true
+				case "append":
+					return (len(x.Args) > 1 && !x.Ellipsis.IsValid()) || nonNilSeen(x.Args[0], seen)
+				}
+				return false
+			}
+		}
+	case *ast.Ident:
+		switch o := info.Uses[x].(type) {
+		case *types.Func:
+			return true
+		case *types.Var:
+			if o.Parent() == nil || o.Parent() == o.Pkg().Scope() || opaque[o] || len(localValues[o]) == 0 {
+				return false // a field, a package-level var, a parameter, ...
+			}
+			if seen[o] {
+				return true // a cycle (x = append(x, v)): its other values decide
+			}
+			seen[o] = true
+			for _, v := range localValues[o] {
+				if !nonNilSeen(v, seen) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[x]; ok {
+			return sel.Kind() == types.MethodVal
+		}
+		_, isFunc := info.Uses[x.Sel].(*types.Func)
+		return isFunc
+	}
+	return false
+}
+
 // ifaceTypes lists every type whose values the package converts to an interface (assignment,
 // call argument, result, composite literal element, send, comparison, map key, conversion):
 // the dynamic types an interface value can have, so the translator can tell whether a type
@@ -529,6 +657,7 @@ func promoted(t types.Type) []any {
 // {"T": type, "cat": what Python value it is, "ptrmethods": a struct value type whose pointer
 // has methods the value lacks (a Python object has them all)}.
 func ifaceTypes(files []*ast.File) []any {
+	indexLocals(files)
 	seen := map[string]map[string]any{}
 	note := func(e ast.Expr, target types.Type) {
 		if e == nil || target == nil {
@@ -549,6 +678,10 @@ func ifaceTypes(files []*ast.File) []any {
 			t = types.Default(t)
 		}
 		ts := types.TypeString(t, types.RelativeTo(pkg))
+		if nilable(t) && !nonNil(e) {
+			pos := fset.Position(e.Pos())
+			typedNils = append(typedNils, map[string]any{"F": fileName(pos.Filename), "L": pos.Line, "T": ts})
+		}
 		if _, ok := seen[ts]; ok {
 			return
 		}
@@ -777,6 +910,17 @@ func derefType(t types.Type) types.Type {
 	return t
 }
 
+// sizeof is sizes.Sizeof, false for a type whose size depends on a type parameter (go/types
+// asserts on those).
+func sizeof(t types.Type) (n int64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return sizes.Sizeof(t), true
+}
+
 func main() {
 	tagList := flag.String("tags", "", "build tags that are on, comma-separated")
 	flag.Parse()
@@ -821,15 +965,19 @@ func main() {
 		for _, f := range srcFiles[p] {
 			enc = append(enc, encode(reflect.ValueOf(f)))
 		}
-		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc})
+		typedNils = nil
+		ifaceTypes(srcFiles[p]) // its typed nils (its IfaceTypes are not used: assertions are per package)
+		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc, "TypedNils": typedNils})
 	}
 	pkg = root
+	typedNils = nil
 	var out []any
 	for _, f := range files {
 		out = append(out, encode(reflect.ValueOf(f)))
 	}
+	iface := ifaceTypes(files) // fills typedNils (a variable read's order against a call is unspecified: read it after)
 	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps,
-		"IfaceTypes": ifaceTypes(files)})
+		"IfaceTypes": iface, "TypedNils": typedNils})
 	if err != nil {
 		fail("encoding: %v", err)
 	}

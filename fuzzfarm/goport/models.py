@@ -86,7 +86,7 @@ STDLIB = (
         "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"},
         "testing.T": {"Run": "run"}}),
     Model("runtime", funcs={"Gosched": "gosim.gosched"}),
-    Model("strconv", funcs={"Itoa": "str"}),
+    Model("strconv", funcs={"Itoa": "str", "Atoi": "rt.atoi"}),
     # log writes a line to stderr and synchronises on the logger's own mutex: the line is not part
     # of what a schedule can change, and the mutex only orders the writes (rt.log_printf)
     Model("log", funcs={"Printf": "rt.log_printf", "Println": "rt.log_printf", "Print": "rt.log_printf"}),

@@ -131,6 +131,30 @@ class Defers:
 
 # --- time.Time: the virtual clock's reading in seconds (what gosim's timer channels send) -------
 
+def struct_copy(fields: tuple, nested: tuple):
+    """A generated struct's ``_copy_``: a new value with every field read (``nested``: the
+    struct-valued ones, copied in turn), as Go's struct assignment copies."""
+    def _copy_(self):
+        c = type(self).__new__(type(self))
+        for f in fields:
+            v = getattr(self, f)
+            setattr(c, f, v._copy_() if f in nested else v)
+        return c
+    return _copy_
+
+
+def struct_set(fields: tuple, nested: tuple):
+    """A generated struct's ``_set_``: ``*p = v``, ``x.f = v`` of a struct: every field written
+    in place (``nested`` ones field by field), as Go writes the struct's memory."""
+    def _set_(self, v):
+        for f in fields:
+            if f in nested:
+                getattr(self, f)._set_(getattr(v, f))
+            else:
+                setattr(self, f, getattr(v, f))
+    return _set_
+
+
 ZERO_TIME = float("-inf")  # time.Time{}: before every reading
 _MAX_DURATION = (1 << 63) - 1
 
@@ -632,6 +656,20 @@ def sprint(*args) -> str:
     return "".join(out)
 
 
+_ATOI = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def atoi(s: str):
+    """strconv.Atoi: a sign and decimal digits only (Python's int() also takes spaces and
+    underscores), int64's range (beyond it: the bound and an error), Go's error texts."""
+    if not _ATOI.match(s):
+        return 0, GoErr(sprintf("strconv.Atoi: parsing %q: invalid syntax", s))
+    n = int(s)
+    if not -(1 << 63) <= n < (1 << 63):
+        return (-(1 << 63) if n < 0 else (1 << 63) - 1), GoErr(sprintf("strconv.Atoi: parsing %q: value out of range", s))
+    return n, None
+
+
 def errors_new(text: str) -> GoErr:
     return GoErr(text)
 
@@ -742,7 +780,9 @@ def test_main(test, name: str):
     (last registered first, as Go); a failed test fails the run."""
     @gosim.not_ported(f"go test: the testing package's tRunner for {name}")
     def main() -> None:
-        init = getattr(sys.modules.get(test.__module__), "_go_init_", None)
+        # the test's own module (its globals: the module object may have left sys.modules, e.g.
+        # when the other build of the same package was imported since)
+        init = getattr(test, "__globals__", {}).get("_go_init_") or getattr(sys.modules.get(test.__module__), "_go_init_", None)
         if init is not None:
             init()  # the package's vars, afresh for this run (Go initialises them once per process)
         t = T(name)

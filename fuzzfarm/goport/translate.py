@@ -67,6 +67,12 @@ def read_go(paths: list[str], tags: tuple[str, ...] = (), goast_binary: str | No
     return data
 
 
+def is_time(z) -> bool:
+    """A zero-value descriptor of time.Time: a port's time is a float reading of the virtual
+    clock (a plain, race-checked value), not a struct."""
+    return z.get("k") == "foreign" and z.get("name") == "time.Time"
+
+
 def snake(name: str) -> str:
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
     s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s).lower()
@@ -168,6 +174,10 @@ class Translator:
         for ent in data.get("IfaceTypes") or []:
             self.iface_cats.setdefault(ent["cat"], set()).add(ent["T"])
         self.iface = data.get("IfaceTypes") or []
+        # (file, line) -> type: a pointer, slice, map, channel or func that may be nil put in an
+        # interface; refused where translated (Go keeps a typed nil, the port's None would be a
+        # nil interface: `x == nil` true, `x.(*T)` failing)
+        self.typed_nils: dict[tuple, str] = {(ent["F"], ent["L"]): ent["T"] for ent in data.get("TypedNils") or []}
         self.assert_names = False  # a panicking assertion needs _GO_TYPES_
         self.unrecoverable = self.gosim_panic_site()
         self.pkg_var_specs: list = []  # package-level vars other than sentinel errors (_go_init_)
@@ -188,6 +198,12 @@ class Translator:
     def bad(self, node, what: str, todo: str = "rewrite it with a supported construct (docs/PORT.md) or port this function by hand") -> str:
         self.errors.append(f"{node.get('F', '?')}:{node.get('L', '?')}: {what}: not supported; {todo}")
         return "None"
+
+    def typed_nil(self, node) -> None:
+        t = self.typed_nils.pop((node["F"], node["L"]))
+        self.bad(node, f"a {t} that may be nil put in an interface (Go keeps a typed nil, a non-nil interface, "
+                       "where the port's nil would be a nil one)",
+                 "put only non-nil values in the interface (e.g. return the untyped nil when the pointer is nil), or port this by hand")
 
     # --- top level ----------------------------------------------------------------------------
     def run(self) -> str:
@@ -226,6 +242,7 @@ class Translator:
                  "from __future__ import annotations", "", "from fuzzfarm import gosim", "from fuzzfarm.goport import rt", ""]
         lines += self.consts + [""]
         self.out = lines
+        self.register_package_vars()
         for s in self.structs.values():
             self.emit_struct(s)
         self.emit_package_vars()
@@ -243,6 +260,8 @@ class Translator:
                     self.refused[d["Name"]["Name"]] = self.errors[n_err:]
                     del self.errors[n_err:], self.out[n_out:]
                     self.assert_names = n_names
+        for f, ln in list(self.typed_nils):  # in no function (a package-level var's initialiser)
+            self.typed_nil({"F": f, "L": ln})
         if self.assert_names:  # after the classes it names
             self.out += ["", self.go_types_table()]
         # the models' imports and the stub modules, known once every call is translated
@@ -345,6 +364,15 @@ class Translator:
                 self.sentinels.add(n["Def"]["id"])
                 self.consts.append(f"{snake(n['Name'])} = rt.errors_new({self.lit_const(v['Args'][0]['Const'], 'string')})  # {n['F']}:{n['L']}")
 
+    def register_package_vars(self) -> None:
+        """What each package-level var is (a gosim.Var cell or an object), known before any
+        function is translated: a method emitted with its struct, before _go_init_, reads them too
+        (it read the Var object itself when they were registered later)."""
+        for sp in self.pkg_var_specs:
+            for n in sp["Names"]:
+                if n["Name"] != "_":
+                    self.globals[n["Def"]["id"]] = "obj" if n["DZ"]["k"] in ("struct", "sync", "atomic") else "cell"
+
     def emit_package_vars(self) -> None:
         """``_go_init_()``: the package-level vars, made afresh at the start of every run (Go's
         package initialisation; rt.test_main calls it) so no state leaks from one run into the
@@ -352,10 +380,6 @@ class Translator:
         a struct, sync or atomic type the object itself (its fields are checked)."""
         if not self.pkg_var_specs:
             return
-        for sp in self.pkg_var_specs:
-            for n in sp["Names"]:
-                if n["Name"] != "_":
-                    self.globals[n["Def"]["id"]] = "obj" if n["DZ"]["k"] in ("struct", "sync", "atomic") else "cell"
         self.fn = Func(f"{self.pkg}.init", self.pkg_var_specs[0]["F"])
         self.fn.captured = set()
         self.indent = 0
@@ -489,7 +513,7 @@ class Translator:
         o += ["", "", f"class {s.name}:", f'    """Go struct {s.name} ({s.file}:{s.line}); plain fields are race-checked (gosim.Shared)."""', ""]
         plain = []
         for gname, pname, ty, k in s.fields:
-            if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign"):  # foreign: a sibling package's struct
+            if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign") and not is_time(ty["Z"]):  # foreign: a sibling package's struct
                 plain.append(pname)
             else:
                 o.append(f"    {pname} = gosim.Shared()  # {s.file}:{ty['L']}")
@@ -509,13 +533,13 @@ class Translator:
                 o.append(f"        self.{p} = {p}")
         if not s.fields:
             o.append("        pass")
-        o += ["", "    def _copy_(self):", f'        """A copy of a {s.name} value (Go assignment of a struct: every field read)."""',
-              f"        c = {s.name}.__new__({s.name})"]
-        for _, p, ty, _ in s.fields:
-            cp = "._copy_()" if ty["Z"]["k"] in ("struct", "foreign") else ""
-            o.append(f"        c.{p} = self.{p}{cp}")
-        o += ["        return c", "", "    def _set_(self, v):", "        for f in self._go_fields_:",
-              "            setattr(self, f, getattr(v, f))"]
+        # a copy reads every field; Go's struct assignment writes every field in place (a pointer
+        # to the struct or to a field sees it, -race sees the writes), a struct-valued field
+        # field by field too. Made by rt (machinery) so that a race in them is reported at the
+        # Go statement that copies or assigns, not at a frame of the translation
+        names = tuple(p for _, p, _, _ in s.fields)
+        nested = tuple(p for _, p, ty, _ in s.fields if ty["Z"]["k"] in ("struct", "foreign") and not is_time(ty["Z"]))
+        o += ["", f"    _copy_ = rt.struct_copy({names!r}, {nested!r})", f"    _set_ = rt.struct_set({names!r}, {nested!r})"]
         for d in s.methods:
             self.func_decl(d, s)
             if d["Name"]["Name"] == "Error" and not d["Type"]["Params"]["List"]:
@@ -810,7 +834,9 @@ class Translator:
                 return ("name", "_")
             return ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
-            return ("attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
+            # a struct-valued field is written in place, as Go writes a struct (a reader of one
+            # of its fields races with the write; a pointer to it sees the new value)
+            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
@@ -829,6 +855,8 @@ class Translator:
             self.stmt_line(s, f"{tgt[1]} = {value}")
         elif kind == "cell":
             self.stmt_line(s, f"{tgt[1]}.store({value})")
+        elif kind == "sattr":
+            self.stmt_line(s, f"{tgt[1]}.{tgt[2]}._set_({value})")
         elif kind == "attr":
             self.stmt_line(s, f"{tgt[1]}.{tgt[2]} = {value}")
         elif kind == "map":
@@ -1290,6 +1318,8 @@ class Translator:
             return "None"
         if "_py" in e:
             return e["_py"]  # a node made here (the embedded field a promoted selector reads)
+        if self.typed_nils and (e.get("F"), e.get("L")) in self.typed_nils:
+            self.typed_nil(e)
         if "Const" in e and e["K"] != "Ident" or e["K"] == "Ident" and "Const" in e and (e.get("Use") or {}).get("k") == "const":
             return self.lit_const(e["Const"], e.get("U"))
         m = getattr(self, "e_" + e["K"], None)
@@ -1504,6 +1534,8 @@ class Translator:
                 return a
             if u in ("func", "interface"):
                 return a
+            if u in ("slice", "map", "chan", "ptrstruct") and args[0].get("U") in (u, "nil"):
+                return a  # []T(nil), []T(s) of the same underlying type: the same header, as in Go
             return self.bad(e, f"conversion to {f.get('T')}")
         if f["K"] == "Ident" and (f.get("Use") or {}).get("k") == "builtin":
             return self.builtin(f["Name"], e, args)
@@ -1534,7 +1566,7 @@ class Translator:
             if e.get("Ellipsis"):
                 if args[1].get("U") == "string":
                     return self.bad(e, "append of a string's bytes", "convert it to a []byte first")
-                return f"rt.append({self.expr(args[0])}, {grow}, *{self.expr(args[1])})"
+                return f"rt.append({self.expr(args[0])}, {grow}, *({self.expr(args[1])} or ()))"  # a nil slice: no values
             return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])})"
         if name == "copy":
             if args[1].get("U") != "slice":
@@ -1567,6 +1599,8 @@ class Translator:
         elts = e["Elts"] or []
         if u == "empty":
             return "None"  # struct{}{}: no data
+        if u.startswith(("sync.", "sync/atomic.")) and not elts and "Z" in (e.get("Type") or {}):
+            return self.zero(e["Type"]["Z"], e)  # sync.Mutex{}, &sync.WaitGroup{}: the zero value
         if u == "struct" and "." in t and t.rsplit(".", 1)[0] in self.mods.alias:
             # a struct of a sibling package: its class there, its fields by the same naming rule
             path, name = t.rsplit(".", 1)

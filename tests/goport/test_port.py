@@ -202,3 +202,32 @@ def test_packages_of_the_module_become_a_module_each(go, tmp_path):
     assert found[0].go_crash_state[:2] == ["example.com/multi/store.(*Counter).IncUnlocked (store/store.go:39)",
                                            "example.com/multi.hit (hit_buggy.go:8)"], found[0].go_crash_state
     assert [d for d in inputs() if h.execute(d, "fixed").failure is not None] == []
+
+
+def test_a_typed_nil_is_refused_not_mistranslated(go, tmp_path, capsys):
+    """A nil pointer, slice or map put in an interface: Go keeps a typed nil (not a nil
+    interface; `x.(*T)` gives nil, true), the port's None would be a nil interface. `go test`
+    passes testdata/typednil; the port either refuses each conversion that may be nil (one line,
+    exit 2) or, had it translated them, must end as `go test` ends (it would not: the test's
+    `x == nil` would be true)."""
+    src = os.path.join(DATA, "typednil")
+    p = run_go(["test", "-count=1", "."], cwd=src)
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = tmp_path / "out"
+    try:
+        cli_main(["port", src, "-o", str(out), "--test", "TestTypedNilIsNotNil"])
+    except SystemExit as e:
+        code = e.code
+    else:
+        code = 0
+    if code == 0:  # translated: it must agree with go test on every schedule
+        mod = load(out, "port")
+        for seed in range(4):
+            r = gosim.run(rt.test_main(mod.TestTypedNilIsNotNil, "TestTypedNilIsNotNil"), strategy=make("random", seed=seed),
+                          check_leaks=False)
+            assert r.failure is None, f"go test passes; the translation fails: {r.failure}"
+        return
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err
+    sites = re.findall(r"fuzzfarm port: (typednil\.go:\d+): a (\S+) that may be nil put in an interface .*: not supported; ", err)
+    assert sites == [("typednil.go:20", "*conn"), ("typednil.go:26", "[]int"), ("typednil.go:32", "map[string]int")], err

@@ -86,5 +86,6 @@ if __name__ == "__main__":
     for t in TWINS:
         files, refused = port_twin(t, os.path.join(tmp, t.replace("/", "-")), b)
         print(f"| {t} | {go_lines(t)} | {py_lines(files) if files else '-'} | "
-              + ("yes" if files else "refused: " + "; ".join(constructs(refused))) + " |")
+              + (("yes" + "".join(f" (stub to fill in: {os.path.basename(f)})" for f in sorted(files) if os.path.basename(f).startswith("stub_")))
+                 if files else "refused: " + "; ".join(constructs(refused))) + " |")
     sys.exit(0)

@@ -53,3 +53,10 @@ func TestSubtestFails(t *testing.T) {
 		panic("the subtest went on")
 	}
 }
+
+func TestStructFieldAssignRace(t *testing.T)    { StructFieldAssignRace() }
+func TestStructFieldAssignOrdered(t *testing.T) { StructFieldAssignOrdered() }
+func TestSyncLiterals(t *testing.T)             { SyncLiterals() }
+func TestAppendNilSpread(t *testing.T)          { AppendNilSpread() }
+func TestPkgVarInMethod(t *testing.T)           { PkgVarInMethod() }
+func TestAtoi(t *testing.T)                     { Atoi() }

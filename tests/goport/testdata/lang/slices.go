@@ -71,3 +71,16 @@ func AppendSharedRace() {
 	_ = append(base, 2)
 	<-done
 }
+
+// append(x, nil...) appends nothing; append([]T(nil), s...) copies s (hc15's existingProvisions).
+func AppendNilSpread() {
+	var none []int
+	a := append([]int{1}, none...)
+	m := map[string][]int{}
+	b := append([]int(nil), m["missing"]...)
+	c := append([]int(nil), a...)
+	c[0] = 9
+	if len(a) != 1 || a[0] != 1 || b != nil || len(c) != 1 {
+		panic("append of a nil spread")
+	}
+}

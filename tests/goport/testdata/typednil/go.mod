@@ -1,0 +1,3 @@
+module example.com/typednil
+
+go 1.22
