@@ -174,15 +174,14 @@ def _row(st: S.Store, b: dict, group: dict | None) -> dict:
                crash_state_text=crash_state_text(b), fix_label=fix_label(b), fix_word=fix_word(b),
                repro_label=reproducibility(b), starvation=starvation_cell(b), starvation_need=starvation_need(b),
                realistic=H.is_realistic(b.get("starvation_s")), first_seen=b.get("created"),
-               last_seen=_last_seen(st, b))
+               last_seen=_last_seen(b))
     return row
 
 
-def _last_seen(st: S.Store, b: dict):
-    """The latest time a campaign first hit the bucket (joins of known inputs are not timed)."""
-    cid = b.get("last_campaign") or b.get("first_campaign")
-    ts = st.last_hit([b])[0] if cid else None
-    return max([float(x) for x in (b.get("created"), ts) if x not in (None, "")], default=None)
+def _last_seen(b: dict):
+    """When a new input last landed in the bucket (any campaign); buckets counted before
+    ``last_seen`` was recorded: when it was created."""
+    return max([float(x) for x in (b.get("created"), b.get("last_seen")) if x not in (None, "")], default=None)
 
 
 def bucket(st: S.Store, bid: str) -> dict | None:

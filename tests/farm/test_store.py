@@ -169,7 +169,8 @@ def test_wrong_password_is_reported_without_the_password(redis_server, tmp_path)
 
 
 def test_the_reads_the_web_view_needs(store):
-    """Store.buckets / last_hit / campaign_bucket_times: what web/data.py read by hand."""
+    """Store.buckets / campaign_bucket_times: what web/data.py read by hand; a bucket's last_seen
+    moves with every new input, whichever campaign reports it (it stayed at the first hit)."""
     cid = store.create_campaign({"harness": "h", "variant": "v", "jobs": 0, "duration_s": 1.0})
     bid, _, _, _ = store.create_or_join_bucket(harness="h", variant="v", signature="s", input_sha256="a" * 64,
                                                fields={"kind": "k", "first_campaign": cid, "count_x": 3})
@@ -178,5 +179,12 @@ def test_the_reads_the_web_view_needs(store):
     assert got == bid and t > 0
     recs = store.buckets([bid, "b-unknown"])
     assert [b["id"] for b in recs] == [bid] and recs[0]["count_x"] == 3  # decoded, unknown left out
-    assert store.last_hit(recs) == [t]
-    assert store.buckets([]) == [] and store.last_hit([]) == []
+    assert store.buckets([]) == []
+    first = float(recs[0]["last_seen"])
+    other = store.create_campaign({"harness": "h", "variant": "v", "jobs": 0, "duration_s": 1.0})
+    store.create_or_join_bucket(harness="h", variant="v", signature="s", input_sha256="c" * 64, fields={})
+    store.mark_intaken(other, "c" * 64, bid)
+    assert float(store.bucket(bid)["last_seen"]) > first
+    second = float(store.bucket(bid)["last_seen"])
+    assert store.join_unreplayed(bid, "d" * 64) == (True, 3)  # a join on the engine's word moves it too
+    assert float(store.bucket(bid)["last_seen"]) > second

@@ -90,11 +90,14 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
 end
 local counted = redis.call('SADD', KEYS[3], ARGV[2])
 local count = redis.call('HGET', KEYS[2], 'count')
-if counted == 1 then count = redis.call('HINCRBY', KEYS[2], 'count', 1) end
+if counted == 1 then
+  count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+  redis.call('HSET', KEYS[2], 'last_seen', ARGV[3])
+end
 return {created, counted, tonumber(count)}
 """
 
-# KEYS: bucket, its inputs set; ARGV: input sha256. Joins an existing bucket only.
+# KEYS: bucket, its inputs set; ARGV: input sha256, now. Joins an existing bucket only.
 # Returns nil (no bucket) or {counted (0/1), count}
 _JOIN_UNREPLAYED = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
@@ -103,6 +106,7 @@ local count = redis.call('HGET', KEYS[1], 'count')
 if counted == 1 then
   count = redis.call('HINCRBY', KEYS[1], 'count', 1)
   redis.call('HINCRBY', KEYS[1], 'joined_unreplayed', 1)
+  redis.call('HSET', KEYS[1], 'last_seen', ARGV[2])
 end
 return {counted, tonumber(count)}
 """
@@ -450,7 +454,7 @@ class Store(Coordination, Records):
         """Count ``input_sha256`` in existing bucket ``bid`` without creating anything, and in
         its ``joined_unreplayed`` when counted (an input joined by the fuzz engine's signature,
         not by a collector replay). None: no such bucket. Returns (counted, count)."""
-        res = self._join_unreplayed(keys=[keys.bucket(bid), keys.bucket_inputs(bid)], args=[input_sha256])
+        res = self._join_unreplayed(keys=[keys.bucket(bid), keys.bucket_inputs(bid)], args=[input_sha256, time.time()])
         return None if res is None else (bool(res[0]), int(res[1]))
 
     def distrust_engine_signature(self, harness: str, variant: str, input_sha256: str) -> None:
@@ -482,12 +486,6 @@ class Store(Coordination, Records):
             pipe.hgetall(keys.bucket(bid))
         return [{k: _dec(k, v) for k, v in raw.items()} for raw in (pipe.execute() if bids else []) if raw]
 
-    def last_hit(self, recs: list[dict]) -> list[float | None]:
-        """For each bucket record, when the campaign that last hit it did so (one round trip)."""
-        pipe = self.r.pipeline()
-        for b in recs:
-            pipe.zscore(keys.campaign_buckets(b.get("last_campaign") or b.get("first_campaign")), b["id"])
-        return pipe.execute() if recs else []
 
     def campaign_bucket_ids(self, cid: str) -> list[str]:
         return list(self.r.zrange(keys.campaign_buckets(cid), 0, -1))
