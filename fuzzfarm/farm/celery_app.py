@@ -74,6 +74,12 @@ def configure(url: str) -> None:
     amqp = app.__dict__.get("amqp")
     if amqp is not None:
         amqp._producer_pool = None
+    # The result backend is made once per thread from the settings of that moment: a send that
+    # waits for a result would subscribe at the old Redis (refused once it is gone).
+    try:
+        del app._local.backend
+    except AttributeError:
+        pass
 
 
 __all__ = ["app", "configure"]

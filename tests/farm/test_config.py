@@ -183,4 +183,9 @@ def test_configure_redirects_publishing_to_the_new_redis(redis_server, tmp_path,
         configure(other.url)
         tasks.enqueue_intake("c1", "checker", "buggy", "b" * 64)
         assert first.r.llen("collect") == 1 and second.r.llen("collect") == 1
+        # the result backend follows too (a send waiting for a result subscribed at the old Redis:
+        # refused once that one is gone)
+        from fuzzfarm.farm import app
+        assert app.backend.connparams["port"] == other.port
         configure(redis_server.url)
+        assert app.backend.connparams["port"] == int(redis_server.url.rsplit(":", 1)[1].split("/")[0])

@@ -57,7 +57,7 @@ def test_a_race_report_beside_a_panic_counts_as_the_panic():
 
 @pytest.mark.parametrize("args,says", [
     (["--case", "hc99"], "unknown case hc99"),
-    (["--procs", "one"], "--procs must be integers"),
+    (["--procs", "one"], "--procs must be positive integers"),
     (["--runs", "0"], "--runs must be at least 1"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(args, says):
