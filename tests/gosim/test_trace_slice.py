@@ -130,3 +130,31 @@ def test_goroutine_leak_slice_is_the_channel_the_leaked_goroutine_waits_on():
     last = {g: max(i for i, e in enumerate(ev) if e.gid == g and e.kind == "block") for g in leaked}
     assert set(sl.objects) == {o for i in last.values() for o in ev[i].objs} == {"errs"}
     assert set(last.values()) <= set(sl.events)
+
+
+class _Checker:
+    cancel = gosim.Shared(None)
+
+    def __init__(self):
+        self.cancel = None
+
+
+def test_nil_call_slice_leads_with_the_nil_state_whatever_locks_are_released_after():
+    """The seed bug's shape: Stop calls a nil ``cancel`` while holding several locks. The locks
+    are let go of after the read (deferred unlocks), so "what the goroutine used last" were the
+    locks alone and the slice left out the nil field the failure names (a newcomer's checker
+    reproducer); the last read of race-checked state now leads."""
+    from fuzzfarm.gosim.trace_slice import failure_slice
+
+    def program():
+        c = _Checker()
+        locks = [gosim.Mutex(f"l{i}") for i in range(4)]
+        with locks[0], locks[1], locks[2], locks[3]:
+            c.cancel()
+
+    rep = gosim.run(program, strategy=RandomStrategy(1), trace=True)
+    assert rep.failure is not None and rep.failure.kind == "goroutine panic"
+    sl = failure_slice(rep.trace.events, rep.failure)
+    assert sl.objects[0] == "_Checker.cancel", sl.objects
+    kinds = [(rep.trace.events[i].kind, rep.trace.events[i].objs) for i in sl.events]
+    assert ("read", ["_Checker.cancel"]) in [(k, list(o)) for k, o in kinds], kinds
