@@ -90,7 +90,7 @@ def example_case(name: str) -> dict:
 def _pin(case: dict):
     """Pin the examples case for this process and its children; the harness module, (re)loaded."""
     from fuzzfarm import harness as H
-    from fuzzfarm.engine import process
+    from fuzzfarm import child as process
 
     if "FUZZFARM_EXAMPLE" not in process._ENV_ALLOW:  # benchmark only: forward the pin to fuzz children
         process._ENV_ALLOW = tuple(process._ENV_ALLOW) + ("FUZZFARM_EXAMPLE",)

@@ -2,7 +2,7 @@
 
     python -m benchmarks.startup [--quick] [--json] [--harness NAME]
 
-Process kinds, each started exactly as a farm job starts it (``fuzzfarm.engine.process``
+Process kinds, each started exactly as a farm job starts it (``fuzzfarm.child``
 environment, a fresh interpreter each time):
 
 * ``python``: ``python -c pass``, the interpreter's own floor;

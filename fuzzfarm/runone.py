@@ -19,12 +19,10 @@ import sys
 import traceback
 
 from fuzzfarm import harness as H
+from fuzzfarm.child import LOADED, child_main
 from fuzzfarm.gosim import failures as F
 
 HARNESS_ERROR = "harness error"
-# Printed (and flushed) once the harness is imported, before the input runs: a replay's time
-# limit starts here, so a slow import never turns a crash into a timeout (collector/replay.py).
-LOADED = "fuzzfarm-runone: harness loaded"
 
 
 def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module: str | None = None) -> dict:
@@ -144,6 +142,9 @@ def _take_bound(argv: list[str]) -> tuple[list[str], str | None]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if any(a.startswith("--request=") for a in argv):  # the collector's replay (fuzzfarm/child.py)
+        return child_main(lambda mod, variant, data, req: outcome_of_module(mod, req["harness"], variant, data,
+                                                                           trace=req["trace"]), argv)
     argv, bound = _take_bound(argv)
     args = [a for a in argv if not a.startswith("--")]
     module = next((a.split("=", 1)[1] for a in argv if a.startswith("--module=")), None)

@@ -7,23 +7,16 @@ same events under other schedules are where a half fix still fails. The first fa
 the search; its bytes reproducer (``Execution.as_bytes_input``) is re-checked in a fresh
 process (:func:`fuzzfarm.collector.replay.replay`) before it counts.
 
-Child process (harness code runs only there; each run under a wall limit)::
-
-    python -m fuzzfarm.collector.fixfuzz HARNESS VARIANT --input=FILE --out=FILE
-           [--random=N] [--pct=N] [--depth=D] [--corpus=FILE] [--budget=S] [--timeout=S] [--module=MOD]
+The search runs in a child process (``fuzzfarm.child.run_child``; harness code runs only there,
+each run under a wall limit).
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
-import json
-import os
-import sys
-import tempfile
 import time
 
-from fuzzfarm.engine import process
+from fuzzfarm import child
 from fuzzfarm.engine.target import resolve
 
 from .replay import check_size, replay
@@ -41,25 +34,14 @@ def fuzz_fixed(harness, variant: str, data: bytes, *, random_runs: int, pct_runs
     hazard of the fixed variant: the search goes on past it)."""
     check_size(data)
     target = resolve(harness)
-    with tempfile.TemporaryDirectory(prefix="fuzzfarm-fixfuzz-") as tmp:
-        src, dst, cpath = (os.path.join(tmp, n) for n in ("input", "result.json", "corpus.json"))
-        with open(src, "wb") as f:
-            f.write(data)
-        with open(cpath, "w") as f:
-            json.dump([base64.b64encode(c).decode() for c in corpus], f)
-        argv = [sys.executable, "-m", "fuzzfarm.collector.fixfuzz", target.name, variant, f"--input={src}",
-                f"--out={dst}", f"--random={random_runs}", f"--pct={pct_runs}", f"--depth={depth}",
-                f"--corpus={cpath}", f"--budget={budget_s}", f"--timeout={timeout_s}",
-                *(f"--tolerate={t}" for t in tolerate), *target.child_args()]
-        env = target.child_env()
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s + timeout_s + 15)
-        res = {}
-        if os.path.exists(dst):
-            with open(dst) as f:
-                res = json.load(f)
+    run = child.run_child("fuzzfarm.collector.fixfuzz", target, variant, data,
+                          {"random": random_runs, "pct": pct_runs, "depth": depth, "budget": budget_s,
+                           "timeout": timeout_s, "tolerate": list(tolerate),
+                           "corpus": [base64.b64encode(c).decode() for c in corpus]},
+                          timeout=budget_s + timeout_s + 15)
+    res = run.result or {}
     if not res:
-        tail = (out.strip().splitlines() or ["(no output)"])[-1]
-        how = "was killed after overrunning its budget" if rc is None else f"exited with code {rc}: {tail}"
+        how = "was killed after overrunning its budget" if run.rc is None else f"exited with code {run.rc}: {run.tail()}"
         # A hang of the fixed variant on a schedule is a finding, not an error of the search.
         res = {"random": 0, "pct": 0, "corpus": 0, "stopped": f"the search {how}", "failure": None}
     fail = res.get("failure")
@@ -84,65 +66,39 @@ def _runs(data: bytes, random_runs: int, pct_runs: int, depth: int, corpus: list
         yield "corpus", i, c, None
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.collector.fixfuzz")
-    ap.add_argument("harness")
-    ap.add_argument("variant")
-    ap.add_argument("--input", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--random", type=int, default=100)
-    ap.add_argument("--pct", type=int, default=100)
-    ap.add_argument("--depth", type=int, default=PCT_DEPTH)
-    ap.add_argument("--corpus")
-    ap.add_argument("--budget", type=float, default=60.0)
-    ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--tolerate", action="append", default=[])
-    ap.add_argument("--module")
-    a = ap.parse_args(argv)
+def _search(mod, variant: str, data: bytes, req: dict) -> dict:
+    """The child's search (see :func:`fuzz_fixed`), run by ``fuzzfarm.child.child_main``."""
     from fuzzfarm import harness as H
     from fuzzfarm.signature import classify, hazard_name
-    from fuzzfarm.engine.guard import RunTimeout, skip_instrumentation, timed_out, wall_limit
-    from fuzzfarm.engine.target import from_child_args
+    from fuzzfarm.engine.guard import RunTimeout, timed_out, wall_limit
 
-    skip_instrumentation()
-    try:
-        mod = from_child_args(a.harness, a.module).load()
-        H.check_variant(mod, a.variant)
-    except H.HarnessError as e:
-        sys.stderr.write(f"fuzzfarm: {e}\n")
-        return 2
-    with open(a.input, "rb") as f:
-        data = f.read()
-    corpus = []
-    if a.corpus:
-        with open(a.corpus) as f:
-            corpus = [base64.b64decode(c) for c in json.load(f)]
+    corpus = [base64.b64decode(c) for c in req["corpus"]]
     counts = {"random": 0, "pct": 0, "corpus": 0, "tolerated_random": 0, "tolerated_pct": 0, "tolerated_corpus": 0}
-    tolerate = set(a.tolerate)
+    tolerate = set(req["tolerate"])
 
     def failure(name, seed, inp, **out):
-        out = classify({"harness": a.harness, "variant": a.variant, "failed": True, **out})
+        out = classify({"harness": req["harness"], "variant": variant, "failed": True, **out})
         return {"strategy": name, "seed": seed, "data_b64": base64.b64encode(inp).decode(), "in_process": out}
 
-    res = {"failure": None, "stopped": "budget of runs spent", "depth": a.depth, "pct_n": 0, "pct_k": 0}
+    res = {"failure": None, "stopped": "budget of runs spent", "depth": req["depth"], "pct_n": 0, "pct_k": 0}
     start = time.monotonic()
-    for name, seed, inp, strategy in _runs(data, a.random, a.pct, a.depth, corpus):
-        if time.monotonic() - start > a.budget:
-            res["stopped"] = f"wall budget of {a.budget:g} s spent"
+    for name, seed, inp, strategy in _runs(data, req["random"], req["pct"], req["depth"], corpus):
+        if time.monotonic() - start > req["budget"]:
+            res["stopped"] = f"wall budget of {req['budget']:g} s spent"
             break
         counts[name] += 1
         try:
-            with wall_limit(a.timeout):
+            with wall_limit(req["timeout"]):
                 if strategy is None:
-                    ex = mod.execute(inp, a.variant)
+                    ex = mod.execute(inp, variant)
                 else:
                     with H.schedule_from(strategy):
-                        ex = mod.execute(inp, a.variant)
+                        ex = mod.execute(inp, variant)
             if timed_out(ex):
                 raise RunTimeout()
         except RunTimeout:  # a hang on fixed: its events are the reproducer (the replay times out too)
             res["failure"] = failure(name, seed, inp, kind="timeout", exc_class="RunTimeout", crash_state=[],
-                                     message=f"a run did not finish within {a.timeout:g} s")
+                                     message=f"a run did not finish within {req['timeout']:g} s")
             break
         except Exception as e:  # noqa: BLE001 - the harness's own decoding failed on a corpus input
             res["failure"] = failure(name, seed, inp, kind="harness error", exc_class=type(e).__name__,
@@ -164,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     res.update(counts)
     if res["failure"] is not None:
         res["stopped"] = f"failed on {res['failure']['strategy']} run {res['failure']['seed']}"
-    with open(a.out, "w") as f:
-        json.dump(res, f)
-    return 0
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    return child.child_main(_search, argv)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from fuzzfarm.engine import process
+from fuzzfarm import child as process
 from fuzzfarm.engine.target import resolve
 from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
 

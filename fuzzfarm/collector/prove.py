@@ -17,7 +17,7 @@ import os
 import sys
 import tempfile
 
-from fuzzfarm.engine import process
+from fuzzfarm import child as process
 from fuzzfarm.engine.target import resolve
 from fuzzfarm import settings
 

@@ -4,12 +4,9 @@ memory, and classify what happened. Verification, fix checks and crash intake us
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import sys
-import tempfile
 
-from fuzzfarm.engine import process
+from fuzzfarm import child as process
 from fuzzfarm.engine.model import MAX_INPUT_BYTES
 from fuzzfarm.engine.target import Target, resolve
 from fuzzfarm.harness import HarnessError
@@ -54,50 +51,34 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
     run once in a fresh process. A run killed after ``timeout_s`` is kind ``timeout``; a
     MemoryError under the ``memory_limit_mb`` heap cap is kind ``oom``; a process that dies
     without an answer is kind ``replay error``. The process runs under ``PYTHONHASHSEED=0``
-    (as the fuzz child that found the input, ``engine.process.child_env``) unless ``hash_seed``
+    (as the fuzz child that found the input, ``fuzzfarm.child.child_env``) unless ``hash_seed``
     is given (the verification replays: :func:`hash_seeds`); the outcome records it as
     ``hash_seed``. Raises HarnessError when the harness cannot be loaded or has no such variant,
     ValueError for an oversized input."""
     check_size(data)
     target = resolve(harness)
-    with tempfile.TemporaryDirectory(prefix="fuzzfarm-replay-") as tmp:
-        path = os.path.join(tmp, "input")
-        with open(path, "wb") as f:
-            f.write(data)
-        argv = [sys.executable, "-m", "fuzzfarm.runone", target.name, variant, path, *target.child_args(),
-                "--loaded-marker"]
-        if trace:
-            argv.append("--trace")
-        env = target.child_env(None if hash_seed is None else {"PYTHONHASHSEED": str(int(hash_seed))})
-        from fuzzfarm.runone import LOADED  # the time limit starts once the harness is imported
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=timeout_s, memory_limit_mb=memory_limit_mb,
-                                      start_marker=LOADED, start_timeout=LOAD_TIMEOUT_S)
-    if rc == process.NOT_STARTED:
+    run = process.run_child("fuzzfarm.runone", target, variant, data, {"trace": trace},
+                            env=None if hash_seed is None else {"PYTHONHASHSEED": str(int(hash_seed))},
+                            timeout=timeout_s, memory_limit_mb=memory_limit_mb, timed_from_load=True,
+                            load_timeout=LOAD_TIMEOUT_S)
+    if run.rc == process.NOT_STARTED:
         raise HarnessError(f"harness {target.name!r} did not finish importing within {LOAD_TIMEOUT_S:g} s "
                            f"(FUZZFARM_REPLAY_LOAD_TIMEOUT_S); the input was not run")
-    out = _outcome(target, variant, rc, out, timeout_s)
+    out = _outcome(target, variant, run, timeout_s)
     out["hash_seed"] = 0 if hash_seed is None else int(hash_seed)
     return out
 
 
-def _outcome(target: Target, variant: str, rc, out: str, timeout_s: float) -> dict:
-    if rc is None:
+def _outcome(target: Target, variant: str, run: process.ChildRun, timeout_s: float) -> dict:
+    if run.result is not None:
+        return classify(run.result)
+    if run.rc is None:
         return _synthetic(target, variant, "timeout", f"the replay did not finish within {timeout_s:g} s")
-    lines = out.splitlines()
-    if rc == 2:
-        msg = next((ln for ln in reversed(lines) if ln.startswith("fuzzfarm:")), lines[-1] if lines else "")
-        raise HarnessError(msg.removeprefix("fuzzfarm: ") or f"harness {target.name!r} could not be run")
-    for ln in reversed(lines):
-        if ln.startswith("{"):
-            try:
-                return classify(json.loads(ln))
-            except ValueError:
-                break
-    if any("MemoryError" in ln for ln in lines):
+    if run.load_error() is not None:
+        raise HarnessError(run.load_error() or f"harness {target.name!r} could not be run")
+    if "MemoryError" in run.output:
         return _synthetic(target, variant, "oom", "the replay ran out of memory")
-    tail = lines[-1] if lines else "(no output)"
-    res = _synthetic(target, variant, "replay error", f"the replay process exited with code {rc}: {tail}")
-    return res
+    return _synthetic(target, variant, "replay error", f"the replay process exited with code {run.rc}: {run.tail()}")
 
 
 def hang_limit_s(fuzz_timeout_s: float | str | None = None) -> float:

@@ -26,7 +26,7 @@ from typing import Callable
 
 from fuzzfarm.harness import FAILING_LINE, SIGNATURE_LINE, TOLERATE_ENV
 
-from . import process
+from fuzzfarm import child as process
 from .corpus import read_inputs, sha1, write_inputs
 from .libfuzzer_output import (BANNER, NOT_INSTRUMENTED, crash_excerpt, last_error_line, parse_final_execs,
                                parse_status)

@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 
-from . import process
+from fuzzfarm import child as process
 from .model import MAX_INPUT_BYTES
 from .target import resolve
 

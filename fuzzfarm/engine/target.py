@@ -56,7 +56,7 @@ class Target:
     def child_env(self, extra: dict | None = None) -> dict:
         """``process.child_env`` for a child that runs this harness: its PYTHONPATH entry and
         the campaign's starvation bound (over the worker's, which the allow-list passes on)."""
-        from fuzzfarm.engine import process
+        from fuzzfarm import child as process
         bound = {} if self.max_starvation is None else {H.MAX_STARVATION_ENV: self.max_starvation}
         return process.child_env({**bound, **(extra or {})}, pythonpath=self.pythonpath)
 

@@ -227,7 +227,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
                  prior: dict | None = None):
     """Parent side: run the walk child, restarting it after a timeout/oom until the budget is
     spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
-    from . import process
+    from fuzzfarm import child as process
     from .libfuzzer_output import last_error_line
     from .model import JobResult, StopRequested
     from .supervise import ArtifactDir, JobState, supervise

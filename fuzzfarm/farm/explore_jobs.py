@@ -55,7 +55,7 @@ def ids(st: S.Store) -> list[str]:
 
 def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
     """Run ``items`` in a fresh process (harness code never runs in the worker itself)."""
-    from fuzzfarm.engine import process
+    from fuzzfarm import child as process
     from fuzzfarm.engine.target import resolve
 
     target = resolve(spec["harness"], spec.get("max_starvation_s"))

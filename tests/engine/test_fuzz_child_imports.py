@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from fuzzfarm import harness as H
-from fuzzfarm.engine import process
+from fuzzfarm import child as process
 
 FORBIDDEN_ROOTS = ("celery", "kombu", "redis", "rich", "typer", "click", "billiard", "amqp")
 FORBIDDEN_OURS = ("fuzzfarm.farm", "fuzzfarm.cli", "fuzzfarm.farm.store")
@@ -71,7 +71,7 @@ def test_walk_child_imports_neither_farm_machinery_nor_crash_handling_before_a_f
         # Imported at the first failure only (fuzzfarm/engine/walk.py), and merge_corpus on use
         # (fuzzfarm/engine/__init__.py): neither is needed to start walking.
         late = sorted(m for m in mods if m.startswith(("fuzzfarm.collector", "fuzzfarm.runone",
-                                                      "fuzzfarm.engine.corpus", "fuzzfarm.engine.process")))
+                                                      "fuzzfarm.engine.corpus", "fuzzfarm.child")))
         assert not late, f"harness {name}: the walk child imports {late} before any failure"
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from fuzzfarm import harness as H
-from fuzzfarm.engine import process
+from fuzzfarm import child as process
 
 
 def _walk(tmp_path, *extra):

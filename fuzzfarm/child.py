@@ -1,4 +1,8 @@
-"""Start a fuzzer process that cannot outlive its parent, and stop it with its whole group.
+"""The one way a harness runs in a child process: the parent's :func:`run_child` and the child's
+:func:`child_main`, with the request and the result as JSON files (never pickle); and the process
+plumbing under it and under the fuzz and walk children (``engine/supervise.py``).
+
+A child process cannot outlive its parent and is stopped with its whole group.
 
 Each child gets its own session (``start_new_session``) so ``killpg`` reaches everything it
 forks (libFuzzer's ``-merge`` inner runs), and ``PR_SET_PDEATHSIG`` = SIGKILL so it dies with
@@ -9,12 +13,16 @@ and wait in the same thread.
 
 from __future__ import annotations
 
+import base64
 import ctypes
+import json
 import os
 import resource
 import signal
 import subprocess
-from typing import IO, Sequence
+import sys
+import tempfile
+from typing import IO, Callable, Sequence
 
 PR_SET_PDEATHSIG = 1
 
@@ -150,3 +158,89 @@ def _run_after_marker(argv, *, env, cwd, timeout, memory_limit_mb, marker, start
             kill_group(proc)
     reader.join(5)
     return rc, b"".join(lines).decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------- one child, request -> result
+REQUEST, RESULT = "request.json", "result.json"  # in the child's working directory, a fresh temp dir
+# Printed (and flushed) once the harness is imported, before its input runs: with ``timed_from_load``
+# the time limit starts here, so a slow import never turns a crash into a timeout.
+LOADED = "fuzzfarm-runone: harness loaded"
+
+
+class ChildRun:
+    """What :func:`run_child` saw: ``rc`` (None: killed for overrunning; ``NOT_STARTED``: killed
+    before the harness was imported), ``result`` (the child's JSON answer, None without one),
+    ``output`` (its stdout and stderr) and ``files`` (those asked for in ``keep`` it left)."""
+
+    def __init__(self, rc, result, output: str, files: dict):
+        self.rc, self.result, self.output, self.files = rc, result, output, files
+
+    def tail(self) -> str:
+        """The last output line, or ``(no output)``."""
+        return (self.output.strip().splitlines() or ["(no output)"])[-1]
+
+    def load_error(self) -> str | None:
+        """The child's one-line HarnessError (exit 2: the harness could not be loaded or has no such
+        variant), without its ``fuzzfarm: `` prefix; None when the harness ran."""
+        if self.rc != 2 or self.result is not None:
+            return None
+        lines = self.output.splitlines()
+        msg = next((ln for ln in reversed(lines) if ln.startswith("fuzzfarm:")), lines[-1] if lines else "")
+        return msg.removeprefix("fuzzfarm: ")
+
+
+def run_child(module: str, target, variant: str, data: bytes, request: dict | None = None, *,
+              timeout: float, memory_limit_mb: int | None = None, env: dict | None = None,
+              timed_from_load: bool = False, load_timeout: float = 300.0, keep: Sequence[str] = (),
+              workdir: str | None = None) -> ChildRun:
+    """Run ``python -m MODULE`` (whose main is :func:`child_main`) on ``data`` for harness
+    ``target`` (an ``engine.target.Target``) / ``variant`` with ``request`` (JSON-able options)
+    in a fresh temp dir under ``workdir``, in ``target.child_env(env)``, bounded by ``timeout``
+    seconds (from the harness's import with ``timed_from_load``) and ``memory_limit_mb``."""
+    wire = {"harness": target.name, "module": target.module, "variant": variant,
+            "data": base64.b64encode(data).decode(), **(request or {})}
+    with tempfile.TemporaryDirectory(prefix="fuzzfarm-child-", dir=workdir) as tmp:
+        with open(os.path.join(tmp, REQUEST), "w") as f:
+            json.dump(wire, f)
+        argv = [sys.executable, "-m", module, f"--request={REQUEST}"]
+        rc, out = run_bounded(argv, env=target.child_env(env), cwd=tmp, timeout=timeout,
+                              memory_limit_mb=memory_limit_mb, start_marker=LOADED if timed_from_load else None,
+                              start_timeout=load_timeout)
+        result, files = None, {}
+        try:
+            with open(os.path.join(tmp, RESULT)) as f:
+                result = json.load(f)
+        except (OSError, ValueError):
+            pass
+        for name in keep:
+            if os.path.exists(os.path.join(tmp, name)):
+                with open(os.path.join(tmp, name), "rb") as f:
+                    files[name] = f.read()
+    return ChildRun(rc, result, out, files)
+
+
+def child_main(run: Callable[[object, str, bytes, dict], dict], argv: Sequence[str] | None = None) -> int:
+    """The child's side of :func:`run_child`: read the request, load the harness uninstrumented,
+    check the variant, print ``LOADED``, write ``run(module, variant, data, request)`` as the
+    result. A harness that cannot be loaded: ``fuzzfarm: ...`` on stderr, exit 2."""
+    argv = sys.argv[1:] if argv is None else argv
+    path = next(a.split("=", 1)[1] for a in argv if a.startswith("--request="))
+    with open(path) as f:
+        req = json.load(f)
+    from fuzzfarm import harness as H
+    from fuzzfarm.instrument import disable
+    disable()  # only a libFuzzer process needs coverage (fuzzfarm/instrument.py)
+    try:
+        mod = H.HarnessInfo(req["harness"], req["module"]).load()
+        H.check_variant(mod, req["variant"])
+    except H.HarnessError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
+        return 2
+    sys.stdout.write(LOADED + "\n")
+    sys.stdout.flush()
+    res = run(mod, req["variant"], base64.b64decode(req["data"]), req)
+    tmp = os.path.join(os.path.dirname(path), RESULT + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(res, f)
+    os.replace(tmp, os.path.join(os.path.dirname(path), RESULT))
+    return 0
