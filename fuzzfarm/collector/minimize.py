@@ -2,29 +2,22 @@
 the exact signature. See ``shrink.py`` for the algorithm.
 
 The public :func:`minimize` runs the shrinker in a child process, since a harness may hang or
-crash on a candidate::
-
-    python -m fuzzfarm.collector.minimize HARNESS VARIANT --input=FILE --expect=SIG --out=DIR
-           [--budget=S] [--max-runs=N] [--timeout=S] [--module=MOD]
+crash on a candidate (``fuzzfarm.child.run_child``).
 
 The child loads the harness once, runs candidates in-process (uninstrumented, each under a
-wall limit), writes ``DIR/best`` every time it improves and ``DIR/result.json`` at the end.
+wall limit), writes ``best`` in its directory every time it improves and its result at the end.
 The parent kills it if it overruns its wall budget and keeps the last ``best``; it then
 re-checks the result's signature in a fresh process, falling back to the original input.
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import dataclasses
-import json
 import os
-import sys
-import tempfile
 import time
 
-from fuzzfarm import child as process
+from fuzzfarm import child
 from fuzzfarm.engine.target import resolve
 from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
 
@@ -76,26 +69,12 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
 
     if expected_signature in (artifact_signature("timeout", target.name), artifact_signature("oom", target.name)):
         return unchanged("timeout and oom reproducers are not minimized")
-    with tempfile.TemporaryDirectory(prefix="fuzzfarm-minimize-", dir=workdir) as tmp:
-        src = os.path.join(tmp, "input")
-        with open(src, "wb") as f:
-            f.write(data)
-        argv = [sys.executable, "-m", "fuzzfarm.collector.minimize", target.name, variant, f"--input={src}",
-                f"--expect={expected_signature}", f"--out={tmp}", f"--budget={budget_s}",
-                f"--max-runs={max_runs}", f"--timeout={timeout_s}", *target.child_args()]
-        env = target.child_env()
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=budget_s + timeout_s + 15)
-        info = {}
-        if os.path.exists(os.path.join(tmp, "result.json")):
-            with open(os.path.join(tmp, "result.json")) as f:
-                info = json.load(f)
-        best = data
-        if os.path.exists(os.path.join(tmp, "best")):
-            with open(os.path.join(tmp, "best"), "rb") as f:
-                best = f.read()
+    run = child.run_child("fuzzfarm.collector.minimize", target, variant, data,
+                          {"expect": expected_signature, "budget": budget_s, "max_runs": max_runs, "timeout": timeout_s},
+                          timeout=budget_s + timeout_s + 15, keep=("best",), workdir=workdir)
+    info, best = run.result or {}, run.files.get("best", data)
     if not info:
-        tail = out.strip().splitlines()[-1:] or ["(no output)"]
-        how = "was killed after overrunning its wall budget" if rc is None else f"exited with code {rc}: {tail[0]}"
+        how = "was killed after overrunning its wall budget" if run.rc is None else f"exited with code {run.rc}: {run.tail()}"
         info = {"stopped": f"the minimizer {how}", "runs": 0}
     # Trust nothing: the result must give the expected signature in a fresh process.
     check = replay(target, variant, best, timeout_s=max(timeout_s, 10))
@@ -202,40 +181,18 @@ def _anchored(mod, variant: str, timeout_s: float):
     return anchored
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.collector.minimize")
-    ap.add_argument("harness")
-    ap.add_argument("variant")
-    ap.add_argument("--input", required=True)
-    ap.add_argument("--expect", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--budget", type=float, default=60.0)
-    ap.add_argument("--max-runs", type=int, default=20_000)
-    ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--module")
-    a = ap.parse_args(argv)
-    from fuzzfarm.engine.guard import skip_instrumentation
-    from fuzzfarm.engine.target import from_child_args
-    from fuzzfarm.harness import HarnessError, check_variant
-
-    skip_instrumentation()
-    try:
-        mod = from_child_args(a.harness, a.module).load()
-        check_variant(mod, a.variant)
-    except HarnessError as e:
-        sys.stderr.write(f"fuzzfarm: {e}\n")
-        return 2
-    with open(a.input, "rb") as f:
-        data = f.read()
-    best_path = os.path.join(a.out, "best")
-    shrinker = Shrinker(_prober(mod, a.harness, a.variant, a.timeout), data, a.expect, max_runs=a.max_runs,
-                        budget_s=a.budget, on_improve=lambda d, p: _write_atomic(best_path, d),
-                        guide=_guide(mod, a.variant, a.timeout), bounded=_bounded(mod, a.variant, a.timeout),
-                        switches=_switches(mod, a.variant, a.timeout), anchored=_anchored(mod, a.variant, a.timeout),
+def _shrink(mod, variant: str, data: bytes, req: dict) -> dict:
+    """The child's shrinker (see :func:`minimize`), run by ``fuzzfarm.child.child_main``: ``best``
+    in its working directory after every improvement, the result as its answer."""
+    best_path, t = "best", req["timeout"]
+    shrinker = Shrinker(_prober(mod, req["harness"], variant, t), data, req["expect"], max_runs=req["max_runs"],
+                        budget_s=req["budget"], on_improve=lambda d, p: _write_atomic(best_path, d),
+                        guide=_guide(mod, variant, t), bounded=_bounded(mod, variant, t),
+                        switches=_switches(mod, variant, t), anchored=_anchored(mod, variant, t),
                         realism_s=DEFAULT_MAX_STARVATION_S)
     reason = shrinker.run()
     result = {
-        "stopped": reason.describe(max_runs=a.max_runs, budget_s=a.budget),
+        "stopped": reason.describe(max_runs=req["max_runs"], budget_s=req["budget"]),
         "runs": shrinker.runs,
         "shrinks": shrinker.shrinks,
         "rejected_other": shrinker.rejected_other,
@@ -246,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     if reason is not ExitReason.not_reproducible:
         _write_atomic(best_path, shrinker.best)
-    _write_atomic(os.path.join(a.out, "result.json"), json.dumps(result).encode())
-    return 0
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    return child.child_main(_shrink, argv)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,6 @@
 """Fix evidence beyond one schedule: a bounded exhaustive search of the reproducer's scenario
-on the fixed variant (``fuzzfarm.engine.explore``), in a fresh process, within a budget.
-
-    python -m fuzzfarm.collector.prove HARNESS VARIANT INPUT_FILE [--bound K] [--max-time S] [--max-wall S] [--module=MOD]
-
-prints one JSON object (``ExploreResult.to_json`` without the reproducer bytes). The fix
+on the fixed variant (``fuzzfarm.engine.explore``), in a fresh process (``fuzzfarm.child``),
+within a budget; the child answers ``ExploreResult.to_json`` without the reproducer bytes. The fix
 check's replay says the reproducer's own schedule no longer fails; this says what else was
 searched: ``proven up to K preemptions for this scenario (N schedules)`` only when the search
 was exhausted, else ``no counterexample in N schedules (not exhausted)``, or the
@@ -12,12 +9,9 @@ counterexample's kind when a schedule of the scenario still fails on the fixed v
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-import tempfile
 
-from fuzzfarm import child as process
+from fuzzfarm import child
 from fuzzfarm.engine.target import resolve
 from fuzzfarm import settings
 
@@ -92,31 +86,16 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
         reduce = os.environ.get(REDUCTION_ENV, "0") == "1"
     target = resolve(harness)
     kept = sorted(target.fixed_may_fail())  # signatures, as the fix verdict and fix fuzz match them
-    with tempfile.TemporaryDirectory(prefix="fuzzfarm-prove-") as tmp:
-        path = os.path.join(tmp, "input")
-        with open(path, "wb") as f:
-            f.write(data)
-        argv = [sys.executable, "-m", "fuzzfarm.collector.prove", target.name, fixed_variant, path,
-                f"--bound={bound}", f"--max-time={budget}", f"--max-wall={max_wall}",
-                *[f"--tolerate={k}" for k in kept],
-                *([] if reduce else ["--no-reduction"]),
-                *([] if os.environ.get(GIVE_UP_EARLY_ENV, "1") == "0" else ["--give-up-early"]),
-                *target.child_args()]
-        env = target.child_env()
-        rc, out = process.run_bounded(argv, env=env, cwd=tmp, timeout=max_wall + 60,
-                                      memory_limit_mb=2048)
-    res = None
-    for ln in reversed((out or "").splitlines()):
-        if ln.startswith("{"):
-            try:
-                res = json.loads(ln)
-            except ValueError:
-                pass
-            break
+    run = child.run_child("fuzzfarm.collector.prove", target, fixed_variant, data,
+                          {"bound": bound, "max_time": budget, "max_wall": max_wall, "tolerate": kept, "reduce": reduce,
+                           "give_up_early": os.environ.get(GIVE_UP_EARLY_ENV, "1") != "0"},
+                          timeout=max_wall + 60, memory_limit_mb=2048)
+    res = run.result
+    if res is None and run.load_error() is not None:
+        res = {"error": run.load_error(), "exhausted": False, "schedules": 0, "bound": bound, "failure": None}
     if res is None:
-        tail = (out or "").strip().splitlines()[-1:] or ["(no output)"]
-        res = {"error": f"the search process {'timed out' if rc is None else f'exited with code {rc}'}: {tail[0]}",
-               "exhausted": False, "schedules": 0, "bound": bound, "failure": None}
+        res = {"error": f"the search process {'timed out' if run.rc is None else f'exited with code {run.rc}'}: "
+                        f"{run.tail()}", "exhausted": False, "schedules": 0, "bound": bound, "failure": None}
     res["line"] = proof_line(res)
     # the starvation setting the search ran under (docs/timing.md): a proof holds for it only
     from fuzzfarm import harness as H
@@ -126,52 +105,33 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
     return res
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
+def _search(mod, variant: str, data: bytes, req: dict) -> dict:
+    """The child's search (see :func:`prove_fixed`), run by ``fuzzfarm.child.child_main``."""
     import time
 
-    from fuzzfarm.engine.guard import skip_instrumentation
+    from fuzzfarm.engine.explore import ExploreError, explore
 
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.collector.prove")
-    ap.add_argument("harness")
-    ap.add_argument("variant")
-    ap.add_argument("input")
-    ap.add_argument("--bound", type=int, default=DEFAULT_BOUND)
-    ap.add_argument("--max-time", type=float, default=DEFAULT_BUDGET_S)
-    ap.add_argument("--module")
-    ap.add_argument("--tolerate", action="append", default=[],
-                    help="a failure signature 'kind at f1 <- f2 <- f3' the fix keeps")
-    ap.add_argument("--no-reduction", action="store_true")
-    ap.add_argument("--give-up-early", action="store_true",
-                    help="stop once what is left cannot fit in the budget (engine/explore.py)")
-    ap.add_argument("--max-wall", type=float, default=0.0, help="wall seconds (0: no wall limit)")
-    a = ap.parse_args(argv)
     # CPU seconds of this process; the wall limit, when given, counts as a proportional share of
     # the budget, so whichever runs out first stops the search.
     p0, m0 = time.process_time(), time.monotonic()
-    scale = a.max_time / a.max_wall if a.max_wall > 0 and a.max_time else 0.0
+    scale = req["max_time"] / req["max_wall"] if req["max_wall"] > 0 and req["max_time"] else 0.0
 
     def clock() -> float:
         return max(time.process_time(), p0 + (time.monotonic() - m0) * scale)
 
-    skip_instrumentation()
-    from fuzzfarm.engine.explore import ExploreError, explore
-    from fuzzfarm.engine.target import from_child_args
-    from fuzzfarm.harness import HarnessError
-
     try:
-        with open(a.input, "rb") as f:
-            data = f.read()
-        mod = from_child_args(a.harness, a.module).load()
-        res = explore(mod, a.variant, data, bound=a.bound, max_time=a.max_time or None,
-                      tolerate=a.tolerate, reduce=not a.no_reduction, clock=clock,
-                      give_up_early=a.give_up_early).to_json()
-    except (HarnessError, ExploreError, OSError) as e:
-        res = {"error": str(e), "exhausted": False, "schedules": 0, "bound": a.bound, "failure": None}
+        res = explore(mod, variant, data, bound=req["bound"], max_time=req["max_time"] or None,
+                      tolerate=req["tolerate"], reduce=req["reduce"], clock=clock,
+                      give_up_early=req["give_up_early"]).to_json()
+    except ExploreError as e:
+        res = {"error": str(e), "exhausted": False, "schedules": 0, "bound": req["bound"], "failure": None}
     if res.get("failure"):
         res["failure"].pop("decisions", None)
-    sys.stdout.write(json.dumps(res) + "\n")
-    return 0
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    return child.child_main(_search, argv)
 
 
 if __name__ == "__main__":

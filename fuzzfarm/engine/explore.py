@@ -359,47 +359,22 @@ def result_from(harness: str, variant: str, scenario: str, bound: int, reduce: b
                          proven_schedules=r.get("done_classes", 0))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Child of a farm subtree task: ``python -m fuzzfarm.engine.explore HARNESS VARIANT
-    INPUT_FILE ITEMS_FILE --bound K --max-runs N [--reduce 0|1] [--module MOD]``; prints one JSON
-    object (``explore_items``'s fields, classes as a list, the reproducer as hex)."""
-    import argparse
-    import json
-    import sys
-
-    from fuzzfarm.engine.guard import skip_instrumentation
-
-    ap = argparse.ArgumentParser(prog="python -m fuzzfarm.engine.explore")
-    ap.add_argument("harness")
-    ap.add_argument("variant")
-    ap.add_argument("input")
-    ap.add_argument("items")
-    ap.add_argument("--bound", type=int, required=True)
-    ap.add_argument("--max-runs", type=int, required=True)
-    ap.add_argument("--reduce", type=int, default=1)
-    ap.add_argument("--all-failures", action="store_true")
-    ap.add_argument("--module")
-    a = ap.parse_args(argv)
-    skip_instrumentation()
-    from fuzzfarm import harness as H
-    from fuzzfarm.engine.target import from_child_args
-
+def _subtree(mod, variant: str, data: bytes, req: dict) -> dict:
+    """The child of a farm subtree task (``farm/explore_jobs.py``, through ``fuzzfarm.child``):
+    ``explore_items``'s fields, classes as a list, the reproducer as hex."""
     try:
-        mod = from_child_args(a.harness, a.module).load()
-        H.check_variant(mod, a.variant)
-        with open(a.input, "rb") as f:
-            data = f.read()
-        with open(a.items) as f:
-            items = json.load(f)
-        r = explore_items(mod, a.variant, data, items, bound=a.bound, reduce=bool(a.reduce), max_runs=a.max_runs,
-                          stop_on_failure=not a.all_failures)
-    except (H.HarnessError, ExploreError, OSError, ValueError) as e:
-        sys.stdout.write(json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n")
-        return 0
+        r = explore_items(mod, variant, data, req["items"], bound=req["bound"], reduce=req["reduce"],
+                          max_runs=req["max_runs"], stop_on_failure=not req["all_failures"])
+    except (ExploreError, ValueError) as e:
+        return {"error": f"{type(e).__name__}: {e}"}
     r["classes"] = sorted(r["classes"])
     r["reproducer"] = r["reproducer"].hex() if r["reproducer"] is not None else None
-    sys.stdout.write(json.dumps(r) + "\n")
-    return 0
+    return r
+
+
+def main(argv: list[str] | None = None) -> int:
+    from fuzzfarm import child
+    return child.child_main(_subtree, argv)
 
 
 if __name__ == "__main__":

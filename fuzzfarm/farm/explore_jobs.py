@@ -18,11 +18,7 @@ was submitted with ``all_failures``.
 
 from __future__ import annotations
 
-import json
-import os
 import secrets
-import sys
-import tempfile
 import time
 from typing import Callable
 
@@ -55,26 +51,20 @@ def ids(st: S.Store) -> list[str]:
 
 def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
     """Run ``items`` in a fresh process (harness code never runs in the worker itself)."""
-    from fuzzfarm import child as process
+    from fuzzfarm import child
     from fuzzfarm.engine.target import resolve
 
     target = resolve(spec["harness"], spec.get("max_starvation_s"))
-    with tempfile.TemporaryDirectory(prefix="fuzzfarm-dfs-") as tmp:
-        inp, it = os.path.join(tmp, "input"), os.path.join(tmp, "items.json")
-        with open(inp, "wb") as f:
-            f.write(S.unb64(spec["data_b64"]))
-        with open(it, "w") as f:
-            json.dump(items, f)
-        argv = [sys.executable, "-m", "fuzzfarm.engine.explore", target.name, spec["variant"], inp, it,
-                f"--bound={spec['bound']}", f"--max-runs={max_runs}", f"--reduce={int(bool(spec.get('reduce', True)))}",
-                *(["--all-failures"] if spec.get("all_failures") else []), *target.child_args()]
-        rc, out = process.run_bounded(argv, env=target.child_env(), cwd=tmp,
-                                      timeout=settings.number("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", 600.0, above=True),
-                                      memory_limit_mb=2048)
-    for ln in reversed((out or "").splitlines()):
-        if ln.startswith("{"):
-            return json.loads(ln)
-    return {"error": f"the subtree process {'timed out' if rc is None else f'exited with code {rc}'}"}
+    run = child.run_child("fuzzfarm.engine.explore", target, spec["variant"], S.unb64(spec["data_b64"]),
+                          {"items": items, "bound": spec["bound"], "max_runs": max_runs,
+                           "reduce": bool(spec.get("reduce", True)), "all_failures": bool(spec.get("all_failures"))},
+                          timeout=settings.number("FUZZFARM_DFS_SUBTREE_TIMEOUT_S", 600.0, above=True),
+                          memory_limit_mb=2048)
+    if run.result is not None:
+        return run.result
+    if run.load_error() is not None:
+        return {"error": f"HarnessError: {run.load_error()}"}
+    return {"error": f"the subtree process {'timed out' if run.rc is None else f'exited with code {run.rc}'}"}
 
 
 def _chunks(items: list, n: int) -> list[list]:
