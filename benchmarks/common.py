@@ -37,7 +37,7 @@ from fuzzfarm.engine.guard import skip_instrumentation
 skip_instrumentation()
 
 from fuzzfarm import harness as H  # noqa: E402
-from fuzzfarm import child as process  # noqa: E402
+from fuzzfarm.harness import child as process  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable

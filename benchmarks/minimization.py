@@ -21,7 +21,7 @@ from benchmarks import common as C
 def buckets_of(inputs: list[dict]) -> dict[tuple, list[dict]]:
     from fuzzfarm import harness as H
     from fuzzfarm.collector import signature_of
-    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.harness.runone import outcome_of_module
 
     mods: dict[str, object] = {}
     out: dict[tuple, list[dict]] = {}

@@ -90,7 +90,7 @@ def example_case(name: str) -> dict:
 def _pin(case: dict):
     """Pin the examples case for this process and its children; the harness module, (re)loaded."""
     from fuzzfarm import harness as H
-    from fuzzfarm import child as process
+    from fuzzfarm.harness import child as process
 
     if "FUZZFARM_EXAMPLE" not in process._ENV_ALLOW:  # benchmark only: forward the pin to fuzz children
         process._ENV_ALLOW = tuple(process._ENV_ALLOW) + ("FUZZFARM_EXAMPLE",)
@@ -116,7 +116,7 @@ def _matches(case: dict, out: dict) -> bool:
 def first_failure(case: dict, mod, strategy: str, seed: int, budget_s: float) -> dict:
     """Launch the engine; seconds from launch to the first crash of the case's bug."""
     from fuzzfarm.engine import run_fuzz_job
-    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.harness.runone import outcome_of_module
 
     name = case["harness"] if isinstance(case["harness"], str) else case["harness"].name
     found: dict = {}

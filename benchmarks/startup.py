@@ -2,7 +2,7 @@
 
     python -m benchmarks.startup [--quick] [--json] [--harness NAME]
 
-Process kinds, each started exactly as a farm job starts it (``fuzzfarm.child``
+Process kinds, each started exactly as a farm job starts it (``fuzzfarm.harness.child``
 environment, a fresh interpreter each time):
 
 * ``python``: ``python -c pass``, the interpreter's own floor;
@@ -55,7 +55,7 @@ def commands(spec: C.HarnessSpec, work: str) -> dict[str, list[str]]:
     os.makedirs(art, exist_ok=True)
     os.makedirs(corpus, exist_ok=True)
     return {
-        # --module as the farm passes it (fuzzfarm/engine/target.py): no entry-point scan in the child
+        # --module as the farm passes it (fuzzfarm/harness/target.py): no entry-point scan in the child
         "walk": [C.PY, "-m", "fuzzfarm.engine.walk", spec.name, _variant(spec), "--strategy=random", "--seed=1",
                  "--runs=1", "--max-time=60", f"--artifacts={art}", f"--module={spec.module}"],
         # the atheris child twice: the first start on a machine (an empty instrumented-code cache,

@@ -57,7 +57,7 @@ def atheris_until(spec: C.HarnessSpec, variant: str, seed: int, *, max_s: float,
     fuzzing seconds, start-up seconds, restarts, other failures by kind, seed-bug crashes, and
     the crashing input of the seed bug (bytes) if it stopped there."""
     from fuzzfarm.engine.libfuzzer_output import artifact_written, parse_final_execs, parse_status
-    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.harness.runone import outcome_of_module
 
     mod = mod or __import__(spec.module, fromlist=["_"])
     corpus = os.path.join(workdir, "corpus")
@@ -130,7 +130,7 @@ def _child(spec: dict) -> int:
     from fuzzfarm import harness as H
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
     from fuzzfarm.engine.walk import EVENT_LENGTHS
-    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.harness.runone import outcome_of_module
     from fuzzfarm.strategies import make
 
     mod = H.get(spec["harness"]).load()

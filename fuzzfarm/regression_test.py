@@ -22,7 +22,7 @@ import pathlib
 import pytest
 
 from fuzzfarm import collector
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 HERE = pathlib.Path(__file__).resolve().parent
 HARNESS = {harness!r}

@@ -20,8 +20,8 @@ def _modules_after(stmt: str) -> set[str]:
 
 @pytest.mark.parametrize("stmt, forbidden", [
     ("import fuzzfarm.farm.store", ("celery", "kombu", "fuzzfarm.farm.celery_app", "fuzzfarm.farm.tasks")),
-    ("import fuzzfarm.signature", ("fuzzfarm.collector", "fuzzfarm.engine", "fuzzfarm.farm")),
-    ("import fuzzfarm.engine.walk, fuzzfarm.engine.target", ("fuzzfarm.collector", "fuzzfarm.farm")),
+    ("import fuzzfarm.harness.signature", ("fuzzfarm.collector", "fuzzfarm.engine", "fuzzfarm.farm")),
+    ("import fuzzfarm.engine.walk, fuzzfarm.harness.target", ("fuzzfarm.collector", "fuzzfarm.farm")),
     ("import fuzzfarm.collector", ("celery", "fuzzfarm.farm")),
 ])
 def test_no_import_runs_up_the_layers(stmt, forbidden):

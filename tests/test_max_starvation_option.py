@@ -10,7 +10,7 @@ import pytest
 
 from fuzzfarm import harness as H
 from fuzzfarm.collector import recorded_max_starvation
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 
 def cli_here(capsys, monkeypatch, *args):

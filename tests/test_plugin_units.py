@@ -11,7 +11,7 @@ import pytest
 
 from fuzzfarm import harness as H
 from fuzzfarm.cli.new import ScaffoldError, package_name, scaffold
-from fuzzfarm.engine.target import Target
+from fuzzfarm.harness.target import Target
 
 
 @pytest.fixture

@@ -177,7 +177,7 @@ def _check_usage(jobs: int, strategy: str | None) -> None:
 
 def _check_harness(harness: str, variant: str, jobs: int, strategy: str):
     """The harness's registry entry; CLIError/HarnessError for bad usage, before any Redis."""
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     _check_usage(jobs, strategy)
     info = H.get(harness)
     bad_variant = resolve(harness).check_variant(variant)

@@ -92,7 +92,7 @@ def replay(path: str = typer.Argument(..., help="A directory written by `fuzzfar
     """Re-run a downloaded reproducer here. Exit 1 when it fails as recorded, 0 when it does not fail,
     3 when it fails differently."""
     from fuzzfarm import collector
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     if retriage:  # collector/retriage.py
         if variant or original:
             raise CLIError("--retriage triages the recorded variant from the recorded input; drop --variant/--original")

@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
                     "new bug fails. Nothing is dropped: a bug beyond it is reported, marked, and does not fail."),
            as_json: bool = typer.Option(False, "--json", help="JSON on stdout.")) -> None:
         """Fuzz HARNESS briefly, triage, and fail (exit 1) only on a new reproducible bucket."""
-        from fuzzfarm.engine.target import resolve
+        from fuzzfarm.harness.target import resolve
         from fuzzfarm.farm import configure, local, redis_url
         from fuzzfarm.farm.embedded import Farm
         duration_s, fail_within = _check_ci_args(harness, variant, jobs, strategy, duration, timeout, output, baseline,

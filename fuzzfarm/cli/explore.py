@@ -97,7 +97,7 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
     import fuzzfarm
     from fuzzfarm import harness as H
     from fuzzfarm.cli._app import CLIError, _print_json, _store, check_max_starvation, err, out
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     from fuzzfarm.farm import configure, explore_jobs
     from fuzzfarm.farm.explore_tasks import submit
 

@@ -11,7 +11,7 @@ from .fixverify import fix_verify
 from .minimize import MinimizeResult, minimize
 from .prove import prove_fixed
 from .replay import replay, triage
-from fuzzfarm.signature import artifact_signature, classify, crash_type, signature, signature_of
+from fuzzfarm.harness.signature import artifact_signature, classify, crash_type, signature, signature_of
 from .verify import VerifyResult, verify
 
 __all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",

@@ -19,7 +19,7 @@ import json
 import os
 
 from fuzzfarm.harness import bound_words, max_starvation_text, parse_max_starvation, starvation_need, starved_goroutines
-from fuzzfarm.signature import crash_type
+from fuzzfarm.harness.signature import crash_type
 
 MANIFEST = "MANIFEST.json"
 REPRO = "repro.json"

@@ -3,7 +3,7 @@ whole fix-check step, every check of docs/VERDICTS.md, is ``farm.triage.fix_chec
 
 from __future__ import annotations
 
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 from . import verdict as V
 from .replay import replay

@@ -7,7 +7,7 @@ same events under other schedules are where a half fix still fails. The first fa
 the search; its bytes reproducer (``Execution.as_bytes_input``) is re-checked in a fresh
 process (:func:`fuzzfarm.collector.replay.replay`) before it counts.
 
-The search runs in a child process (``fuzzfarm.child.run_child``; harness code runs only there,
+The search runs in a child process (``fuzzfarm.harness.child.run_child``; harness code runs only there,
 each run under a wall limit).
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import base64
 import time
 
-from fuzzfarm import child
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness import child
+from fuzzfarm.harness.target import resolve
 
 from .replay import check_size, replay
 
@@ -67,9 +67,9 @@ def _runs(data: bytes, random_runs: int, pct_runs: int, depth: int, corpus: list
 
 
 def _search(mod, variant: str, data: bytes, req: dict) -> dict:
-    """The child's search (see :func:`fuzz_fixed`), run by ``fuzzfarm.child.child_main``."""
+    """The child's search (see :func:`fuzz_fixed`), run by ``fuzzfarm.harness.child.child_main``."""
     from fuzzfarm import harness as H
-    from fuzzfarm.signature import classify, hazard_name
+    from fuzzfarm.harness.signature import classify, hazard_name
     from fuzzfarm.engine.guard import RunTimeout, timed_out, wall_limit
 
     corpus = [base64.b64decode(c) for c in req["corpus"]]

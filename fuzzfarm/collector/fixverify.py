@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from fuzzfarm.engine.target import resolve
-from fuzzfarm.signature import hazard_name, signature_of
+from fuzzfarm.harness.target import resolve
+from fuzzfarm.harness.signature import hazard_name, signature_of
 
 from . import verdict as V
 from .fixcheck import replay_on_fixed

@@ -33,7 +33,7 @@ import hashlib
 
 import re
 
-from fuzzfarm.signature import hazard_name
+from fuzzfarm.harness.signature import hazard_name
 
 # gosim's label of an unnamed object: a per-run serial (``map#2``), no identity across runs
 _SERIAL_LABEL = re.compile(r"^[A-Za-z]+#\d+$")

@@ -2,7 +2,7 @@
 the exact signature. See ``shrink.py`` for the algorithm.
 
 The public :func:`minimize` runs the shrinker in a child process, since a harness may hang or
-crash on a candidate (``fuzzfarm.child.run_child``).
+crash on a candidate (``fuzzfarm.harness.child.run_child``).
 
 The child loads the harness once, runs candidates in-process (uninstrumented, each under a
 wall limit), writes ``best`` in its directory every time it improves and its result at the end.
@@ -17,13 +17,13 @@ import dataclasses
 import os
 import time
 
-from fuzzfarm import child
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness import child
+from fuzzfarm.harness.target import resolve
 from fuzzfarm.harness import DEFAULT_MAX_STARVATION_S
 
 from .replay import check_size, replay
 from .shrink import ExitReason, Probe, Shrinker
-from fuzzfarm.signature import artifact_signature, classify
+from fuzzfarm.harness.signature import artifact_signature, classify
 
 
 @dataclasses.dataclass
@@ -96,7 +96,7 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
 # ---------------------------------------------------------------- the child process
 def _prober(mod, name: str, variant: str, timeout_s: float):
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
-    from fuzzfarm.runone import outcome_of_module
+    from fuzzfarm.harness.runone import outcome_of_module
 
     def test(data: bytes) -> Probe:
         try:
@@ -182,7 +182,7 @@ def _anchored(mod, variant: str, timeout_s: float):
 
 
 def _shrink(mod, variant: str, data: bytes, req: dict) -> dict:
-    """The child's shrinker (see :func:`minimize`), run by ``fuzzfarm.child.child_main``: ``best``
+    """The child's shrinker (see :func:`minimize`), run by ``fuzzfarm.harness.child.child_main``: ``best``
     in its working directory after every improvement, the result as its answer."""
     best_path, t = "best", req["timeout"]
     shrinker = Shrinker(_prober(mod, req["harness"], variant, t), data, req["expect"], max_runs=req["max_runs"],

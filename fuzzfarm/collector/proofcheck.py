@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import base64
 
-from fuzzfarm.signature import classify
+from fuzzfarm.harness.signature import classify
 
 from . import verdict as V
 from .replay import replay

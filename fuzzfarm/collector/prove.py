@@ -1,5 +1,5 @@
 """Fix evidence beyond one schedule: a bounded exhaustive search of the reproducer's scenario
-on the fixed variant (``fuzzfarm.engine.explore``), in a fresh process (``fuzzfarm.child``),
+on the fixed variant (``fuzzfarm.engine.explore``), in a fresh process (``fuzzfarm.harness.child``),
 within a budget; the child answers ``ExploreResult.to_json`` without the reproducer bytes. The fix
 check's replay says the reproducer's own schedule no longer fails; this says what else was
 searched: ``proven up to K preemptions for this scenario (N schedules)`` only when the search
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
-from fuzzfarm import child
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness import child
+from fuzzfarm.harness.target import resolve
 from fuzzfarm import settings
 
 BUDGET_ENV = "FUZZFARM_PROVE_BUDGET_S"
@@ -106,7 +106,7 @@ def prove_fixed(harness, fixed_variant: str, data: bytes, bound: int = DEFAULT_B
 
 
 def _search(mod, variant: str, data: bytes, req: dict) -> dict:
-    """The child's search (see :func:`prove_fixed`), run by ``fuzzfarm.child.child_main``."""
+    """The child's search (see :func:`prove_fixed`), run by ``fuzzfarm.harness.child.child_main``."""
     import time
 
     from fuzzfarm.engine.explore import ExploreError, explore

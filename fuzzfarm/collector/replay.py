@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 import os
 
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 from fuzzfarm.engine.model import MAX_INPUT_BYTES
-from fuzzfarm.engine.target import Target, resolve
+from fuzzfarm.harness.target import Target, resolve
 from fuzzfarm.harness import HarnessError
 
-from fuzzfarm.signature import artifact_signature, classify
+from fuzzfarm.harness.signature import artifact_signature, classify
 from fuzzfarm import settings
 
 # A harness must finish importing within this (its own budget, apart from the input's time limit).
@@ -51,13 +51,13 @@ def replay(harness, variant: str, data: bytes, *, trace: bool = False, timeout_s
     run once in a fresh process. A run killed after ``timeout_s`` is kind ``timeout``; a
     MemoryError under the ``memory_limit_mb`` heap cap is kind ``oom``; a process that dies
     without an answer is kind ``replay error``. The process runs under ``PYTHONHASHSEED=0``
-    (as the fuzz child that found the input, ``fuzzfarm.child.child_env``) unless ``hash_seed``
+    (as the fuzz child that found the input, ``fuzzfarm.harness.child.child_env``) unless ``hash_seed``
     is given (the verification replays: :func:`hash_seeds`); the outcome records it as
     ``hash_seed``. Raises HarnessError when the harness cannot be loaded or has no such variant,
     ValueError for an oversized input."""
     check_size(data)
     target = resolve(harness)
-    run = process.run_child("fuzzfarm.runone", target, variant, data, {"trace": trace},
+    run = process.run_child("fuzzfarm.harness.runone", target, variant, data, {"trace": trace},
                             env=None if hash_seed is None else {"PYTHONHASHSEED": str(int(hash_seed))},
                             timeout=timeout_s, memory_limit_mb=memory_limit_mb, timed_from_load=True,
                             load_timeout=LOAD_TIMEOUT_S)

@@ -20,7 +20,7 @@ import os
 
 from fuzzfarm import harness as H
 from fuzzfarm import settings
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 from . import verdict as V
 from .artifact import MANIFEST, REPRO, Artifact, ArtifactError, build_artifact, load_artifact, \

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from math import comb
 
-from fuzzfarm.signature import crash_type, normalize_state
+from fuzzfarm.harness.signature import crash_type, normalize_state
 
 FIXED, NO, DIFFERENT, UNKNOWN_FLAKY, KEPT = "fixed", "NO", "fails differently", "unknown (flaky)", "kept (hazard)"
 ALPHA = 0.05  # the significance a flaky bug's "fixed" needs (one-sided Fisher exact test)

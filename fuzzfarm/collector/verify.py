@@ -2,7 +2,7 @@
 reproducible only if all N give the same signature. Otherwise say where the replays' schedules
 first part ways, and whether the outcome follows the hash seed.
 
-Every other child process runs under ``PYTHONHASHSEED=0`` (``fuzzfarm.child.child_env``): the
+Every other child process runs under ``PYTHONHASHSEED=0`` (``fuzzfarm.harness.child.child_env``): the
 fuzz child, the intake replay and the minimizer must see the run the input was found with.
 The verification replays do not: "reproducible" is a claim about any process, and a bug that
 depends on the order of a set of strings fails under some seeds only. Each replay's seed
@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 from .replay import check_size, hash_seeds, replay
 

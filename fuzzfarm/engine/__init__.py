@@ -62,7 +62,7 @@ def run_fuzz_job(*, harness, variant: str, strategy: str = "bytes", seed: int, d
     from fuzzfarm.harness import HarnessError
 
     from .model import JobResult, JobStats
-    from .target import resolve
+    from fuzzfarm.harness.target import resolve
 
     empty = JobResult(stats=JobStats(), new_corpus=[], crashes=0, restarts=0)
     if not known_strategy(strategy):

@@ -26,14 +26,14 @@ from typing import Callable
 
 from fuzzfarm.harness import FAILING_LINE, SIGNATURE_LINE, TOLERATE_ENV
 
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 from .corpus import read_inputs, sha1, write_inputs
 from .libfuzzer_output import (BANNER, NOT_INSTRUMENTED, crash_excerpt, last_error_line, parse_final_execs,
                                parse_status)
 from .model import CrashReport, JobResult, JobStats, StopRequested
 from .redact import redact
 from .supervise import ArtifactDir, JobState, supervise
-from .target import Target
+from fuzzfarm.harness.target import Target
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ import os
 import sys
 import tempfile
 
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 from .model import MAX_INPUT_BYTES
-from .target import resolve
+from fuzzfarm.harness.target import resolve
 
 log = logging.getLogger(__name__)
 

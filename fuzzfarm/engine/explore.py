@@ -26,7 +26,7 @@ import dataclasses
 import hashlib
 import time
 
-from fuzzfarm.signature import hazard_name
+from fuzzfarm.harness.signature import hazard_name
 from fuzzfarm.strategies.dfs import DFSStrategy, Pruned, _h
 
 DEFAULT_BOUND = 2
@@ -360,7 +360,7 @@ def result_from(harness: str, variant: str, scenario: str, bound: int, reduce: b
 
 
 def _subtree(mod, variant: str, data: bytes, req: dict) -> dict:
-    """The child of a farm subtree task (``farm/explore_jobs.py``, through ``fuzzfarm.child``):
+    """The child of a farm subtree task (``farm/explore_jobs.py``, through ``fuzzfarm.harness.child``):
     ``explore_items``'s fields, classes as a list, the reproducer as hex."""
     try:
         r = explore_items(mod, variant, data, req["items"], bound=req["bound"], reduce=req["reduce"],
@@ -373,7 +373,7 @@ def _subtree(mod, variant: str, data: bytes, req: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fuzzfarm import child
+    from fuzzfarm.harness import child
     return child.child_main(_subtree, argv)
 
 

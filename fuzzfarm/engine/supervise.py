@@ -10,7 +10,7 @@ import signal
 import time
 from typing import Callable
 
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 from .libfuzzer_output import artifact_kind, artifact_written
 from .model import MAX_INPUT_BYTES, CrashReport, JobStats, StopRequested
 from .redact import redact

@@ -124,8 +124,8 @@ def walk(mod, variant: str, strategy: str, *, seed: int, restart: int, max_time:
         repro = data if ex is None else ex.as_bytes_input(data)
         # Imported at the first failure: the collector package and runone are crash handling,
         # not needed to start walking (docs/BENCHMARKS.md#startup).
-        from fuzzfarm.signature import engine_signature, signature_of
-        from fuzzfarm.runone import outcome_of_module
+        from fuzzfarm.harness.signature import engine_signature, signature_of
+        from fuzzfarm.harness.runone import outcome_of_module
 
         # The reproducer must give the same signature under the bytes strategy.
         try:
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     skip_instrumentation()
     from fuzzfarm.harness import HarnessError
 
-    from .target import from_child_args
+    from fuzzfarm.harness.target import from_child_args
 
     def emit(obj):
         sys.stdout.write(json.dumps(obj) + "\n")
@@ -227,7 +227,7 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
                  prior: dict | None = None):
     """Parent side: run the walk child, restarting it after a timeout/oom until the budget is
     spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
-    from fuzzfarm import child as process
+    from fuzzfarm.harness import child as process
     from .libfuzzer_output import last_error_line
     from .model import JobResult, StopRequested
     from .supervise import ArtifactDir, JobState, supervise

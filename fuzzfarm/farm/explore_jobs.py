@@ -51,8 +51,8 @@ def ids(st: S.Store) -> list[str]:
 
 def _explore_child(spec: dict, items: list, max_runs: int) -> dict:
     """Run ``items`` in a fresh process (harness code never runs in the worker itself)."""
-    from fuzzfarm import child
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness import child
+    from fuzzfarm.harness.target import resolve
 
     target = resolve(spec["harness"], spec.get("max_starvation_s"))
     run = child.run_child("fuzzfarm.engine.explore", target, spec["variant"], S.unb64(spec["data_b64"]),

@@ -77,7 +77,7 @@ def _harness(name: str, bound):
     bound, a Target whose children run under it; a bucket that recorded none, the name."""
     if bound in (None, ""):
         return name
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     return resolve(name, bound)
 
 
@@ -357,14 +357,14 @@ def buggy_rate(b: dict, verify_ok: int, verify_n: int) -> tuple[int, int]:
 
 def kept_by_fix(harness: str, kind: str, crash_state) -> bool:
     """``Target.kept_by_fix`` of the harness named ``harness``."""
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     return resolve(harness).kept_by_fix(kind, crash_state)
 
 
 def fix_variant(harness: str, variant: str) -> str | None:
     """The variant a reproducer is fix-checked against: ``fixed`` when the harness has it
     (read from the harness source; the worker does not import harness code)."""
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     variants = resolve(harness).declared_variants() or ()
     return "fixed" if "fixed" in variants and variant != "fixed" else None
 

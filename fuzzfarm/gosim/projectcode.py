@@ -16,8 +16,9 @@ _MACHINERY = tuple(
     os.path.join(_PKG, sub) + os.sep
     for sub in ("gosim", "strategies", "engine", "farm", "collector")
 ) + (
-    os.path.join(_PKG, "harness.py"),
-    os.path.join(_PKG, "runone.py"),
+    # the harness package's machinery (the contract and registry, the replay, the child runner,
+    # Target); its declaration and scenario reader stay the harness author's side
+    *(os.path.join(_PKG, "harness", f) for f in ("__init__.py", "runone.py", "child.py", "target.py")),
     # what `fuzzfarm port`'s generated code calls (defer, builtins, the testing.T model): a frame
     # of it is the translation's plumbing, never a Go function (a deferred call's frame below
     # Defers.__exit__ is the Go caller's)

@@ -77,7 +77,7 @@ MAP_WRITES_INPUT = bytes.fromhex("3aeb5554cbf40399a360898d98df55d7c178a8d7c402b8
 
 
 def test_the_runtime_names_the_map_and_the_racing_writer(toy):
-    from fuzzfarm.runone import outcome
+    from fuzzfarm.harness.runone import outcome
     out = outcome("toy", "buggy", MAP_WRITES_INPUT, module="toy_harness")
     assert out["kind"] == "concurrent map writes" and out["object"] == "shared"
     assert out["racing_site"] == out["crash_state"][0]  # the other writer runs the same function

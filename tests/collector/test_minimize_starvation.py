@@ -10,8 +10,8 @@ import random
 
 from fuzzfarm import collector
 from fuzzfarm.collector.shrink import Probe, Shrinker
-from fuzzfarm.runone import outcome
-from fuzzfarm.signature import classify
+from fuzzfarm.harness.runone import outcome
+from fuzzfarm.harness.signature import classify
 
 
 def _shrink(test, data):

@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 from fuzzfarm.collector import build_artifact, load_artifact, replay, write_artifact
-from fuzzfarm.engine.target import resolve
+from fuzzfarm.harness.target import resolve
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -9,8 +9,8 @@ import pytest
 
 from fuzzfarm import harness as H
 from fuzzfarm.collector import minimize
-from fuzzfarm.signature import classify
-from fuzzfarm.runone import outcome
+from fuzzfarm.harness.signature import classify
+from fuzzfarm.harness.runone import outcome
 from fuzzfarm.strategies import RandomStrategy
 from fuzzfarm.strategies.guided import BoundedStrategy, GuidedStrategy
 

@@ -9,7 +9,7 @@ import random
 
 from fuzzfarm import examples
 from fuzzfarm.collector import build_artifact, replay
-from fuzzfarm.runone import outcome
+from fuzzfarm.harness.runone import outcome
 
 CASE = bytes([examples.CASE_NAMES.index("hc16_simple_token_deadlock")])  # the last byte picks the case
 

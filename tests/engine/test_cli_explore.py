@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from fuzzfarm.runone import outcome
+from fuzzfarm.harness.runone import outcome
 
 
 def _explore(tmp_path, *args, example="hc03"):

@@ -2,7 +2,7 @@
 
 from fuzzfarm.engine import libfuzzer_output as L
 from fuzzfarm.engine.atheris_job import run_seed
-from fuzzfarm.child import child_env
+from fuzzfarm.harness.child import child_env
 from fuzzfarm.engine.redact import redact
 
 # Real lines from an atheris 3.0.0 run of the toy harness.

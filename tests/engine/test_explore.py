@@ -15,7 +15,7 @@ for p in (HERE, ROOT):
         sys.path.insert(0, p)
 
 from fuzzfarm.engine.explore import explore  # noqa: E402
-from fuzzfarm.runone import outcome_of_module  # noqa: E402
+from fuzzfarm.harness.runone import outcome_of_module  # noqa: E402
 
 import dfs_toys  # noqa: E402
 

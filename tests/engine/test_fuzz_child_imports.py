@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from fuzzfarm import harness as H
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 
 FORBIDDEN_ROOTS = ("celery", "kombu", "redis", "rich", "typer", "click", "billiard", "amqp")
 FORBIDDEN_OURS = ("fuzzfarm.farm", "fuzzfarm.cli", "fuzzfarm.farm.store")
@@ -70,8 +70,8 @@ def test_walk_child_imports_neither_farm_machinery_nor_crash_handling_before_a_f
             continue  # a failure (a hazard the fixed variant keeps) rightly loads crash handling
         # Imported at the first failure only (fuzzfarm/engine/walk.py), and merge_corpus on use
         # (fuzzfarm/engine/__init__.py): neither is needed to start walking.
-        late = sorted(m for m in mods if m.startswith(("fuzzfarm.collector", "fuzzfarm.runone",
-                                                      "fuzzfarm.engine.corpus", "fuzzfarm.child")))
+        late = sorted(m for m in mods if m.startswith(("fuzzfarm.collector", "fuzzfarm.harness.runone",
+                                                      "fuzzfarm.engine.corpus", "fuzzfarm.harness.child")))
         assert not late, f"harness {name}: the walk child imports {late} before any failure"
 
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from fuzzfarm import harness as H
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 
 _DONE = re.compile(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)/")
 

@@ -21,7 +21,7 @@ def test_a_real_fix_is_proven_with_its_bound_and_scenario(reduce, monkeypatch):
 
 
 def test_a_proof_states_the_starvation_setting_it_ran_under(monkeypatch):
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     monkeypatch.delenv("FUZZFARM_MAX_STARVATION_S", raising=False)
     r = prove_fixed(resolve(TOYS, "none"), "guarded", b"\x00", bound=1, budget=60)
     assert r["starvation_bound"] == "none" and r["line"].endswith("; starvation bound none"), r["line"]

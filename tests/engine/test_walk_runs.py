@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from fuzzfarm import harness as H
-from fuzzfarm import child as process
+from fuzzfarm.harness import child as process
 
 
 def _walk(tmp_path, *extra):

@@ -362,7 +362,7 @@ def test_a_kept_hazard_that_also_fails_on_fixed_is_kept_not_merely_unfixed(store
 
 
 def test_declared_reads_literals_from_the_harness_source_without_importing_it():
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
 
     t = resolve("checker")
     assert t.declared_variants() == ("buggy", "fixed")

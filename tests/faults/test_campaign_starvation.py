@@ -25,7 +25,7 @@ STARVED = bytes.fromhex("9e985182b70eee7f1a5039bef07ec2347f066e")
 
 def _replay(bound, variant="buggy", data=STARVED):
     from fuzzfarm import collector
-    from fuzzfarm.engine.target import resolve
+    from fuzzfarm.harness.target import resolve
     return collector.replay(resolve("ff-starved", bound), variant, data)
 
 

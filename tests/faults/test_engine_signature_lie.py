@@ -21,8 +21,8 @@ from fuzzfarm.farm import store as S
 _ENGINE = """
 import json, sys
 from fuzzfarm import harness as H
-from fuzzfarm.runone import outcome_of_module
-from fuzzfarm.signature import engine_signature
+from fuzzfarm.harness.runone import outcome_of_module
+from fuzzfarm.harness.signature import engine_signature
 mod = H.get("ff-warmlabel").load()
 print(json.dumps([engine_signature(outcome_of_module(mod, "ff-warmlabel", "buggy", bytes.fromhex(h)))
                   for h in sys.argv[1:]]))

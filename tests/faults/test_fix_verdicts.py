@@ -100,8 +100,8 @@ def test_verify_of_a_flaky_input_is_not_reproducible(site):
 def test_flaky_fix_verdict_needs_a_distinguishable_rate(site):
     """A no-op fix of a 30%-flaky bug: the fixed replays fail too (NO), and 0/M replays that
     cannot be told from the buggy rate would be 'unknown (flaky)', never 'fixed'."""
-    from fuzzfarm.runone import outcome
-    from fuzzfarm.signature import classify
+    from fuzzfarm.harness.runone import outcome
+    from fuzzfarm.harness.signature import classify
     sig = next(o["signature"] for o in iter(lambda: classify(outcome("ff-flaky", "buggy", b"F")), None) if o["failed"])
     ev = fix_verify("ff-flaky", "fixed", b"F", expected_signature=sig, buggy_ok=3, buggy_n=10, flaky_replays=6,
                     random_runs=0, pct_runs=0)

@@ -40,7 +40,7 @@ def test_a_bare_kind_is_refused_at_the_declaration():
 
 
 def test_a_bare_kind_in_a_hand_written_harness_is_refused_where_it_is_read(tmp_path):
-    from fuzzfarm.engine.target import Target
+    from fuzzfarm.harness.target import Target
     from fuzzfarm.harness import HarnessError, HarnessInfo
     (tmp_path / "bare_kind_harness.py").write_text(
         'NAME = "bare"\nVARIANTS = ("buggy", "fixed")\nFIXED_MAY_FAIL = frozenset({"goroutine panic"})\n'
@@ -91,7 +91,7 @@ def test_the_shipped_harnesses_declare_signatures():
     import glob
     import os
 
-    from fuzzfarm.engine.target import Target
+    from fuzzfarm.harness.target import Target
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = glob.glob(os.path.join(root, "harnesses", "*.py")) + glob.glob(os.path.join(faultlib.SITE, "*", "*.py"))
     declared = 0

@@ -4,7 +4,7 @@ bucket, wherever main waits."""
 from __future__ import annotations
 
 from fuzzfarm import gosim
-from fuzzfarm.signature import signature
+from fuzzfarm.harness.signature import signature
 from fuzzfarm.strategies import BytesStrategy
 
 

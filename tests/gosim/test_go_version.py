@@ -11,7 +11,7 @@ import pytest
 from fuzzfarm import gosim
 from fuzzfarm.harness import declare
 from fuzzfarm.gosim import goversion
-from fuzzfarm.runone import outcome_of_module  # noqa: E402
+from fuzzfarm.harness.runone import outcome_of_module  # noqa: E402
 from fuzzfarm.strategies import BytesStrategy
 from fuzzfarm.strategies.dfs import DFSStrategy
 

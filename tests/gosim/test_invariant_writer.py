@@ -12,7 +12,7 @@ from invariant_program import WRITES, main
 from fuzzfarm import gosim
 from fuzzfarm.collector.artifact import build_artifact
 from fuzzfarm.examples import load
-from fuzzfarm.runone import outcome
+from fuzzfarm.harness.runone import outcome
 from fuzzfarm.strategies import RandomStrategy
 
 GO_LINE = {"(*Store).Add": "(*Store).Add (store.go:14)", "(*Store).Compact": "(*Store).Compact (store.go:22)"}

@@ -59,7 +59,7 @@ def test_without_the_declaration_the_same_input_has_no_data_race(checker_harness
 @pytest.mark.parametrize("setting, races", [("on", True), ("off", False)])
 def test_a_workers_race_setting_reaches_its_replay_children(monkeypatch, setting, races):
     """``FUZZFARM_RACE`` set where the farm runs reaches the harness processes it starts (the
-    engine's child environment lets only named variables through, fuzzfarm/child.py)."""
+    engine's child environment lets only named variables through, fuzzfarm/harness/child.py)."""
     from fuzzfarm import harness as H
     from fuzzfarm.collector.replay import replay
 

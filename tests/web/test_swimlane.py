@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from fuzzfarm.runone import outcome
+from fuzzfarm.harness.runone import outcome
 from fuzzfarm.web import swimlane
 
 ENGINE_TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine")

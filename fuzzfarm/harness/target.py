@@ -56,7 +56,7 @@ class Target:
     def child_env(self, extra: dict | None = None) -> dict:
         """``process.child_env`` for a child that runs this harness: its PYTHONPATH entry and
         the campaign's starvation bound (over the worker's, which the allow-list passes on)."""
-        from fuzzfarm import child as process
+        from fuzzfarm.harness import child as process
         bound = {} if self.max_starvation is None else {H.MAX_STARVATION_ENV: self.max_starvation}
         return process.child_env({**bound, **(extra or {})}, pythonpath=self.pythonpath)
 
@@ -93,7 +93,7 @@ class Target:
     def fixed_may_fail(self) -> frozenset[str]:
         """``FIXED_MAY_FAIL``: the failures the harness declares reachable by its fixed variant
         too (upstream hazards the fix does not touch), each a signature ``kind at f1 <- f2 <-
-        f3`` (:func:`fuzzfarm.signature.hazard_name`): the one form the proof, the fix verdict,
+        f3`` (:func:`fuzzfarm.harness.signature.hazard_name`): the one form the proof, the fix verdict,
         the fix fuzz, CI and the web view all match. Raises HarnessError (one line) for any
         other entry, a bare kind above all: a kind alone would hide any new bug of that kind
         the fix brings (``fuzzfarm.harness.fixed_may_fail_error``)."""
@@ -103,7 +103,7 @@ class Target:
         bad = H.fixed_may_fail_error(value, self.name)
         if bad:
             raise H.HarnessError(bad)
-        from fuzzfarm.signature import hazard_name
+        from fuzzfarm.harness.signature import hazard_name
         # normalized as a failure's hazard_name is, so "f1 <- f2" written with spaces matches
         return frozenset(hazard_name(k, s.split(" <- ")) for k, _, s in (v.partition(" at ") for v in value))
 
@@ -111,7 +111,7 @@ class Target:
         """Whether failure ``kind`` at ``crash_state`` is a hazard the fix keeps (see
         :meth:`fixed_may_fail`): a reproducer of it that passes on ``fixed`` only shows that its
         schedule does not carry over; that failure on ``fixed`` is no news."""
-        from fuzzfarm.signature import hazard_name
+        from fuzzfarm.harness.signature import hazard_name
         return hazard_name(kind, crash_state) in self.fixed_may_fail()
 
     def check_variant(self, variant: str) -> str | None:

@@ -11,7 +11,7 @@ A harness is a module (installed with fuzzfarm, registered under the entry-point
 * ``TestOneInput(data: bytes)``: the atheris entry point; raises the failure.
 
 and, for standalone use, ends with ``if __name__ == "__main__": atheris_main(TestOneInput, __file__)``.
-:func:`declare` (``fuzzfarm.declare``) writes all of this from a scenario decoder and a program;
+:func:`declare` (``fuzzfarm.harness.declaration``) writes all of this from a scenario decoder and a program;
 docs/HARNESSES.md is the guide.
 A harness reads its scenario from the end of the input with :class:`ScenarioReader` and hands
 the front to :func:`execute_scenario` as the schedule, so that a run driven by another strategy
@@ -37,11 +37,11 @@ from .scenario_reader import ScenarioReader  # noqa: F401 - part of the harness 
 
 ENTRY_POINT_GROUP = "fuzzfarm.harnesses"
 VARIANT_ENV = "FUZZFARM_VARIANT"
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # fuzzfarm/
 # fuzzfarm code whose change changes what an input does: hashed into every harness's source hash
 # (the harness's own modules are added per harness, see HarnessInfo.source_files).
 _BEHAVIOUR_TREES = ("gosim", "strategies", "ports", "examples")
-_BEHAVIOUR_FILES = ("scenario_reader.py", "harness.py", "declare.py")
+_BEHAVIOUR_FILES = ("harness/scenario_reader.py", "harness/__init__.py", "harness/declaration.py")
 RESTART_HINT = "restart the workers so they see it, then resubmit"
 
 
@@ -74,7 +74,7 @@ class Execution:
         """The input that replays this execution under the bytes strategy: ``data`` with its
         schedule region replaced by the recorded decisions (for ``random``/``pct`` runs, see
         :func:`schedule_from`); ``data`` itself for bytes-driven runs. The zeros a short
-        scenario read go between the schedule and the scenario bytes (``fuzzfarm.scenario_reader``)
+        scenario read go between the schedule and the scenario bytes (``fuzzfarm.harness.scenario_reader``)
         so the scenario decodes the same."""
         rec = getattr(self.schedule, "recorded", None)
         if rec is None:
@@ -328,7 +328,7 @@ def race_from_env() -> bool | None:
 TOLERATE_ENV = "FUZZFARM_TOLERATE"
 FAILING_LINE = "fuzzfarm: failing "  # + signature, on stderr just before a failure is raised
 TOLERATED_LINE = "fuzzfarm: tolerated "  # + signature, on stderr instead of raising it
-# + the bucket signature (fuzzfarm.signature: sha1 of crash type and state) of a raised failure,
+# + the bucket signature (fuzzfarm.harness.signature: sha1 of crash type and state) of a raised failure,
 # on stderr just before FAILING_LINE: the farm's collector joins the crash to an existing bucket
 # of that signature without replaying it (farm/triage.py, "joined unreplayed").
 SIGNATURE_LINE = "fuzzfarm: bucket signature "
@@ -338,7 +338,7 @@ def bucket_signature(failure) -> str | None:
     """The signature a collector replay of this failure buckets it under
     (``signature.classify``), or None for the failures it folds into another kind (a
     MemoryError is ``oom``, a RunTimeout ``timeout``: the collector replays those)."""
-    from fuzzfarm.signature import engine_signature
+    from fuzzfarm.harness.signature import engine_signature
     return engine_signature({"failed": True, "kind": failure.kind, "exc_class": failure.exc_class,
                              "crash_state": list(failure.crash_state)})
 
@@ -549,7 +549,7 @@ def bound_words(bound) -> str:
 
 
 def starved_goroutines(outcome: dict, realism_s: float = DEFAULT_MAX_STARVATION_S) -> list:
-    """``[[gid, name], ...]`` of a run outcome (``fuzzfarm.runone``): every goroutine kept
+    """``[[gid, name], ...]`` of a run outcome (``fuzzfarm.harness.runone``): every goroutine kept
     waiting past the realism bound, else the one that waited longest (empty: none waited)."""
     over = [[r[0], r[1]] for r in outcome.get("starved_all") or () if r[2] > realism_s]
     if over:
@@ -641,5 +641,5 @@ class schedule_from:
         _override = None
 
 
-# The declaration API (fuzzfarm.declare) is part of this contract: `from fuzzfarm.harness import declare`.
-from fuzzfarm.declare import Harness, Program, declare  # noqa: E402,F401 - re-exported; declare imports this module
+# The declaration API (fuzzfarm.harness.declaration) is part of this contract: `from fuzzfarm.harness import declare`.
+from fuzzfarm.harness.declaration import Harness, Program, declare  # noqa: E402,F401 - re-exported; declare imports this module

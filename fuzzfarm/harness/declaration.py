@@ -22,7 +22,7 @@ A harness module needs ``NAME``, ``VARIANTS``, ``DESCRIPTION``, ``execute`` and 
 input, every byte it leaves at the front is the schedule (docs/HARNESSES.md says why).
 
 Workers never import harness code: they read ``VARIANTS`` and ``FIXED_MAY_FAIL`` from the
-source (``fuzzfarm.engine.target``), so pass ``variants=`` and ``fixed_may_fail=`` as literals
+source (``fuzzfarm.harness.target``), so pass ``variants=`` and ``fixed_may_fail=`` as literals
 (or as names of module-level literal constants).
 """
 

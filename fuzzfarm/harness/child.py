@@ -1,6 +1,6 @@
 """The one way a harness runs in a child process: the parent's :func:`run_child` and the child's
 :func:`child_main`, with the request and the result as JSON files (never pickle); and the process
-plumbing under it and under the fuzz and walk children (``engine/supervise.py``).
+plumbing under it and under the fuzz and walk children (``fuzzfarm/engine/supervise.py``).
 
 A child process cannot outlive its parent and is stopped with its whole group.
 
@@ -194,7 +194,7 @@ def run_child(module: str, target, variant: str, data: bytes, request: dict | No
               timed_from_load: bool = False, load_timeout: float = 300.0, keep: Sequence[str] = (),
               workdir: str | None = None) -> ChildRun:
     """Run ``python -m MODULE`` (whose main is :func:`child_main`) on ``data`` for harness
-    ``target`` (an ``engine.target.Target``) / ``variant`` with ``request`` (JSON-able options)
+    ``target`` (an ``fuzzfarm.harness.target.Target``) / ``variant`` with ``request`` (JSON-able options)
     in a fresh temp dir under ``workdir``, in ``target.child_env(env)``, bounded by ``timeout``
     seconds (from the harness's import with ``timed_from_load``) and ``memory_limit_mb``."""
     wire = {"harness": target.name, "module": target.module, "variant": variant,
