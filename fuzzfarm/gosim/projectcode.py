@@ -18,7 +18,8 @@ _MACHINERY = tuple(
 ) + (
     # the harness package's machinery (the contract and registry, the replay, the child runner,
     # Target); its declaration and scenario reader stay the harness author's side
-    *(os.path.join(_PKG, "harness", f) for f in ("__init__.py", "runone.py", "child.py", "target.py")),
+    *(os.path.join(_PKG, "harness", f) for f in ("__init__.py", "contract.py", "knobs.py", "registration.py",
+                                                 "runone.py", "child.py", "target.py")),
     # what `fuzzfarm port`'s generated code calls (defer, builtins, the testing.T model): a frame
     # of it is the translation's plumbing, never a Go function (a deferred call's frame below
     # Defers.__exit__ is the Go caller's)

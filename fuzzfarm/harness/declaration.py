@@ -33,7 +33,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from fuzzfarm import harness as H
+from fuzzfarm.harness import contract as H
 
 _RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race", "go_version")
 
