@@ -71,9 +71,9 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
         return _print_json({"campaign": cid}) if as_json else out.print(cid)
     until = "settled" if wait_proofs else "fix_checked"
     err.print(f"campaign {cid}: {harness}/{variant}, {jobs} job(s) x {duration_s:g} s", markup=False)
-    err.print("waiting until every bucket is " + ("verified, fix-checked and proven" if wait_proofs else
-              "verified and fix-checked (proofs may still run; --wait-proofs waits for them too)"), markup=False)
-    try:
+    try:  # from here on Ctrl-C only stops the watching
+        err.print("waiting until every bucket is " + ("verified, fix-checked and proven" if wait_proofs else
+                  "verified and fix-checked (proofs may still run; --wait-proofs waits for them too)"), markup=False)
         summary = wait_campaigns(st, [cid], timeout=timeout or None, console=err, until=until)[cid]
     except KeyboardInterrupt:
         err.print(f"fuzzfarm: stopped watching; campaign {cid} goes on on the farm. Watch it with "

@@ -32,7 +32,10 @@ def test_sigint_in_submit_wait_exits_130_and_the_campaign_goes_on(farm, tmp_path
             time.sleep(0.2)
         assert st.jobs(cid)[0].get("state") == "running"  # it is watching a live campaign
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        p.wait(timeout=60)
+        # read through the same buffered file readline() used: communicate() reads the pipe's fd
+        # directly and loses what readline() had already buffered (the lines after the first)
+        out, err = p.stdout.read(), p.stderr.read()
         assert p.returncode == 130, (p.returncode, out, err)
         assert f"stopped watching; campaign {cid} goes on" in err and f"fuzzfarm cancel {cid}" in err, err
         assert st.campaign_summary(cid)["status"] == "running"  # Ctrl-C stopped the watching only
