@@ -9,8 +9,21 @@ from fuzzfarm.farm import store as S
 from fuzzfarm.farm import tasks
 
 
+def _request(pid: int) -> dict:
+    """The child's request (fuzzfarm/harness/child.py: request.json in its working directory)."""
+    import json
+    try:
+        with open(f"/proc/{pid}/cwd/request.json") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
 def _minimizer(signature: str = ""):
-    for pid in faultlib.processes("fuzzfarm.collector.minimize", "ff-crashy", f"--expect={signature}"):
+    for pid in faultlib.processes("fuzzfarm.collector.minimize", "--request="):
+        req = _request(pid)
+        if req.get("harness") != "ff-crashy" or not str(req.get("expect") or "").startswith(signature):
+            continue
         pool = faultlib.ppid_of(pid)
         if "celery" in faultlib.cmdline(pool):
             return pool, pid

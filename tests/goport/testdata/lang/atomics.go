@@ -46,9 +46,11 @@ func AtomicFlagTooEarly() {
 	go func() { s.ready.Store(true); s.data = 1; done <- true }()
 	for !s.ready.Load() {
 	}
-	_ = s.data
+	sink = s.data // a load the compiler keeps (`_ = s.data` may compile to no read at all)
 	<-done
 }
+
+var sink int
 
 func SyncMapOps() {
 	var m sync.Map
