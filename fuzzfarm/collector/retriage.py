@@ -19,23 +19,17 @@ import json
 import os
 
 from fuzzfarm import harness as H
-from fuzzfarm import settings
 from fuzzfarm.harness.target import resolve
 
 from . import verdict as V
 from .artifact import MANIFEST, REPRO, Artifact, ArtifactError, build_artifact, load_artifact, \
     recorded_max_starvation, write_artifact
+from .budgets import FIX_BUDGET_S, FIX_FLAKY_REPLAYS, FIX_PCT_RUNS, FIX_RANDOM_RUNS, MINIMIZE_BUDGET_S, VERIFY_RUNS
 from .fixverify import fix_verify
 from .minimize import minimize
 from .replay import replay
 from .verify import verify
 
-MINIMIZE_BUDGET_S = settings.number("FUZZFARM_MINIMIZE_BUDGET_S", 60.0, above=True)
-VERIFY_RUNS = settings.number("FUZZFARM_VERIFY_RUNS", 10, integer=True, above=True)
-FIX_RANDOM_RUNS = settings.number("FUZZFARM_FIX_RANDOM_RUNS", 100, integer=True)
-FIX_PCT_RUNS = settings.number("FUZZFARM_FIX_PCT_RUNS", 100, integer=True)
-FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
-FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
 
 # replay's exit codes: 1 fails as recorded, 3 fails differently, 0 no longer fails
 EXIT = {"fails as recorded": 1, "fails differently": 3, "no longer fails": 0}

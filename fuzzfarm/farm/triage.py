@@ -22,21 +22,17 @@ from fuzzfarm import harness as H
 from fuzzfarm.farm import store as S
 from fuzzfarm.farm import config, recheck, triage_ahead
 from fuzzfarm import settings
+# the triage budgets, as names of this module (a test sets them here for the farm's triage alone)
+from fuzzfarm.collector.budgets import (FIX_BUDGET_S, FIX_FLAKY_REPLAYS, FIX_PCT_RUNS, FIX_RANDOM_RUNS,
+                                        MINIMIZE_BUDGET_S, VERIFY_RUNS)
 
 log = logging.getLogger("fuzzfarm.farm")
 
-MINIMIZE_BUDGET_S = settings.number("FUZZFARM_MINIMIZE_BUDGET_S", 60.0, above=True)
-VERIFY_RUNS = settings.number("FUZZFARM_VERIFY_RUNS", 10, integer=True, above=True)
 # A crash input whose first replay passes is replayed up to this many times more before it is
 # called unreproducible: a bug that fails 30% of the time is still a bug (a flaky one).
 INTAKE_REPLAYS = settings.number("FUZZFARM_INTAKE_REPLAYS", 4, integer=True)
-# Fix verification budget (see collector.fixverify): schedules of the reproducer's scenario on
-# the fixed variant, random and PCT; corpus inputs replayed on it; replays of a flaky reproducer.
-FIX_RANDOM_RUNS = settings.number("FUZZFARM_FIX_RANDOM_RUNS", 100, integer=True)
-FIX_PCT_RUNS = settings.number("FUZZFARM_FIX_PCT_RUNS", 100, integer=True)
+# Corpus inputs the fix check replays on the fixed variant (the other budgets: collector/budgets.py).
 FIX_CORPUS_MAX = settings.number("FUZZFARM_FIX_CORPUS_MAX", 200, integer=True)
-FIX_FLAKY_REPLAYS = settings.number("FUZZFARM_FIX_FLAKY_REPLAYS", 20, integer=True)
-FIX_BUDGET_S = settings.number("FUZZFARM_FIX_BUDGET_S", 60.0, above=True)
 # A triage step's claim lasts this long unless renewed (every CLAIM_TTL_S / 4 while its task runs:
 # tasks.py, claims_renewed), so a copy of its message waits at most this long for a dead holder.
 CLAIM_TTL_S = 20.0
