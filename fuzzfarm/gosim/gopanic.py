@@ -13,7 +13,7 @@ import linecache
 import re
 from types import TracebackType
 
-from .projectcode import is_project_file, sanitize
+from .projectcode import innermost_project_frame, sanitize
 
 NIL_DEREF = "runtime error: invalid memory address or nil pointer dereference"
 NIL_MAP_WRITE = "assignment to entry in nil map"
@@ -57,18 +57,10 @@ def go_text(exc: BaseException) -> str | None:
 
 def _failing_source(tb: TracebackType | None):
     """(frame, source of the failing instruction, line) in the innermost project frame, or None."""
-    last = None
-    while tb is not None:
-        if is_project_file(tb.tb_frame.f_code.co_filename):
-            last = tb
-        tb = tb.tb_next
-    if last is None:
+    last, pos = innermost_project_frame(tb)
+    if pos is None:
         return None
     code = last.tb_frame.f_code
-    try:
-        pos = list(code.co_positions())[last.tb_lasti // 2]
-    except (IndexError, ValueError):
-        return None
     line, end_line, col, end_col = pos
     if line is None or col is None or end_col is None or line != end_line:
         return None

@@ -17,26 +17,19 @@ plain Python values is not race-checked and is not named (the text says so).
 from __future__ import annotations
 
 from . import failures as F
+from .projectcode import innermost_project_frame
 
 MAX_NAMED = 3
 
 
 def _assert_site(exc: BaseException):
     """(code, first line, last line) of the failing statement in the innermost project frame."""
-    tb, last = exc.__traceback__, None
-    while tb is not None:
-        if F.is_project_file(tb.tb_frame.f_code.co_filename):
-            last = tb
-        tb = tb.tb_next
+    last, pos = innermost_project_frame(exc.__traceback__)
     if last is None:
         return None
-    code = last.tb_frame.f_code
-    try:
-        line, end, _, _ = list(code.co_positions())[last.tb_lasti // 2]
-    except (IndexError, ValueError):
-        line = end = None
+    line, end = (pos[0], pos[1]) if pos is not None else (None, None)
     line = line or last.tb_lineno
-    return code, line, end or line
+    return last.tb_frame.f_code, line, end or line
 
 
 def _writer_text(rt, label: str, wg: int, ws) -> str:

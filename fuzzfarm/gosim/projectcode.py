@@ -57,3 +57,20 @@ def sanitize(text: str) -> str:
     """``text`` with memory addresses (``<Foo object at 0x7f..>``) removed, so that messages and
     trace details are the same in every process."""
     return _ADDRESS.sub("", text) if " at 0x" in text else text
+
+
+def innermost_project_frame(tb):
+    """The innermost entry of traceback ``tb`` in project code and its failing instruction's
+    ``(line, end line, column, end column)`` (None where Python records none); ``(None, None)``
+    when no project frame is on it."""
+    last = None
+    while tb is not None:
+        if is_project_file(tb.tb_frame.f_code.co_filename):
+            last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None, None
+    try:
+        return last, list(last.tb_frame.f_code.co_positions())[last.tb_lasti // 2]
+    except (IndexError, ValueError):
+        return last, None
