@@ -9,7 +9,8 @@ modules the generated port must import for it.
 Where models come from, in this order (a later one for the same path replaces an earlier one):
 
 1. the standard-library models below (``sync``, ``time``, ``context``, ``errors``, ``fmt``,
-   ``testing``, ``runtime``, ``strconv``, ``log``), which were the translator's fixed tables;
+   ``testing``, ``runtime``, ``strconv``, ``log`` (:mod:`.golog`), ``strings`` (:mod:`.gostrings`)),
+   then the Kubernetes ones (:mod:`.k8s`);
 2. entry points of the group ``fuzzfarm.gomodels`` of installed packages: each names a
    :class:`Model` or a list of them (``[project.entry-points."fuzzfarm.gomodels"]
    ratelimit = "mymodels.ratelimit:MODELS"``);
@@ -38,8 +39,13 @@ class Model:
     ``funcs``: Go name -> Python expression (``"gosim.sleep"``), as the generated module spells
     it; ``durations``: Go name -> indexes of its ``time.Duration`` arguments; ``values``: Go name
     of a package-level value -> Python expression; ``methods``: Go type (``"sync.Mutex"``) ->
-    {Go method: Python method}; ``imports``: lines the generated module needs for the
-    expressions above (``"import mymodels.ratelimit as ratelimit_model"``)."""
+    {Go method: Python method}; ``types``: Go struct type (``"strings.Builder"``) -> the Python
+    class standing for it: called with no argument for its zero value, with the Go fields in
+    snake_case as keywords for a composite literal (``wait.Backoff{Steps: 3}`` ->
+    ``Backoff(steps=3)``), and its fields read as snake_case attributes; the class copies with
+    ``_copy_()`` and assigns in place with ``_set_(v)`` as a generated struct does. ``imports``:
+    lines the generated module needs for the expressions above
+    (``"import mymodels.ratelimit as ratelimit_model"``)."""
 
     path: str
     funcs: dict = dataclasses.field(default_factory=dict)
@@ -47,6 +53,7 @@ class Model:
     values: dict = dataclasses.field(default_factory=dict)
     methods: dict = dataclasses.field(default_factory=dict)
     imports: tuple = ()
+    types: dict = dataclasses.field(default_factory=dict)
 
 
 STDLIB = (
@@ -87,9 +94,22 @@ STDLIB = (
         "testing.T": {"Run": "run"}}),
     Model("runtime", funcs={"Gosched": "gosim.gosched"}),
     Model("strconv", funcs={"Itoa": "str", "Atoi": "rt.atoi"}),
-    # log writes a line to stderr and synchronises on the logger's own mutex: the line is not part
-    # of what a schedule can change, and the mutex only orders the writes (rt.log_printf)
-    Model("log", funcs={"Printf": "rt.log_printf", "Println": "rt.log_printf", "Print": "rt.log_printf"}),
+    # log: each call takes the logger's mutex around its write (golog: Go's happens-before edges)
+    Model("log", funcs={"Printf": "golog.printf", "Println": "golog.println", "Print": "golog.print_",
+                        "Default": "golog.std"},
+          methods={"log.Logger": {"Printf": "printf", "Println": "println", "Print": "print_"}},
+          imports=("from fuzzfarm.goport import golog",)),
+    Model("strings", funcs={
+        "Split": "gostrings.split", "SplitN": "gostrings.split_n", "Join": "gostrings.join",
+        "Contains": "gostrings.contains", "HasPrefix": "gostrings.has_prefix", "HasSuffix": "gostrings.has_suffix",
+        "TrimSpace": "gostrings.trim_space", "TrimPrefix": "gostrings.trim_prefix", "TrimSuffix": "gostrings.trim_suffix",
+        "Fields": "gostrings.fields", "Index": "gostrings.index", "Repeat": "gostrings.repeat",
+        "ToLower": "gostrings.to_lower", "ToUpper": "gostrings.to_upper", "EqualFold": "gostrings.equal_fold",
+        "Replace": "gostrings.replace", "ReplaceAll": "gostrings.replace_all"},
+          types={"strings.Builder": "gostrings.Builder"},
+          methods={"strings.Builder": {"WriteString": "write_string", "WriteRune": "write_rune", "String": "string",
+                                       "Len": "len_", "Reset": "reset"}},
+          imports=("from fuzzfarm.goport import gostrings",)),
 )
 
 # Imports a stub cannot honestly stand for (what they do is not a function's result): refused,
@@ -164,6 +184,11 @@ def stub_source(path: str, funcs: dict[str, str], pkg: str) -> str:
                   f'    """Go: func {name}{sig}"""',
                   f'    raise rt.StubNotFilled("{path}.{name}", "{pkg}")', ""]
     return "\n".join(lines)
+
+
+def type_table(models) -> dict[str, str]:
+    """Go type (``"strings.Builder"``) -> the Python class a model gives for it (``Model.types``)."""
+    return {t: py for m in models for t, py in m.types.items()}
 
 
 def tables(models) -> tuple[dict, dict, dict, set]:

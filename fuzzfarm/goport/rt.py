@@ -802,11 +802,6 @@ def test_main(test, name: str):
 
 # --- models and stubs (fuzzfarm.goport.models) --------------------------------------------------
 
-def log_printf(*args) -> None:
-    """``log.Printf`` / ``Println`` / ``Print``: the line goes to stderr in Go; nothing a schedule
-    can change depends on it, so the model writes nothing (Go's logger mutex only orders writes)."""
-
-
 class StubNotFilled(Exception):
     """A function of a stub module ``fuzzfarm port`` wrote for an import with no model was called
     before its body was filled in."""

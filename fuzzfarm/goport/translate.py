@@ -168,6 +168,7 @@ class Translator:
         reg = models.registry()
         self.sync_methods, self.pkg_funcs, self.pkg_values, self.imports = models.tables(reg.values())
         self.model_imports = sorted({ln for m in reg.values() for ln in m.imports})
+        self.model_types = models.type_table(reg.values())  # Go struct type of an import -> its model's class
         self.stubs: dict[str, dict[str, str]] = {}  # import path with no model -> {Go func: signature}
         # the types whose values the package puts in interfaces, by what Python value they are
         self.iface_cats: dict[str, set] = {}
@@ -504,6 +505,8 @@ class Translator:
             return SYNC_ZERO[z["name"]]
         if k == "foreign" and z["name"] == "time.Time":
             return "rt.ZERO_TIME"
+        if k == "foreign" and z["name"] in self.model_types:
+            return f"{self.model_types[z['name']]}()"
         if k == "atomic" and z["name"] in ATOMIC_TYPES:
             return f"gosim.atomic.{z['name']}()"
         return self.bad(node, f"zero value of {z.get('name', k)}", "initialise it explicitly with a supported type")
@@ -1444,6 +1447,8 @@ class Translator:
                 return f"{self.expr(x)}.c"
             if x.get("T", "").lstrip("*") == "sync.Cond" and e["Sel"]["Name"] == "L":
                 return f"{self.expr(x)}.L"
+            if x.get("T", "").lstrip("*") in self.model_types:  # a field of a modelled import's struct
+                return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
             return f"{self.expr(x)}.{self.field_name(e['Sel']['Name'])}"
         if e.get("SelK") == "method":
             recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.expr(x)
@@ -1614,6 +1619,12 @@ class Translator:
                 else:
                     return self.bad(e, f"positional composite literal of {t}", "name the fields")
             return f"{self.mods.alias[path]}.{name}({', '.join(kw)})"
+        if u == "struct" and t in self.model_types:
+            # a struct of a modelled import (wait.Backoff{...}): its model's class, fields in snake_case
+            if any(el["K"] != "KeyValueExpr" for el in elts):
+                return self.bad(e, f"positional composite literal of {t}", "name the fields")
+            kw = [f"{snake(el['Key']['Name'])}={self.val(el['Value'])}" for el in elts]
+            return f"{self.model_types[t]}({', '.join(kw)})"
         if u == "struct":
             name = t
             st = self.structs.get(name)

@@ -1,0 +1,3 @@
+module example.com/casedump
+
+go 1.22
