@@ -96,8 +96,9 @@ STDLIB = (
     Model("strconv", funcs={"Itoa": "str", "Atoi": "rt.atoi"}),
     # log: each call takes the logger's mutex around its write (golog: Go's happens-before edges)
     Model("log", funcs={"Printf": "golog.printf", "Println": "golog.println", "Print": "golog.print_",
-                        "Default": "golog.std"},
-          methods={"log.Logger": {"Printf": "printf", "Println": "println", "Print": "print_"}},
+                        "Default": "golog.std", "New": "golog.new"},
+          methods={"log.Logger": {"Printf": "printf", "Println": "println", "Print": "print_", "Prefix": "prefix",
+                                  "SetPrefix": "set_prefix", "Flags": "flags", "SetFlags": "set_flags"}},
           imports=("from fuzzfarm.goport import golog",)),
     Model("strings", funcs={
         "Split": "gostrings.split", "SplitN": "gostrings.split_n", "Join": "gostrings.join",

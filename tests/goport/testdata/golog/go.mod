@@ -1,0 +1,3 @@
+module example.com/golog
+
+go 1.24
