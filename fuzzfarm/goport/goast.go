@@ -23,9 +23,12 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -65,6 +68,25 @@ func findModule(dir string) {
 			return
 		}
 	}
+}
+
+// moduleLookup finds the export data of an import as the package's module builds it (`go list
+// -export` in the module's directory): its requirements and replace directives, so a package of
+// another module (k8s.io/apimachinery, through a local replace or the module cache) type-checks
+// as `go build` would. One importer serves the standard library too: two would make two
+// distinct "time" packages, and time.Duration would not be time.Duration.
+func moduleLookup(path string) (io.ReadCloser, error) {
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-export", "-f", "{{.Export}}", "--", path)
+	cmd.Dir = modDir
+	out, err := cmd.Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			msg = strings.SplitN(strings.TrimSpace(string(ee.Stderr)), "\n", 2)[0]
+		}
+		return nil, fmt.Errorf("can't find import: %q: %s", path, msg)
+	}
+	return os.Open(strings.TrimSpace(string(out)))
 }
 
 // srcImporter reads packages of the module from source (the toolchain has no export data for
@@ -938,6 +960,7 @@ func main() {
 		rootDir = dir
 		findModule(dir)
 		if modPath != "" {
+			stdImporter = importer.ForCompiler(fset, "gc", moduleLookup)
 			if rel, err := filepath.Rel(modDir, dir); err == nil && !strings.HasPrefix(rel, "..") {
 				path = strings.TrimSuffix(modPath+"/"+filepath.ToSlash(rel), "/.")
 			}

@@ -113,6 +113,28 @@ STDLIB = (
           imports=("from fuzzfarm.goport import gostrings",)),
 )
 
+# apimachinery's wait and client-go's workqueue (fuzzfarm.goport.k8s, which cites upstream's lines)
+_WAIT, _WORKQUEUE = "k8s.io/apimachinery/pkg/util/wait", "k8s.io/client-go/util/workqueue"
+_QUEUE_METHODS = {"Add": "add", "Len": "len_", "Get": "get", "Done": "done", "ShutDown": "shut_down",
+                  "ShutDownWithDrain": "shut_down_with_drain", "ShuttingDown": "shutting_down"}
+K8S = (
+    Model(_WAIT, funcs={
+        "Until": "k8s.until", "UntilWithContext": "k8s.until_with_context", "NonSlidingUntil": "k8s.non_sliding_until",
+        "NonSlidingUntilWithContext": "k8s.non_sliding_until_with_context", "JitterUntil": "k8s.jitter_until",
+        "JitterUntilWithContext": "k8s.jitter_until_with_context", "Forever": "k8s.forever", "Jitter": "k8s.jitter",
+        "ContextForChannel": "k8s.context_for_channel", "ExponentialBackoff": "k8s.exponential_backoff",
+        "PollUntilContextCancel": "k8s.poll_until_context_cancel", "PollUntilContextTimeout": "k8s.poll_until_context_timeout",
+        "PollImmediateUntil": "k8s.poll_immediate_until", "PollImmediateUntilWithContext": "k8s.poll_immediate_until_with_context"},
+        values={"NeverStop": "k8s.never_stop()", "ErrWaitTimeout": "k8s.ERR_WAIT_TIMEOUT"},
+        types={f"{_WAIT}.Backoff": "k8s.Backoff"},
+        methods={f"{_WAIT}.Backoff": {"Step": "step"}},
+        imports=("from fuzzfarm.goport import k8s",)),
+    # New returns *Type (Typed[any] upstream, the methods' receiver); Interface's methods are called through it
+    Model(_WORKQUEUE, funcs={"New": "k8s.new", "NewNamed": "k8s.new_named"},
+          methods={f"{_WORKQUEUE}.{t}": _QUEUE_METHODS for t in ("Type", "Typed", "Interface", "TypedInterface")},
+          imports=("from fuzzfarm.goport import k8s",)),
+)
+
 # Imports a stub cannot honestly stand for (what they do is not a function's result): refused,
 # with what to do, unless a model is registered for them.
 NOT_STUBBED = {
@@ -153,9 +175,10 @@ def _from_entry_points() -> list[Model]:
 
 
 def registry() -> dict[str, Model]:
-    """Import path -> model: the standard library's, then installed ones, then registered ones."""
+    """Import path -> model: the standard library's and the Kubernetes ones, then installed ones, then
+    registered ones."""
     reg = {}
-    for m in (*STDLIB, *_from_entry_points(), *_registered):
+    for m in (*STDLIB, *K8S, *_from_entry_points(), *_registered):
         reg[m.path] = m
     return reg
 

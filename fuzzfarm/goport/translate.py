@@ -268,7 +268,10 @@ class Translator:
         # the models' imports and the stub modules, known once every call is translated
         at = self.out.index("from fuzzfarm.goport import rt") + 1
         up = ".." if self.mods.alias else "."  # with sibling packages, each build is a package of modules
-        self.out[at:at] = self.model_imports + [f"from {up} import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
+        body = "\n".join(self.out)
+        used = [ln for ln in self.model_imports  # only the models this module calls: `import a.b as m` / `from a import m`
+                if re.search(rf"\b{re.escape(ln.split()[-1])}\.", body)]
+        self.out[at:at] = used + [f"from {up} import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
                                                 for p in sorted(self.stubs)] + [
             f"from . import {self.mods.module[p]} as {self.mods.alias[p]}  # Go package {p}"
             for p in self.mods.order if p in self.imported_paths()]

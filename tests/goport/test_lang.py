@@ -42,10 +42,10 @@ _BUILT = {}
 def built(pkg, tmp_path_factory):
     """(the translated package, its -race test binary), once per package."""
     if pkg not in _BUILT:
-        d = tmp_path_factory.mktemp(pkg)
+        d = tmp_path_factory.mktemp(pkg.replace("/", "-"))  # pkg: a directory under testdata (k8s/app)
         src = os.path.join(DATA, pkg)
         out = port(d, src, "--test", go_test_names(pkg)[0])
-        binary = str(d / f"{pkg}.test")
+        binary = str(d / f"{os.path.basename(pkg)}.test")
         p = run_go(["test", "-c", "-race", "-o", binary, "."], cwd=src)
         assert p.returncode == 0, p.stderr
         _BUILT[pkg] = (load(out, "port"), binary)

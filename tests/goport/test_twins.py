@@ -152,12 +152,9 @@ EXPECTED = {
 HAND = {"examples/hc01": "hc01", "examples/hc09": "hc09", "examples/dr02": "dr02", "examples/dr01": "dr01", "examples/hc10": "hc10", "examples/hc15": "hc15", "examples/hc16": "hc16"}
 
 
-# the hand edits a translated twin needs: its stubs filled in (file -> (text, replacement))
-SPLIT = ("    \"\"\"Go: func Split(s string, sep string) []string\"\"\"\n"
-         "    return rt.Slice(list(args[0]) if args[1] == \"\" else args[0].split(args[1]))\n")
-HAND_EDITS = {"examples/hc16": {"stub_strings.py": [
-    ('@rt.stub("strings.Split", "examples_hc16_port")\n', ""),
-    ('    """Go: func Split(s string, sep string) []string"""\n    raise rt.StubNotFilled("strings.Split", "examples_hc16_port")\n', SPLIT)]}}
+# the hand edits a translated twin needs: its stubs filled in (twin -> {file: [(text, replacement)]});
+# none since strings has a model (hc16's strings.Split was the last)
+HAND_EDITS: dict[str, dict[str, list[tuple[str, str]]]] = {}
 
 
 def hand_edit(twin: str, out) -> int:

@@ -15,7 +15,7 @@ import (
 	"sync"
 )
 
-var x int
+var x, sink int
 
 // recorder is the logger's writer: a line of 2 bytes is A's, of 3 bytes B's. Only Write (under
 // the logger's mutex) touches sawA and sawB; each goroutine's own Write copies what it saw into
@@ -83,7 +83,7 @@ func readFirst(l *log.Logger, rec *recorder) {
 	go func() {
 		defer wg.Done()
 		l.Print("bb")
-		_ = x
+		sink = x
 	}()
 	wg.Wait()
 }
@@ -99,7 +99,7 @@ func noLog() {
 	}()
 	go func() {
 		defer wg.Done()
-		_ = x
+		sink = x
 	}()
 	wg.Wait()
 }
