@@ -56,9 +56,10 @@ def go_tables(dump) -> tuple[dict, dict, dict]:
             x = dump.get(x, (x, x, x))[2]
         return min(orbit)
     up, low, fold = {}, {}, {}
-    for r in range(0x110000):
-        if 0xD800 <= r <= 0xDFFF:
-            continue
+    # a rune neither Go nor Python maps is its own upper, lower and fold on both sides
+    candidates = sorted(set(dump) | {r for r in range(0x110000) if not 0xD800 <= r <= 0xDFFF
+                                     and (chr(r).upper() != chr(r) or chr(r).lower() != chr(r))})
+    for r in candidates:
         c = chr(r)
         u, lo, _ = dump.get(r, (r, r, r))
         if ord(gocase._one(c.upper(), c)) != u:

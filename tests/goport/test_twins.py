@@ -271,3 +271,17 @@ def test_same_state_tells_crash_states_apart():
     assert same_state(hand, [f"{p}.RunWithLeaderElection.func2 (a.go:28)", f"{p}.(*LeaderElector).Run (b.go:40)", f"{p}.X (a.go:1)"], p)
     assert not same_state(hand, [f"{p}.RunWithLeaderElection.func2 (a.go:28)", "Defers.__exit__", f"{p}.(*LeaderElector).Run (b.go:40)"], p)
     assert not same_state(hand, [f"{p}.RunWithLeaderElection.func1 (a.go:28)", f"{p}.(*LeaderElector).Run (b.go:40)"], p)
+
+
+def test_the_doc_table_names_exactly_the_hand_edits():
+    """docs/PORT.md's twin table says "with N hand edit(s)" for exactly the twins HAND_EDITS edits
+    (N its edits), and no other row claims one."""
+    import os
+    doc = open(os.path.join(T.ROOT, "docs", "PORT.md"), encoding="utf-8").read()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| ((?:examples/)?\w+) \| [^|]* \| [^|]* \| (.*) \|$", doc, re.M)}
+    assert set(HAND) <= set(rows), set(HAND) - set(rows)
+    for twin in HAND:
+        n = sum(len(edits) for edits in HAND_EDITS.get(twin, {}).values())
+        claims = re.search(r"with (\w+) hand edits?", rows[twin])
+        claimed = claims.group(1) if claims and claims.group(1) != "no" else None
+        assert claimed == ({1: "one"}.get(n, str(n)) if n else None), (twin, rows[twin][:120])

@@ -1,19 +1,19 @@
 package stubbed
 
 import (
-	"strings"
+	"net/textproto"
 	"sync"
 )
 
-// Labeler keys its counts by an upper-cased label: strings has no gosim model, so
-// fuzzfarm port writes a stub for strings.ToUpper that the user fills in.
+// Labeler keys its counts by a canonical header key: net/textproto has no gosim model, so
+// fuzzfarm port writes a stub for textproto.CanonicalMIMEHeaderKey that the user fills in.
 type Labeler struct {
 	mu     sync.Mutex
 	counts map[string]int
 }
 
 func (l *Labeler) Add(label string) {
-	key := strings.ToUpper(label)
+	key := textproto.CanonicalMIMEHeaderKey(label)
 	l.mu.Lock()
 	l.counts[key]++
 	l.mu.Unlock()
