@@ -974,7 +974,7 @@ func main() {
 			// one line: a missing import's message goes on with every directory searched
 			msg := strings.SplitN(te.Msg, "\n", 2)[0]
 			if i := strings.Index(msg, " (can't find import"); i >= 0 {
-				msg = msg[:i] + " (neither in the standard library nor in this package's module)"
+				msg = msg[:i] + " (neither in the standard library, this package's module nor the modules it requires)"
 			}
 			fail("%s: %s", where(te.Pos), msg)
 		}

@@ -38,3 +38,20 @@ def test_translated_k8s_test_ends_as_go_test_race_does(go, tmp_path_factory, nam
     want = go_outcome(binary, name)
     assert want == ("race" if name in RACES else "ok"), (name, want)
     assert port_outcomes(mod, name, seeds=6) == {want}, (name, want)
+
+
+def test_an_import_the_module_cannot_resolve_is_one_line(go, tmp_path, capsys):
+    """Inside a module, an import neither the standard library, the module nor its requirements
+    hold: one line naming it, exit 2, nothing written."""
+    from fuzzfarm.cli import main as cli_main
+    src = tmp_path / "miss"
+    src.mkdir()
+    (src / "go.mod").write_text("module example.com/miss\n\ngo 1.24\n")
+    (src / "a.go").write_text('package miss\n\nimport "example.org/nope/x"\n\nfunc F() { x.G() }\n')
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["fuzzfarm port: a.go:3: could not import example.org/nope/x (neither in the standard library, this "
+                   "package's module nor the modules it requires): fix the Go (it must build with `go build`) and run again"], err
+    assert not (tmp_path / "out").exists()
