@@ -89,3 +89,19 @@ def test_case_mapping_is_go_s_for_every_rune(go):
 if __name__ == "__main__":  # print gocase's tables for this Go and Python
     for name, table in zip(("UPPER", "LOWER", "FOLD"), go_tables(go_case_dump())):
         print(name, "=", {hex(k): hex(v) for k, v in sorted(table.items())})
+
+
+def test_a_function_the_model_does_not_list_is_an_error_line(go, tmp_path, capsys):
+    """strings.Title and log.Fatalf have no model entry: one line each naming them, exit 2, not a stub."""
+    from fuzzfarm.cli import main as cli_main
+    src = tmp_path / "p"
+    src.mkdir()
+    (src / "a.go").write_text('package p\n\nimport (\n\t"log"\n\t"strings"\n)\n\n'
+                              'func F(s string) string {\n\tlog.Default().Fatalf("x")\n\treturn strings.Title(s)\n}\n')
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "a.go:9: method log.Logger.Fatalf has no gosim model: not supported; stub it by hand" in err, err
+    assert "a.go:10: strings.Title has no gosim model: not supported; stub it by hand" in err, err
+    assert not (tmp_path / "out").exists()
