@@ -285,3 +285,13 @@ def test_the_doc_table_names_exactly_the_hand_edits():
         claims = re.search(r"with (\w+) hand edits?", rows[twin])
         claimed = claims.group(1) if claims and claims.group(1) != "no" else None
         assert claimed == ({1: "one"}.get(n, str(n)) if n else None), (twin, rows[twin][:120])
+
+
+def test_hc16_ports_with_no_stub_to_fill_in(table):
+    """The default tier's guard of hc16 (its full run is slow): with the strings model its port
+    writes no stub, so it needs no hand edit (its strings.Split was one)."""
+    tmp, binary = table
+    files, refused = T.port_twin("examples/hc16", str(tmp / "hc16-stubs"), binary)
+    assert refused is None, refused
+    assert [f for f in files if "/stub_" in f] == [] and "examples/hc16" not in HAND_EDITS
+    assert any("gostrings.split(" in open(f).read() for f in files if f.endswith("buggy.py"))
