@@ -292,7 +292,8 @@ def fix_check(self, bid: str) -> bool:
 def prove(self, bid: str) -> bool:
     """Prove the fix on the reproducer's scenario, then the bucket is done (after every
     bucket's fix verdict: config.PROOF_PRIORITY; in one of this worker's proof slots)."""
-    return _bucket_task(self, bid, triage.prove_step, slot="proof-slot", enqueue_triage=_enqueue_triage(minimize))
+    return _bucket_task(self, bid, triage.prove_step, slot="proof-slot", enqueue_triage=_enqueue_triage(minimize),
+                        enqueue_again=_enqueue_triage(prove, config.PROOF_PRIORITY, countdown=config.PROOF_SLOT_WAIT_S))
 
 
 @app.task(name=config.TASK_MERGE, bind=True, **_RETRY)
