@@ -87,3 +87,20 @@ def test_fuzzfarm_over_real_go_stress_leads_the_headlines(tmp_path):
     assert lines[0].startswith("checker: fuzzfarm ÷ real-Go stress 0.0533 (first failure)")
     mix = next(i for i, ln in enumerate(lines) if "default `mix`" in ln)
     assert mix > 0 and "Python-thread stress (the older baseline" in lines[mix]
+
+
+def test_farm_scaling_headline_quotes_efficiency_in_execs_labelled():
+    """Issue 33 asks for 2-worker farm efficiency in execs (>= 0.9): the headline quotes that
+    figure, side by side first, labelled, not the execs ratio against one bare process."""
+    def farm(c, seq, cpu, ratio):
+        return {"c": c, "execs_ratio_vs_bare": ratio, "cpu": {"outside_share": 0.02},
+                "efficiency": {"execs": seq, "cpu": cpu}}
+    data = {"farms": [farm(1, 1.58, 0.99, 1.6), farm(2, 0.78, 0.98, 1.7)],
+            "beside": [{**farm(2, 1.02, 0.98, 1.9), "bare_beside": {"execs": 1}}]}
+    sec = C.section("farm_scaling", "t", C.profile(True), {}, [], data, [], 0.0)
+    lines = [ln for ln in run_all.headlines([sec]) if ln.startswith("farm with")]
+    one, two = lines
+    assert "farm efficiency in execs 1.02 with 2 bare atheris process(es) at the same time (goal >= 0.9 at 2)" in two
+    assert "0.78 against bare ones run after it" in two and "CPU efficiency 0.98" in two
+    assert "x1.70 the execs of one bare process" in two
+    assert "farm efficiency in execs 1.58 against 1 bare atheris process(es) run after it" in one
