@@ -223,6 +223,15 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log, *, duration_s:
         rec["verdicts"] = sorted(
             [b.get("signature"), b.get("fix_verdict"), f"{b.get('verify_ok')}/{b.get('verify_n')}", b.get("count")]
             for b in (st.bucket(x) or {} for x in st.campaign_bucket_ids(cid)))
+        # each bucket's own step times: which step of which bucket the settle waited for
+        rec["bucket_steps"] = sorted(({
+            "id": b.get("id"), "kind": b.get("kind"), "crash_state": list(b.get("crash_state") or [])[:2],
+            "fix_verdict": b.get("fix_verdict"), "minimize_s": b.get("minimize_s"), "minimize_runs": b.get("minimize_runs"),
+            "minimize_note": b.get("minimize_note"), "size": [b.get("original_size"), b.get("minimized_size")],
+            "preemptions": [b.get("preemptions_before"), b.get("preemptions_after")], "fix_check_s": b.get("fix_check_s"),
+            "proof_s": (b.get("fix_proof") or {}).get("elapsed_s"), "proof_of": b.get("fix_proof_of") or "",
+            "proof": (b.get("fix_proof_line") or "")[:120]}
+            for b in (st.bucket(x) or {} for x in st.campaign_bucket_ids(cid))), key=lambda d: -(d["minimize_s"] or 0))
         if cname == "now" and "settled" in marks:
             rec["audit"] = audit_unreplayed(st, cid)
         if bid is not None:
@@ -375,6 +384,12 @@ def campaign_rows(data: dict) -> list[list[str]]:
                     f"({h.get('collector_cpu_s', '-')} s / {h.get('buckets', '-')} buckets; {h.get('crashes_reported')} "
                     f"crashes, {h.get('crashes_joined_unreplayed', 0)} joined unreplayed); collector: "
                     f"{h.get('collector_how', '')}; load {h.get('load_before', 0):.1f} -> {h.get('load_after', 0):.1f}"])
+        slow = (h.get("bucket_steps") or [None])[0]
+        if slow:
+            out.append([case, "its slowest minimization", f"{slow['minimize_s']} s, {slow['minimize_runs']} runs "
+                        f"({slow['kind']} at {' < '.join(slow['crash_state'])}; {slow['size'][0]} -> {slow['size'][1]} "
+                        f"bytes, preemptions {slow['preemptions'][0]} -> {slow['preemptions'][1]}"
+                        + (f"; {slow['minimize_note']}" if slow.get("minimize_note") else "") + ")"])
         a = h.get("audit")
         if a:
             out.append([case, "joined unreplayed, replayed afterwards", f"{a['same_signature']}/{a['replayed']} gave "
