@@ -39,6 +39,11 @@ After each ``now`` campaign settles, every crash that joined a bucket on the fuz
 bucket's signature (all of them: replaying them at intake would have changed no bucket, count
 aside, and so no verdict, reproducibility figure or group, which rest on the replayed inputs).
 
+Beside each ``now`` campaign: ``fuzzfarm ci HARNESS --duration D --jobs J`` (ci's own defaults
+otherwise: strategy, budgets, waiting until settled) against a fresh private farm with the ``now``
+collector, its wall time from start to exit as a ratio to the duration (issue 33: ``fuzzfarm ci
+--duration 60`` within 90 s, x1.5).
+
 Strategies, per seed bug: the farm's default (``submit`` without ``--strategy``) and a pinned one:
 the single strategy that found the seed bug fastest in ``time_to_bug`` of the same suite run
 (standalone, or when none found it: ``$FUZZFARM_BENCH_E2E_PIN``, default ``random``). Both
@@ -218,6 +223,15 @@ def one(spec: C.HarnessSpec, prof: C.Profile, strategy: str, log, *, duration_s:
         rec["verdicts"] = sorted(
             [b.get("signature"), b.get("fix_verdict"), f"{b.get('verify_ok')}/{b.get('verify_n')}", b.get("count")]
             for b in (st.bucket(x) or {} for x in st.campaign_bucket_ids(cid)))
+        # each bucket's own step times: which step of which bucket the settle waited for
+        rec["bucket_steps"] = sorted(({
+            "id": b.get("id"), "kind": b.get("kind"), "crash_state": list(b.get("crash_state") or [])[:2],
+            "fix_verdict": b.get("fix_verdict"), "minimize_s": b.get("minimize_s"), "minimize_runs": b.get("minimize_runs"),
+            "minimize_note": b.get("minimize_note"), "size": [b.get("original_size"), b.get("minimized_size")],
+            "preemptions": [b.get("preemptions_before"), b.get("preemptions_after")], "fix_check_s": b.get("fix_check_s"),
+            "proof_s": (b.get("fix_proof") or {}).get("elapsed_s"), "proof_of": b.get("fix_proof_of") or "",
+            "proof": (b.get("fix_proof_line") or "")[:120]}
+            for b in (st.bucket(x) or {} for x in st.campaign_bucket_ids(cid))), key=lambda d: -(d["minimize_s"] or 0))
         if cname == "now" and "settled" in marks:
             rec["audit"] = audit_unreplayed(st, cid)
         if bid is not None:
@@ -259,6 +273,58 @@ def lengths(prof: C.Profile) -> tuple[float, ...]:
     return (prof.e2e_duration_s,) if prof.quick else (20.0, 60.0)
 
 
+def ci_run(spec: C.HarnessSpec, prof: C.Profile, duration_s: float, collector: tuple[str, int, dict, str]) -> dict:
+    """``fuzzfarm ci HARNESS --variant V --duration D --jobs J -o DIR --json`` (its defaults
+    otherwise: strategy, triage budgets, waiting until the campaign is settled) against a fresh
+    private farm of ``collector``'s kind: the command's wall time, start-up to exit, and its
+    ratio to the campaign's duration."""
+    cname, collect_c, cenv, chow = collector
+    env = dict(cenv)
+    if prof.e2e_minimize_budget_s is not None:
+        env["FUZZFARM_MINIMIZE_BUDGET_S"] = f"{prof.e2e_minimize_budget_s:g}"
+    if prof.e2e_verify_runs is not None:
+        env["FUZZFARM_VERIFY_RUNS"] = str(prof.e2e_verify_runs)
+    rec = {"harness": spec.name, "variant": spec.seed_bug.variant, "duration_s": duration_s, "jobs": prof.e2e_jobs,
+           "collector": cname, "collector_how": chow, "error": None, "load_before": os.getloadavg()[0]}
+    out_dir = tempfile.mkdtemp(prefix="fuzzfarm-bench-ci-")
+    try:
+        with K.FarmRun(fuzz_concurrency=prof.e2e_jobs, collect_concurrency=collect_c, worker_env=env,
+                       harness_paths=[spec.path]) as fr:
+            t0 = time.monotonic()
+            rc, out, err = fr.cli("ci", spec.name, "--variant", spec.seed_bug.variant, "--duration",
+                                  f"{duration_s:g}", "--jobs", str(prof.e2e_jobs), "-o", os.path.join(out_dir, "ci"),
+                                  "--json", timeout=duration_s + prof.e2e_timeout_s + 120)
+            rec["wall_s"] = round(time.monotonic() - t0, 2)
+            rec["x_duration"] = round(rec["wall_s"] / duration_s, 2)
+            rec["rc"] = rc
+            report = json.loads(out) if out.strip().startswith("{") else {}
+            rec["elapsed_s"] = report.get("elapsed_s")  # ci's own figure: its submit -> settled, reports written
+            rec["buckets"] = (report.get("summary") or {}).get("buckets")
+            rec["new_reproducible"] = report.get("new_reproducible")
+            if rc not in (0, 1) or not report:
+                rec["error"] = f"fuzzfarm ci exited {rc}: {(err.strip() or out.strip())[-300:]}"
+    except Exception as e:  # noqa: BLE001 - one run failing must not hide the others
+        rec["error"] = f"{type(e).__name__}: {e}"
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    rec["load_after"] = os.getloadavg()[0]
+    return rec
+
+
+def measure_ci(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> list[dict]:
+    """Per seed, per campaign length: one ``fuzzfarm ci`` run on the ``now`` collector."""
+    log = log or (lambda msg: None)
+    now = next(c for c in collectors() if c[0] == "now")
+    out = []
+    for spec in specs:
+        if spec.seed_bug is None:
+            continue
+        for dur in lengths(prof):
+            log(f"end to end: fuzzfarm ci {spec.name} --duration {dur:g} ({now[3]})")
+            out.append(ci_run(spec, prof, dur, now))
+    return out
+
+
 def measure_campaigns(prof: C.Profile, specs: list[C.HarnessSpec], log=None) -> list[dict]:
     """Per seed, per campaign length, each collector of :func:`collectors` (farm default strategy)."""
     log = log or (lambda msg: None)
@@ -283,7 +349,7 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None
     log = log or (lambda msg: None)
     out = []
     if os.environ.get("FUZZFARM_BENCH_E2E_PINNED", "1") == "0":
-        return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log)}
+        return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log), "ci": measure_ci(prof, specs, log)}
     for spec in specs:
         if spec.seed_bug is None:
             continue
@@ -303,7 +369,7 @@ def measure(prof: C.Profile, specs: list[C.HarnessSpec], ttb: dict | None = None
                        "jobs": prof.e2e_jobs, "marks": {}, "error": f"{type(e).__name__}: {e}"}
             rec["strategy_choice"] = how
             out.append(rec)
-    return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log)}
+    return {"harnesses": out, "campaigns": measure_campaigns(prof, specs, log), "ci": measure_ci(prof, specs, log)}
 
 
 def campaign_rows(data: dict) -> list[list[str]]:
@@ -318,6 +384,12 @@ def campaign_rows(data: dict) -> list[list[str]]:
                     f"({h.get('collector_cpu_s', '-')} s / {h.get('buckets', '-')} buckets; {h.get('crashes_reported')} "
                     f"crashes, {h.get('crashes_joined_unreplayed', 0)} joined unreplayed); collector: "
                     f"{h.get('collector_how', '')}; load {h.get('load_before', 0):.1f} -> {h.get('load_after', 0):.1f}"])
+        slow = (h.get("bucket_steps") or [None])[0]
+        if slow:
+            out.append([case, "its slowest minimization", f"{slow['minimize_s']} s, {slow['minimize_runs']} runs "
+                        f"({slow['kind']} at {' < '.join(slow['crash_state'])}; {slow['size'][0]} -> {slow['size'][1]} "
+                        f"bytes, preemptions {slow['preemptions'][0]} -> {slow['preemptions'][1]}"
+                        + (f"; {slow['minimize_note']}" if slow.get("minimize_note") else "") + ")"])
         a = h.get("audit")
         if a:
             out.append([case, "joined unreplayed, replayed afterwards", f"{a['same_signature']}/{a['replayed']} gave "
@@ -325,6 +397,26 @@ def campaign_rows(data: dict) -> list[list[str]]:
                         + (f"; other: {a['other']}" if a["other"] else "")])
         if h.get("error"):
             out.append([case, "error", h["error"]])
+        if h["collector"] == "now":  # beside it: `fuzzfarm ci` at the same length, on the same kind of farm
+            out += ci_rows(data, h)
+    return out
+
+
+def ci_rows(data: dict, camp: dict) -> list[list[str]]:
+    """The ``fuzzfarm ci`` run of ``camp``'s seed and length, as a ratio to the duration."""
+    out = []
+    for c in data.get("ci", []):
+        if (c["harness"], float(c["duration_s"])) != (camp["harness"], float(camp["duration_s"])):
+            continue
+        case = f"{c['harness']}/{c['variant']} {c['duration_s']:g} s x {c['jobs']} job(s), `fuzzfarm ci`"
+        if c.get("wall_s") is None or c.get("error"):
+            out.append([case, "error", c.get("error") or "no measurement"])
+            continue
+        out.append([case, "`fuzzfarm ci --duration D` wall, start to exit (x campaign duration)",
+                    f"{c['wall_s']:g} s (x{c['x_duration']:.2f}); exit {c['rc']}, {c.get('buckets')} bucket(s), "
+                    f"{c.get('new_reproducible')} new reproducible; ci's own submit -> settled + reports "
+                    f"{c.get('elapsed_s')} s; collector: {c['collector_how']}; load {c['load_before']:.1f} -> "
+                    f"{c['load_after']:.1f}"])
     return out
 
 

@@ -127,6 +127,14 @@ class FarmRun:
         if self.client is not None:
             self.client.close()
         self.farm.cleanup()
+        keep = os.environ.get("FUZZFARM_BENCH_KEEP_LOGS")  # a directory: the workers' logs go there
+        if keep:
+            dest = os.path.join(keep, os.path.basename(self.workdir))
+            os.makedirs(dest, exist_ok=True)
+            for root, _dirs, files in os.walk(self.workdir):
+                for f in files:
+                    if f.endswith(".log"):
+                        shutil.copy(os.path.join(root, f), dest)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     @property

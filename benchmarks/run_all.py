@@ -174,6 +174,29 @@ EXTRAS = {"time_to_bug": _extra_ttb, "stress": _extra_stress, "minimization": _e
           "farm_scaling": _extra_scaling, "redis_traffic": _extra_redis}
 
 
+def farm_efficiency_headlines(sc: dict) -> list[str]:
+    """Per worker count: farm efficiency in execs (issue 33's goal, >= 0.9 at 2 workers: the farm's
+    execs/s / those of as many bare atheris processes, same seeds and corpus), side by side (the
+    farm and its bare twins at the same time) first when measured, then against bare twins run
+    after the farm (the sequential measure: the machine's load drifts between the two windows);
+    then the CPU figure (a) and how far the execs go beyond one bare process."""
+    def r(x) -> str:
+        return "-" if x is None else f"{x:.2f}"
+    beside = {f["c"]: (f.get("efficiency") or {}) for f in sc.get("beside", []) if f.get("bare_beside")}
+    out = []
+    for f in sc.get("farms", []):
+        e, b = f.get("efficiency") or {}, beside.get(f["c"])
+        execs = (f"farm efficiency in execs {r(b.get('execs'))} with {f['c']} bare atheris process(es) at the same "
+                 f"time (goal >= 0.9 at 2), {r(e.get('execs'))} against bare ones run after it" if b else
+                 f"farm efficiency in execs {r(e.get('execs'))} against {f['c']} bare atheris process(es) run after it "
+                 f"(goal >= 0.9 at 2)")
+        out.append(f"farm with {f['c']} worker process(es): {execs} (execs/s ÷ execs/s, same seeds and corpus); "
+                   f"CPU efficiency {r(e.get('cpu'))} (target CPU ÷ fuzz-worker CPU); "
+                   f"x{f['execs_ratio_vs_bare']:.2f} the execs of one bare process for the same fuzzing time; "
+                   f"{100 * (f['cpu']['outside_share'] or 0):.0f}% of the CPU outside the fuzz target.")
+    return out
+
+
 def headlines(sections: list[dict]) -> list[str]:
     """A few computed sentences (no figure is typed in: all come from this run's data)."""
     from benchmarks import go_stress, portfolio
@@ -204,11 +227,7 @@ def headlines(sections: list[dict]) -> list[str]:
                      f"ratio ({best['strategy']} median search s, start-up excluded) ÷ (stress median s to the "
                      f"first manifestation, thread start-up included) {ratio}")
         out.append(line + ".")
-    sc = by.get("farm_scaling", {}).get("data", {})
-    for f in sc.get("farms", []):
-        out.append(f"farm with {f['c']} worker process(es): x{f['execs_ratio_vs_bare']:.2f} the execs of bare atheris "
-                   f"for the same fuzzing time; {100 * (f['cpu']['outside_share'] or 0):.0f}% of the CPU outside the "
-                   f"fuzz target.")
+    out += farm_efficiency_headlines(by.get("farm_scaling", {}).get("data", {}))
     from benchmarks.end_to_end import MILESTONES
 
     label = dict(MILESTONES)  # m["verified"] is the end of triage, not the verify step: its own label

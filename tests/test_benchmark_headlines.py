@@ -87,3 +87,35 @@ def test_fuzzfarm_over_real_go_stress_leads_the_headlines(tmp_path):
     assert lines[0].startswith("checker: fuzzfarm ÷ real-Go stress 0.0533 (first failure)")
     mix = next(i for i, ln in enumerate(lines) if "default `mix`" in ln)
     assert mix > 0 and "Python-thread stress (the older baseline" in lines[mix]
+
+
+def test_farm_scaling_headline_quotes_efficiency_in_execs_labelled():
+    """Issue 33 asks for 2-worker farm efficiency in execs (>= 0.9): the headline quotes that
+    figure, side by side first, labelled, not the execs ratio against one bare process."""
+    def farm(c, seq, cpu, ratio):
+        return {"c": c, "execs_ratio_vs_bare": ratio, "cpu": {"outside_share": 0.02},
+                "efficiency": {"execs": seq, "cpu": cpu}}
+    data = {"farms": [farm(1, 1.58, 0.99, 1.6), farm(2, 0.78, 0.98, 1.7)],
+            "beside": [{**farm(2, 1.02, 0.98, 1.9), "bare_beside": {"execs": 1}}]}
+    sec = C.section("farm_scaling", "t", C.profile(True), {}, [], data, [], 0.0)
+    lines = [ln for ln in run_all.headlines([sec]) if ln.startswith("farm with")]
+    one, two = lines
+    assert "farm efficiency in execs 1.02 with 2 bare atheris process(es) at the same time (goal >= 0.9 at 2)" in two
+    assert "0.78 against bare ones run after it" in two and "CPU efficiency 0.98" in two
+    assert "x1.70 the execs of one bare process" in two
+    assert "farm efficiency in execs 1.58 against 1 bare atheris process(es) run after it" in one
+
+
+def test_end_to_end_prints_fuzzfarm_ci_as_a_ratio_beside_the_campaign_of_its_seed_and_length():
+    from benchmarks import end_to_end as E
+    camp = {"harness": "checker", "variant": "buggy", "duration_s": 20.0, "jobs": 2, "marks": {"settled": 45.0},
+            "error": None}
+    ci = {"harness": "checker", "variant": "buggy", "duration_s": 20.0, "jobs": 2, "collector": "now",
+          "collector_how": "collect -c 2", "wall_s": 41.0, "x_duration": 2.05, "rc": 1, "buckets": 2,
+          "new_reproducible": 1, "elapsed_s": 38.2, "load_before": 1.0, "load_after": 2.0, "error": None}
+    data = {"campaigns": [{**camp, "collector": "last round"}, {**camp, "collector": "now"},
+                          {**camp, "collector": "now", "duration_s": 60.0}], "ci": [ci]}
+    rows = E.campaign_rows(data)
+    i = next(n for n, r in enumerate(rows) if "`fuzzfarm ci`" in r[0])
+    assert rows[i][2].startswith("41 s (x2.05); exit 1") and "20 s x 2 job(s)" in rows[i][0]
+    assert "collector now" in rows[i - 1][0] and sum("`fuzzfarm ci`" in r[0] for r in rows) == 1

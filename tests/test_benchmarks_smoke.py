@@ -127,6 +127,8 @@ def test_seed_bugs_found(suite):
             and {"bucket", "downloadable", "verified", "replayed"} <= set(h["marks"])
             and h["bucket"]["reproducible"] is True}
     assert done == SEED_BUGS, [(h["harness"], h["strategy"], h.get("error"), h["marks"]) for h in e2e]
+    ci = _section(suite, "end_to_end")["data"]["ci"]  # `fuzzfarm ci --duration D` per seed and length
+    assert {c["harness"] for c in ci} == SEED_BUGS and all(c["rc"] in (0, 1) and c["wall_s"] > 0 for c in ci), ci
 
 
 @pytest.mark.slow

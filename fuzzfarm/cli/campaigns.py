@@ -86,9 +86,10 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
     else:
         out.print(cid)
         print_buckets(st, cid)
-        if summary.get("proving"):
-            err.print(f"{len(summary['proving'])} proof(s) still running (bucket(s) {', '.join(summary['proving'])}); "
-                      f"`fuzzfarm status {cid}` shows the campaign settled once they are stored", markup=False)
+        if summary.get("proving"):  # buckets, not searches: buckets of one proof key share one (farm/triage.py)
+            err.print(f"{len(summary['proving'])} bucket(s) without their proof yet ({', '.join(summary['proving'])}): "
+                      f"each one's fix verdict is stored, its bounded proof runs or waits for a slot; "
+                      f"`fuzzfarm status {cid}` shows the campaign settled once every proof is stored", markup=False)
     if summary["status"] == "failed":
         raise _fail(f"campaign {cid} failed: {'; '.join(summary['errors']) or 'every job failed'}")
     if summary["buckets"]:

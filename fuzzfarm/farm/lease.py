@@ -85,15 +85,17 @@ def _process_gone(pid: int) -> bool:
     return False
 
 
-def take_from_dead_delivery(st: S.Store, claim: str, owner: str) -> bool:
+def take_from_dead_delivery(st: S.Store, claim: str, owner: str, *, same_message: bool = True) -> bool:
     """True when ``owner`` now holds ``claim`` because its holder was an earlier delivery of the
     same message on this host whose process is gone (a pool process killed mid-slice: Celery
     redelivers at once, and waiting for the lease to end would only delay the job). A live holder,
     or one on another host (alive or not, this host cannot tell: its lease tells the janitor),
-    keeps the claim: the copy is a duplicate."""
+    keeps the claim: the copy is a duplicate. ``same_message=False``: a holder of any message on
+    this host whose process is gone (a claim several messages compete for: a proof's, farm/triage.py)."""
     holder = st.lease_holder(claim)
     parts, mine = (holder or "").split(" "), owner.split(" ")
-    if len(parts) != 3 or len(mine) != 3 or parts[:2] != mine[:2] or not parts[2].isdigit():
+    same = parts[:2] == mine[:2] if same_message else parts[1:2] == mine[1:2]
+    if len(parts) != 3 or len(mine) != 3 or not same or not parts[2].isdigit():
         return False
     if not _process_gone(int(parts[2])):
         return False

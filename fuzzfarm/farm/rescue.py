@@ -56,6 +56,19 @@ def _task_args(raw: str) -> tuple[str, list] | None:
         return None
 
 
+TRIAGE_TASKS = (config.TASK_INTAKE, config.TASK_MINIMIZE, config.TASK_VERIFY, config.TASK_FIX_CHECK, config.TASK_PROVE)
+
+
+def triage_in_flight(st: S.Store) -> int:
+    """Triage task messages (intake, minimize, verify, fix check, prove) queued or unacked
+    (running, or held by a worker until their countdown) anywhere on the farm."""
+    n = 0
+    for raw in st.queued_messages((config.COLLECT_QUEUE,)):
+        got = _task_args(raw)
+        n += bool(got and got[0] in TRIAGE_TASKS)
+    return n
+
+
 def in_flight(st: S.Store) -> tuple[set, set]:
     """({(cid, n)} of fuzz slices, {(cid, sha)} of intakes) with a message queued or unacked."""
     raws = st.queued_messages(config.QUEUES)

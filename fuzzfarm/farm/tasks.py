@@ -292,12 +292,14 @@ def fix_check(self, bid: str) -> bool:
 def prove(self, bid: str) -> bool:
     """Prove the fix on the reproducer's scenario, then the bucket is done (after every
     bucket's fix verdict: config.PROOF_PRIORITY; in one of this worker's proof slots)."""
-    return _bucket_task(self, bid, triage.prove_step, slot="proof-slot", enqueue_triage=_enqueue_triage(minimize))
+    return _bucket_task(self, bid, triage.prove_step, slot="proof-slot", enqueue_triage=_enqueue_triage(minimize),
+                        enqueue_again=_enqueue_triage(prove, config.PROOF_PRIORITY, countdown=config.PROOF_SLOT_WAIT_S))
 
 
 @app.task(name=config.TASK_MERGE, bind=True, **_RETRY)
-def merge_corpus(self, harness: str, variant: str, harness_hash: str) -> str:
-    """Prune ``harness``'s shared corpus with ``-merge=1`` (off the fuzz workers: farm/jobs.py)."""
+def merge_corpus(self, harness: str, variant: str, harness_hash: str, since: float | None = None) -> str:
+    """Prune ``harness``'s shared corpus with ``-merge=1`` (off the fuzz workers: farm/jobs.py),
+    once no triage task is queued or running (config.MERGE_DEFER_WAIT_S, MERGE_DEFER_MAX_S)."""
     import tempfile
 
     from fuzzfarm import engine
@@ -306,6 +308,12 @@ def merge_corpus(self, harness: str, variant: str, harness_hash: str) -> str:
         log.error("corpus merge for %s: %s", harness, _died(dead))
         return "failed"
     try:
+        since = time.time() if since is None else since
+        if time.time() - since < config.MERGE_DEFER_MAX_S and rescue.triage_in_flight(st):
+            merge_corpus.apply_async(args=[harness, variant, harness_hash], kwargs={"since": since},
+                                     priority=config.MERGE_PRIORITY, countdown=config.MERGE_DEFER_WAIT_S, retry=True,
+                                     retry_policy=config.WORKER_PUBLISH_RETRY_POLICY)
+            return "deferred"
         with tempfile.TemporaryDirectory(prefix=f"fuzzfarm-merge-{harness}-") as work:
             return jobs.merge_task(st, engine, harness, variant, harness_hash, work)
     except _REDIS_ERRORS as e:

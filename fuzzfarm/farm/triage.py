@@ -258,11 +258,11 @@ class claims_renewed:
 
     STEPS = ("minimize", "verify", "fix_check", "prove")
 
-    def __init__(self, st: S.Store, bid: str, owner: str, extra: tuple[str, ...] = ()):
+    def __init__(self, st: S.Store, bid: str | None, owner: str, extra: tuple[str, ...] = ()):
         import threading
 
-        self.st, self.owner = st, owner
-        self.claims = [f"{bid}:{s}" for s in self.STEPS] + list(extra)
+        self.st, self.owner = st, owner  # bid None: only the claims of ``extra``
+        self.claims = [f"{bid}:{s}" for s in self.STEPS if bid] + list(extra)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fuzzfarm-claim", daemon=True)
 
@@ -459,16 +459,25 @@ def _verdict_fields(ev: dict) -> dict:
             "masked_bucket": ev.get("masked_bucket") or ""}
 
 
-def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[str], None] | None = None) -> bool:
+def prove_step(st: S.Store, bid: str, *, owner: str, enqueue_triage: Callable[[str], None] | None = None,
+               enqueue_again: Callable[[str], None] | None = None) -> bool:
     """The end of a bucket's triage once its fix verdict and final artifact are stored
-    (``fix_check`` with ``enqueue_prove``): the proof on the fixed variant, then ``done``."""
+    (``fix_check`` with ``enqueue_prove``): the proof on the fixed variant, then ``done``.
+
+    When another bucket's step is searching this bucket's proof (same ``proof_key``: its claim,
+    ``prove``), ``enqueue_again(bid)`` (the farm's task: its message again, after
+    config.PROOF_SLOT_WAIT_S) and False: the bucket stays ``proving`` and this process is free;
+    the next delivery takes the stored proof, or the search if its claimant died. Without
+    ``enqueue_again`` this call waits for either."""
     b = _step(st, bid, owner, "prove", (S.B_PROVING,))
     if b is None:
         return False
     minimized, fv = _data(b, "minimized_b64"), b.get("fix_variant") or ""
-    if fv:
-        prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, None,
-              enqueue_triage=enqueue_triage, key=proof_key(b, fv))
+    if fv and not prove(st, bid, _harness(b["harness"], b.get("max_starvation_s")), fv, minimized, None,
+                        enqueue_triage=enqueue_triage, key=proof_key(b, fv), owner=owner,
+                        busy=None if enqueue_again is None else lambda: enqueue_again(bid)):
+        st.release_lease(f"{bid}:prove", owner)
+        return False
     return _done(st, bid, owner, "prove", S.B_PROVING)
 
 
@@ -563,7 +572,8 @@ def _fix_jobs(st: S.Store, b: dict, minimized: bytes, fv: str | None) -> dict:
 
 
 def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, futs=None,
-          enqueue_triage: Callable[[str], None] | None = None, key: str | None = None) -> None:
+          enqueue_triage: Callable[[str], None] | None = None, key: str | None = None, owner: str = "",
+          busy: Callable[[], None] | None = None) -> bool:
     """The fix evidence's ``proof``: a bounded exhaustive search of the reproducer's scenario on
     the fixed variant (``collector.prove``), budget ``$FUZZFARM_PROVE_BUDGET_S`` (0: skipped),
     stored as ``fix_proof`` (dict) and ``fix_proof_line`` (the sentence). ``futs``: the one
@@ -576,20 +586,36 @@ def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, 
 
     ``key`` (``proof_key``): a proof stored under it by another bucket of the same group and
     scenario is taken instead of searching again (``fix_proof_of``: that bucket); a proof made
-    here is stored under it (not one that could not run: ``error``)."""
+    here is stored under it (not one that could not run: ``error``). With ``owner`` (a delivery,
+    ``lease.delivery_owner``) the search holds the key's claim (``proof_claim``), so two buckets
+    of one key reaching their proofs at once on two collector processes search once: the other
+    finds the claim held and waits for the proof to land (``busy()`` then False: its caller
+    comes back later; without ``busy``, here). The claim is a lease renewed while the search runs:
+    a claimant whose process died is taken over at once on its host, else when its lease ends
+    (``CLAIM_TTL_S``). True: the proof is stored on the bucket (or none is wanted)."""
     res = st.proof(key) if key and _proof_wanted() else None
-    if res is None:
-        res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+    claim = proof_claim(key) if res is None and key and owner and _proof_wanted() else None
+    if claim:
+        res, claim = _claim_or_proof(st, key, claim, owner, busy)
+        if res is None and claim is None:
+            return False
+    try:
         if res is None:
-            return
-        if key and not res.get("error"):
-            st.put_proof(key, {**res, "bucket": bid})
+            with claims_renewed(st, None, owner, extra=(claim,) if claim else ()):
+                res = triage_ahead.result(futs, "proof", lambda: _proof(harness, fixed_variant, data))
+            if res is None:
+                return True
+            if key and not res.get("error"):
+                st.put_proof(key, {**res, "bucket": bid})
+    finally:
+        if claim:
+            st.release_lease(claim, owner)
     st.update_bucket(bid, fix_proof={k: res.get(k) for k in PROOF_FIELDS}, fix_proof_line=res.get("line", ""),
                      fix_proof_of=res.get("bucket") if res.get("bucket") not in (None, bid) else "")
     b = st.bucket(bid) or {}
     ev = b.get("fix_evidence")
     if not isinstance(ev, dict) or not ev.get("checks"):
-        return
+        return True
     from fuzzfarm.collector.proofcheck import with_proof
     ev, other = with_proof(harness, fixed_variant, ev, res, expected_signature=b["signature"],
                            expected_go=_go_failure(b))
@@ -600,6 +626,36 @@ def prove(st: S.Store, bid: str, harness: str, fixed_variant: str, data: bytes, 
     if files:  # the downloaded repro.json, failure.txt and fixed-fails.input say the verdict as it now is
         from fuzzfarm.collector.artifact import refresh_fix
         st.put_artifact(bid, refresh_fix(files, b, st.bucket(bid) or {}))
+    return True
+
+
+def proof_claim(key: str) -> str:
+    """The lease name of the search for the proof stored under ``key``."""
+    return f"proof:{key}"
+
+
+def _claim_or_proof(st: S.Store, key: str, claim: str, owner: str, busy) -> tuple[dict | None, str | None]:
+    """``(proof, None)`` once the proof under ``key`` is stored; ``(None, claim)`` when ``owner``
+    holds the search's claim (taken free, or from a claimant whose process is gone on this host)
+    and no proof is stored yet; ``(None, None)`` when another holds it and ``busy`` was called."""
+    from fuzzfarm.farm import lease
+
+    while True:
+        if st.acquire_lease(claim, owner, CLAIM_TTL_S) or lease.take_from_dead_delivery(
+                st, claim, owner, same_message=False):
+            res = st.proof(key)  # stored by the claimant that released the claim just now
+            if res is not None:
+                st.release_lease(claim, owner)
+                return res, None
+            return None, claim
+        res = st.proof(key)
+        if res is not None:
+            return res, None
+        if busy is not None:
+            log.info("proof %s: another bucket's step is searching it; waiting for its result", key[:12])
+            busy()
+            return None, None
+        time.sleep(1.0)
 
 
 def fail_bucket(st: S.Store, bid: str, error: str) -> None:

@@ -589,13 +589,13 @@ class Store(Coordination, Records):
 
     def proof(self, key: str) -> dict | None:
         """The proof stored under ``key`` (farm/triage.py ``proof_key``), or None."""
-        raw = self.r.get(P + f"proof:{key}")
+        raw = self.r.get(keys.proof(key))
         return json.loads(raw) if raw else None
 
     PROOF_TTL_S = 7 * 24 * 3600  # a proof outlives its buckets' gc by at most this (it is rebuilt on demand)
 
     def put_proof(self, key: str, res: dict) -> None:
-        self.r.set(P + f"proof:{key}", json.dumps(res), ex=self.PROOF_TTL_S)
+        self.r.set(keys.proof(key), json.dumps(res), ex=self.PROOF_TTL_S)
 
     @staticmethod
     def lease_key(name: str) -> str:

@@ -57,6 +57,10 @@ def exploration(eid: str, part: str = "") -> str:  # hash (+ :items, :done, ...)
     return P + f"explore:{eid}" + (f":{part}" if part else "")
 def acl_probe(token: str) -> str: return P + f"aclcheck:{token}"  # string: the rights check's probe
 
+# fix proofs shared by the buckets of one (group, scenario, fixed variant) (farm/triage.py proof_key);
+# the search's claim is the lease ``proof:<key>``
+def proof(key: str) -> str: return P + f"proof:{key}"  # string: a stored proof, JSON (expires)
+
 
 def celery_unacked() -> str:
     return "unacked"  # kombu's Redis transport (Channel.unacked_key, its default)
@@ -80,7 +84,7 @@ LIFETIME = {
                  campaign_series, campaign_skew, campaign_mix, campaign_rechecks, job, crash),
     # bounded on their own: an expiry, or the janitor's sweep drops what no longer applies
     "bounded": (campaigns, stopping, corpus_merge_queued, lease, leases, deliveries, orphans, held, unowned,
-                acl_probe),
+                acl_probe, proof),
     # Celery's, read only
     "celery": (celery_unacked, celery_queue_lists),
 }
