@@ -78,7 +78,7 @@ def slice_seed(spec: dict) -> int:
     return int(h[:8], 16) % (2**31 - 1) + 1
 
 
-def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
+def check_harness(name: str, submitted_hash: str) -> H.Target:
     """The harness registered as ``name`` on this worker, with the submitter's source hash.
     Raises HarnessError (unknown, not importable) or VersionSkew."""
     try:
@@ -99,7 +99,7 @@ def check_harness(name: str, submitted_hash: str) -> H.HarnessInfo:
 def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, str, str], None],
               enqueue_next: Callable[[dict, float], None], worker: str = "", engine=None, owner: str = "",
               enqueue_merge: Callable[[str, str, str], None] | None = None) -> str:
-    """Run one slice; returns what happened ("skipped", "failed", "next", "done").
+    """Run one slice; returns what happened ("skipped", "failed", "cancelled", "lost", "next", "done").
 
     ``enqueue_merge(harness, variant, harness_hash)``: hands the corpus merge to another task
     (the farm's: :func:`want_merge`); without it the slice merges the corpus itself.
@@ -108,200 +108,227 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
     delivery runs a given slice at a time (a claim in Redis held by it): a duplicate message, or a
     copy of this one restored after a lost broker connection while the first still runs, is
     dropped; a redelivery after its first process died on this host takes the claim over."""
-    cid, n, k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
-    harness, variant = spec["harness"], spec["variant"]
-    job = st.job(cid, n)
-    if not job:
-        log.warning("job %s/%s: no such campaign job in Redis; dropping the message", cid, n)
-        return "skipped"
-    if job.get("state") in S.JOB_FINAL or int(job.get("slice", 0) or 0) > k:
-        if (job.get("state") == S.JOB_RUNNING and int(job.get("slice", 0) or 0) == k + 1
-                and job.get("slice_started") == k):
-            # This slice recorded its end, but its process may have died before it enqueued the
-            # next slice (nothing else would, and the job would never end). Enqueue it again; if
-            # the first one exists after all, the slice claim lets only one of them run.
-            log.warning("job %s/%s slice %s: redelivered after it finished; enqueueing slice %s again", cid, n, k,
-                        k + 1)
-            left = float(spec["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
-            enqueue_next({**spec, "slice": k + 1}, max(1.0, min(left, config.MAX_SLICE_S)))
+    sl = _Slice(st, spec, worker, owner, enqueue_intake, enqueue_next)
+    # Each step returns the slice's outcome when it ends the slice there, None to go on.
+    return sl.admit() or sl.start() or sl.run(engine, enqueue_merge) or sl.account()
+
+
+class _Slice:
+    """One delivery of slice ``k`` of job ``n`` of campaign ``cid``, in the steps of :func:`run_slice`:
+    admit (drop duplicates, claim it, check the harness and the disk), start (plan the slice and
+    hold its lease), run (the engine, with the crash and stats callbacks), account (record its end,
+    enqueue the next slice)."""
+
+    def __init__(self, st: S.Store, spec: dict, worker: str, owner: str,
+                 enqueue_intake: Callable[[str, str, str, str], None], enqueue_next: Callable[[dict, float], None]):
+        self.st, self.spec, self.worker, self.owner = st, spec, worker, owner
+        self.enqueue_intake, self.enqueue_next = enqueue_intake, enqueue_next
+        self.cid, self.n, self.k = spec["campaign"], int(spec["job"]), int(spec.get("slice", 0))
+        self.harness, self.variant = spec["harness"], spec["variant"]
+        self.claim = lease.claim_name(self.cid, self.n, self.k)
+        self.stopping = False  # once: the job's final stats after an early stop go through the same callback
+
+    def release(self) -> None:
+        if self.owner:
+            self.st.release_lease(self.claim, self.owner)
+
+    def admit(self) -> str | None:
+        st, spec, cid, n, k = self.st, self.spec, self.cid, self.n, self.k
+        job = self.job = st.job(cid, n)
+        if not job:
+            log.warning("job %s/%s: no such campaign job in Redis; dropping the message", cid, n)
             return "skipped"
-        log.info("job %s/%s slice %s: duplicate delivery, already %s", cid, n, k, job.get("state"))
-        return "skipped"
-    if st.cancel_requested(cid):
-        _cancel_job(st, cid, n, k)
-        return "cancelled"
-    claim = lease.claim_name(cid, n, k)
-    if owner and not (st.acquire_lease(claim, owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60)
-                      or lease.take_from_dead_delivery(st, claim, owner)):
-        log.info("job %s/%s slice %s: another delivery runs this slice; dropping this duplicate", cid, n, k)
-        return "skipped"
-    try:
-        check_harness(harness, spec["harness_hash"])
-    except VersionSkew as e:  # another worker may have the submitted hash: hand the slice back (farm/skew.py)
-        if owner:
-            st.release_lease(claim, owner)
-        return skew.hand_back(st, spec, e.local_hash, worker=worker, enqueue=enqueue_next)
-    except H.HarnessError as e:
-        fail_job(st, cid, n, str(e))
-        return "failed"
-    skew.seen(st, cid, worker, spec["harness_hash"])
-    bad = diskcheck.cannot_write()  # a full disk is this worker's fault, not the job's (farm/diskcheck.py)
-    if bad:
-        if owner:
-            st.release_lease(claim, owner)
-        return diskcheck.hand_back(st, spec, bad, worker=worker, enqueue=enqueue_next)
-    if engine is None:
-        from fuzzfarm import engine as engine_mod
-        engine = engine_mod
-
-    elapsed_base = float(job.get("elapsed_base", 0) or 0)
-    execs_base = int(job.get("execs_base", 0) or 0)
-    remaining = float(spec["duration_s"]) - elapsed_base
-    slice_s = max(1.0, min(remaining, config.MAX_SLICE_S))
-    # The previous delivery of this very slice died mid-run (worker killed): crashes it kept may
-    # never have had their intake enqueued (killed in between). Enqueue those again (intake is
-    # idempotent), or they would never be triaged and the campaign never settle.
-    # (or its lease ended and the janitor requeued it: farm/lease.py)
-    redelivered = job.get("slice_started") == k and (job.get("state") == S.JOB_RUNNING or bool(job.get("recovery")))
-    strategy, prior = spec.get("strategy", "bytes"), None
-    mix = strategy == portfolio.MIX
-    if mix:  # the default: this slice's engine and the walk arms' prior from the campaign (farm/portfolio.py)
-        strategy, prior = portfolio.choose(st, spec)
-        slice_s = min(slice_s, max(1.0, portfolio.SLICE_S))  # short slices: the mix re-chooses often
-        if k == 0:  # the job's first slice is half of it: the other engine's turn comes in this job too
-            slice_s = min(slice_s, max(1.0, remaining / 2))
-    start = dict(state=S.JOB_RUNNING, worker=worker, slice=k, slice_started=k, execs=0, elapsed_s=0, ran=strategy,
-                 **({"started": time.time()} if k == 0 and not job.get("started") else {}))
-    if not owner:
-        st.update_job(cid, n, **start)
-    elif not lease.hold(st, cid, n, k, owner, start):  # the slice's lease starts here (renewed by on_stats)
-        log.info("job %s/%s slice %s: its claim was taken over before it started; dropping", cid, n, k)
-        return "skipped"
-    if spool.waiting():  # crashes this machine kept while Redis was full (farm/spool.py)
-        spool.flush(st, enqueue_intake)
-    if redelivered:
-        for sha in st.pending_intakes(cid, n):
-            log.warning("job %s/%s slice %s: redelivered; re-enqueueing the intake of crash %s", cid, n, k, sha[:12])
-            enqueue_intake(cid, harness, variant, sha)
-
-    def on_crash(rep) -> None:
+        if job.get("state") in S.JOB_FINAL or int(job.get("slice", 0) or 0) > k:
+            if (job.get("state") == S.JOB_RUNNING and int(job.get("slice", 0) or 0) == k + 1
+                    and job.get("slice_started") == k):
+                # This slice recorded its end, but its process may have died before it enqueued the
+                # next slice (nothing else would, and the job would never end). Enqueue it again; if
+                # the first one exists after all, the slice claim lets only one of them run.
+                log.warning("job %s/%s slice %s: redelivered after it finished; enqueueing slice %s again", cid, n, k,
+                            k + 1)
+                left = float(spec["duration_s"]) - float(job.get("elapsed_base", 0) or 0)
+                self.enqueue_next({**spec, "slice": k + 1}, max(1.0, min(left, config.MAX_SLICE_S)))
+                return "skipped"
+            log.info("job %s/%s slice %s: duplicate delivery, already %s", cid, n, k, job.get("state"))
+            return "skipped"
+        if st.cancel_requested(cid):
+            _cancel_job(st, cid, n, k)
+            return "cancelled"
+        if self.owner and not (st.acquire_lease(self.claim, self.owner, config.fuzz_time_limits(config.MAX_SLICE_S)[1] + 60)
+                               or lease.take_from_dead_delivery(st, self.claim, self.owner)):
+            log.info("job %s/%s slice %s: another delivery runs this slice; dropping this duplicate", cid, n, k)
+            return "skipped"
         try:
-            sha, new = st.report_crash(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail,
+            check_harness(self.harness, spec["harness_hash"])
+        except VersionSkew as e:  # another worker may have the submitted hash: hand the slice back (farm/skew.py)
+            self.release()
+            return skew.hand_back(st, spec, e.local_hash, worker=self.worker, enqueue=self.enqueue_next)
+        except H.HarnessError as e:
+            fail_job(st, cid, n, str(e))
+            return "failed"
+        skew.seen(st, cid, self.worker, spec["harness_hash"])
+        bad = diskcheck.cannot_write()  # a full disk is this worker's fault, not the job's (farm/diskcheck.py)
+        if bad:
+            self.release()
+            return diskcheck.hand_back(st, spec, bad, worker=self.worker, enqueue=self.enqueue_next)
+        return None
+
+    def start(self) -> str | None:
+        st, job, cid, n, k = self.st, self.job, self.cid, self.n, self.k
+        self.elapsed_base = float(job.get("elapsed_base", 0) or 0)
+        self.execs_base = int(job.get("execs_base", 0) or 0)
+        remaining = float(self.spec["duration_s"]) - self.elapsed_base
+        self.slice_s = max(1.0, min(remaining, config.MAX_SLICE_S))
+        # The previous delivery of this very slice died mid-run (worker killed): crashes it kept may
+        # never have had their intake enqueued (killed in between). Enqueue those again (intake is
+        # idempotent), or they would never be triaged and the campaign never settle.
+        # (or its lease ended and the janitor requeued it: farm/lease.py)
+        redelivered = job.get("slice_started") == k and (job.get("state") == S.JOB_RUNNING or bool(job.get("recovery")))
+        self.strategy, self.prior = self.spec.get("strategy", "bytes"), None
+        self.mix = self.strategy == portfolio.MIX
+        if self.mix:  # the default: this slice's engine and the walk arms' prior from the campaign (farm/portfolio.py)
+            self.strategy, self.prior = portfolio.choose(st, self.spec)
+            self.slice_s = min(self.slice_s, max(1.0, portfolio.SLICE_S))  # short slices: the mix re-chooses often
+            if k == 0:  # the job's first slice is half of it: the other engine's turn comes in this job too
+                self.slice_s = min(self.slice_s, max(1.0, remaining / 2))
+        start = dict(state=S.JOB_RUNNING, worker=self.worker, slice=k, slice_started=k, execs=0, elapsed_s=0,
+                     ran=self.strategy, **({"started": time.time()} if k == 0 and not job.get("started") else {}))
+        if not self.owner:
+            st.update_job(cid, n, **start)
+        elif not lease.hold(st, cid, n, k, self.owner, start):  # the slice's lease starts here (renewed by on_stats)
+            log.info("job %s/%s slice %s: its claim was taken over before it started; dropping", cid, n, k)
+            return "skipped"
+        if spool.waiting():  # crashes this machine kept while Redis was full (farm/spool.py)
+            spool.flush(st, self.enqueue_intake)
+        if redelivered:
+            for sha in st.pending_intakes(cid, n):
+                log.warning("job %s/%s slice %s: redelivered; re-enqueueing the intake of crash %s", cid, n, k, sha[:12])
+                self.enqueue_intake(cid, self.harness, self.variant, sha)
+        return None
+
+    def on_crash(self, rep) -> None:
+        st, cid, n = self.st, self.cid, self.n
+        try:
+            sha, new = st.report_crash(cid, n, self.harness, self.variant, rep.data, rep.artifact, rep.log_tail,
                                        fuzz_timeout_s=LIBFUZZER_TIMEOUT_S,
                                        engine_signature=getattr(rep, "signature", "") or "")
         except spool.OOM as e:  # Redis is full: keep it on this disk, report it once Redis takes writes
-            sha = spool.keep(cid, n, harness, variant, rep.data, rep.artifact, rep.log_tail)
+            sha = spool.keep(cid, n, self.harness, self.variant, rep.data, rep.artifact, rep.log_tail)
             log.warning("job %s/%s: Redis is out of memory (%s); crash %s kept in %s until it accepts writes",
                         cid, n, e, sha[:12], spool.directory())
             return
         log.info("job %s/%s: %s %s (%d bytes)%s", cid, n, rep.artifact, sha[:12], len(rep.data),
                  "" if new else ", already reported")
-        if mix:
-            portfolio.note_crash(st, cid, sha, strategy)
+        if self.mix:
+            portfolio.note_crash(st, cid, sha, self.strategy)
         if new:
-            enqueue_intake(cid, harness, variant, sha)
+            self.enqueue_intake(cid, self.harness, self.variant, sha)
 
-    stopping = []  # once: the job's final stats after an early stop go through the same callback
-
-    def on_stats(stats) -> None:
+    def on_stats(self, stats) -> None:
+        st, cid, n, k = self.st, self.cid, self.n, self.k
         try:
             if spool.waiting():
-                spool.flush(st, enqueue_intake)
-            live = {**_as_dict(stats), "execs_base": execs_base}  # for the series point (no HGET)
-            if not owner:
+                spool.flush(st, self.enqueue_intake)
+            live = {**_as_dict(stats), "execs_base": self.execs_base}  # for the series point (no HGET)
+            if not self.owner:
                 st.job_stats(cid, n, live)
-            elif not lease.tick(st, cid, n, k, owner, live):  # renews the lease, same round trips
-                raise lease.LeaseLost(claim)
+            elif not lease.tick(st, cid, n, k, self.owner, live):  # renews the lease, same round trips
+                raise lease.LeaseLost(self.claim)
         except spool.OOM:  # Redis is full: skip this tick, go on fuzzing (crashes are kept locally)
             pass
         if st.cancel_requested(cid):
             raise Cancelled(cid)
-        if worker and not stopping and st.worker_stop_requested(worker, os.getppid()):
-            stopping.append(True)  # our worker is in warm shutdown (farm/shutdown.py): end the slice now
-            raise StopRequested(f"worker {worker} is shutting down")
+        if self.worker and not self.stopping and st.worker_stop_requested(self.worker, os.getppid()):
+            self.stopping = True  # our worker is in warm shutdown (farm/shutdown.py): end the slice now
+            raise StopRequested(f"worker {self.worker} is shutting down")
 
-    corpus = st.corpus(harness)
-    # A work directory of this job still here belongs to a slice whose process was killed (the
-    # slices of a job never run at the same time): remove it.
-    for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(f"fuzzfarm-{cid}-{n}-") + "*")):
-        shutil.rmtree(stale, ignore_errors=True)
-    workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
-    try:
-        result = engine.run_fuzz_job(harness=harness, variant=variant, strategy=strategy,
-                                     seed=slice_seed(spec), duration_s=slice_s, corpus=corpus, workdir=workdir,
-                                     on_crash=on_crash, on_stats=on_stats, timeout_s=LIBFUZZER_TIMEOUT_S,
-                                     rss_limit_mb=RSS_LIMIT_MB, stats_interval_s=STATS_INTERVAL_S,
-                                     **({"prior": prior} if prior else {}),
-                                     **({"max_starvation": spec["max_starvation_s"]} if "max_starvation_s" in spec else {}))
-        stats = _as_dict(result.stats)
-        if mix:
-            portfolio.record(st, cid, strategy, float(stats.get("elapsed_s", 0) or 0), getattr(result, "walk", None))
-        stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
-    except Cancelled:  # the crashes it found are already kept and their intake enqueued
-        _cancel_job(st, cid, n, k)
-        if owner:
-            st.release_lease(claim, owner)
-        return "cancelled"
-    except lease.LeaseLost:  # we were cut off long enough for the janitor to requeue the slice
-        log.warning("job %s/%s slice %s: this worker lost the slice's lease (it stopped renewing it for over "
-                    "%.0f s) and another worker runs it now; fuzzer stopped, nothing recorded", cid, n, k,
-                    lease.LEASE_TTL_S)
-        return "lost"
-    else:
-        if not owner:
-            st.job_stats(cid, n, stats)
-        elif not lease.hold(st, cid, n, k, owner, {f: stats[f] for f in S.STAT_FIELDS if f in stats},
-                            ttl_s=lease.LEASE_TTL_S + MERGE_LEASE_S):  # covers the upload (and a merge run here)
-            log.warning("job %s/%s slice %s: lease lost at the end of the slice; nothing recorded", cid, n, k)
+    def run(self, engine, enqueue_merge) -> str | None:
+        st, spec, cid, n, k = self.st, self.spec, self.cid, self.n, self.k
+        if engine is None:
+            from fuzzfarm import engine
+        corpus = st.corpus(self.harness)
+        # A work directory of this job still here belongs to a slice whose process was killed (the
+        # slices of a job never run at the same time): remove it.
+        for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(f"fuzzfarm-{cid}-{n}-") + "*")):
+            shutil.rmtree(stale, ignore_errors=True)
+        workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
+        try:
+            result = self.result = engine.run_fuzz_job(
+                harness=self.harness, variant=self.variant, strategy=self.strategy, seed=slice_seed(spec),
+                duration_s=self.slice_s, corpus=corpus, workdir=workdir, on_crash=self.on_crash,
+                on_stats=self.on_stats, timeout_s=LIBFUZZER_TIMEOUT_S, rss_limit_mb=RSS_LIMIT_MB,
+                stats_interval_s=STATS_INTERVAL_S, **({"prior": self.prior} if self.prior else {}),
+                **({"max_starvation": spec["max_starvation_s"]} if "max_starvation_s" in spec else {}))
+            stats = self.stats = _as_dict(result.stats)
+            if self.mix:
+                portfolio.record(st, cid, self.strategy, float(stats.get("elapsed_s", 0) or 0),
+                                 getattr(result, "walk", None))
+            self.stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
+        except Cancelled:  # the crashes it found are already kept and their intake enqueued
+            _cancel_job(st, cid, n, k)
+            self.release()
+            return "cancelled"
+        except lease.LeaseLost:  # we were cut off long enough for the janitor to requeue the slice
+            log.warning("job %s/%s slice %s: this worker lost the slice's lease (it stopped renewing it for over "
+                        "%.0f s) and another worker runs it now; fuzzer stopped, nothing recorded", cid, n, k,
+                        lease.LEASE_TTL_S)
             return "lost"
-        added = st.add_corpus(harness, result.new_corpus)
-        if enqueue_merge is not None:  # the collector's queue merges it (farm/tasks.py merge_corpus)
-            want_merge(st, harness, variant, spec["harness_hash"], enqueue_merge)
-        elif not stopped:  # a worker shutting down has no time for a corpus merge
-            _maybe_merge(st, engine, harness, variant, os.path.join(workdir, "merge"))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            if not self.owner:
+                st.job_stats(cid, n, stats)
+            elif not lease.hold(st, cid, n, k, self.owner, {f: stats[f] for f in S.STAT_FIELDS if f in stats},
+                                ttl_s=lease.LEASE_TTL_S + MERGE_LEASE_S):  # covers the upload (and a merge run here)
+                log.warning("job %s/%s slice %s: lease lost at the end of the slice; nothing recorded", cid, n, k)
+                return "lost"
+            self.added = st.add_corpus(self.harness, result.new_corpus)
+            if enqueue_merge is not None:  # the collector's queue merges it (farm/tasks.py merge_corpus)
+                want_merge(st, self.harness, self.variant, spec["harness_hash"], enqueue_merge)
+            elif not self.stopped:  # a worker shutting down has no time for a corpus merge
+                _maybe_merge(st, engine, self.harness, self.variant, os.path.join(workdir, "merge"))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return None
 
-    execs = int(stats.get("execs", 0) or 0)
-    if result.error and execs == 0:
-        bad = diskcheck.cannot_write()  # its disk filled up meanwhile: the worker's fault, hand it back
-        if bad:
-            give_back(st, spec, owner)
-            return diskcheck.hand_back(st, spec, bad, worker=worker, enqueue=enqueue_next)
-        fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
-        return "failed"
-    if stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
-        log.info("job %s/%s slice %s: stopped after %.1f s of %.1f (worker shutting down); the rest is requeued",
-                 cid, n, k, float(stats.get("elapsed_s", 0) or 0), slice_s)
-        slice_s = min(slice_s, float(stats.get("elapsed_s", 0) or 0))
-    elif result.error and float(stats.get("elapsed_s", 0) or 0) < slice_s:
-        # The fuzzer ended early (it died; the engine says why): the job is owed the rest. Count
-        # what it fuzzed, at least a second so every slice moves the job on, and run the rest as
-        # the next slice, whose fresh fuzzer may get past it.
-        ran = max(1.0, float(stats.get("elapsed_s", 0) or 0))
-        log.warning("job %s/%s slice %s: the fuzzer ended after %.1f s of %.1f (%s); the rest runs as the next slice",
-                    cid, n, k, ran, slice_s, str(result.error)[:200])
-        slice_s = min(slice_s, ran)
-    elapsed_base += slice_s
-    execs_base += execs
-    fields = {"elapsed_base": elapsed_base, "execs_base": execs_base, "execs": 0, "elapsed_s": 0,
-              "restarts": int(job.get("restarts", 0) or 0) + int(result.restarts or 0),
-              "corpus_added": int(job.get("corpus_added", 0) or 0) + added,
-              "disk_handbacks": 0}  # a worker ran it: hand-backs for a full disk count anew (farm/diskcheck.py)
-    if result.error:
-        fields["warning"] = str(result.error)[:500]
-    if float(spec["duration_s"]) - elapsed_base >= 1.0:
-        if not _record_end(st, cid, n, k, owner, dict(slice=k + 1, **fields)):
+    def account(self) -> str:
+        st, spec, job, cid, n, k = self.st, self.spec, self.job, self.cid, self.n, self.k
+        result, stats, slice_s = self.result, self.stats, self.slice_s
+        execs = int(stats.get("execs", 0) or 0)
+        if result.error and execs == 0:
+            bad = diskcheck.cannot_write()  # its disk filled up meanwhile: the worker's fault, hand it back
+            if bad:
+                give_back(st, spec, self.owner)
+                return diskcheck.hand_back(st, spec, bad, worker=self.worker, enqueue=self.enqueue_next)
+            fail_job(st, cid, n, f"the fuzzer did not run: {result.error}")
+            return "failed"
+        if self.stopped:  # ended early by a warm shutdown: the rest of the job is the next slice's
+            log.info("job %s/%s slice %s: stopped after %.1f s of %.1f (worker shutting down); the rest is requeued",
+                     cid, n, k, float(stats.get("elapsed_s", 0) or 0), slice_s)
+            slice_s = min(slice_s, float(stats.get("elapsed_s", 0) or 0))
+        elif result.error and float(stats.get("elapsed_s", 0) or 0) < slice_s:
+            # The fuzzer ended early (it died; the engine says why): the job is owed the rest. Count
+            # what it fuzzed, at least a second so every slice moves the job on, and run the rest as
+            # the next slice, whose fresh fuzzer may get past it.
+            ran = max(1.0, float(stats.get("elapsed_s", 0) or 0))
+            log.warning("job %s/%s slice %s: the fuzzer ended after %.1f s of %.1f (%s); the rest runs as the next slice",
+                        cid, n, k, ran, slice_s, str(result.error)[:200])
+            slice_s = min(slice_s, ran)
+        elapsed_base = self.elapsed_base + slice_s
+        fields = {"elapsed_base": elapsed_base, "execs_base": self.execs_base + execs, "execs": 0, "elapsed_s": 0,
+                  "restarts": int(job.get("restarts", 0) or 0) + int(result.restarts or 0),
+                  "corpus_added": int(job.get("corpus_added", 0) or 0) + self.added,
+                  "disk_handbacks": 0}  # a worker ran it: hand-backs for a full disk count anew (farm/diskcheck.py)
+        if result.error:
+            fields["warning"] = str(result.error)[:500]
+        if float(spec["duration_s"]) - elapsed_base >= 1.0:
+            if not _record_end(st, cid, n, k, self.owner, dict(slice=k + 1, **fields)):
+                return "lost"
+            self.enqueue_next({**spec, "slice": k + 1}, min(float(spec["duration_s"]) - elapsed_base, config.MAX_SLICE_S))
+            self.release()
+            return "next"
+        if not _record_end(st, cid, n, k, self.owner, dict(state=S.JOB_DONE, finished=time.time(), **fields)):
             return "lost"
-        enqueue_next({**spec, "slice": k + 1}, min(float(spec["duration_s"]) - elapsed_base, config.MAX_SLICE_S))
-        if owner:
-            st.release_lease(claim, owner)
-        return "next"
-    if not _record_end(st, cid, n, k, owner, dict(state=S.JOB_DONE, finished=time.time(), **fields)):
-        return "lost"
-    if owner:
-        st.release_lease(claim, owner)
-    return "done"
+        self.release()
+        return "done"
 
 
 def give_back(st: S.Store, spec: dict, owner: str) -> None:
