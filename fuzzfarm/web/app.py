@@ -57,73 +57,76 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def create_app(url: str, token: str | None = None, store: S.Store | None = None) -> Starlette:
-    """The ASGI app for the Redis at ``url``. ``token``: enables the state-changing routes."""
-    st = store or S.Store(url)
-    env = _env()
-    masked = redis_url.mask(url)
+class _Site:
+    """The pages and actions of one web view: its Store, its Redis URL (shown masked) and the token
+    that enables the state-changing routes (None: read-only)."""
 
-    def page(request: Request, name: str, status: int = 200, **ctx) -> HTMLResponse:
-        ctx.update(request=request, redis=masked, can_change=token is not None, authed=_authed(request),
+    def __init__(self, url: str, token: str | None, st: S.Store):
+        self.url, self.token, self.st = url, token, st
+        self.env = _env()
+        self.masked = redis_url.mask(url)
+
+    def page(self, request: Request, name: str, status: int = 200, **ctx) -> HTMLResponse:
+        ctx.update(request=request, redis=self.masked, can_change=self.token is not None, authed=self._authed(request),
                    refresh_ms=REFRESH_MS, nav=name.split(".")[0])
-        html = env.get_template(name).render(**ctx)
+        html = self.env.get_template(name).render(**ctx)
         # whatever a harness or a message carried, the Redis password never leaves in a page
-        return HTMLResponse(redis_url.mask_text(html, url), status_code=status)
+        return HTMLResponse(redis_url.mask_text(html, self.url), status_code=status)
 
-    def _authed(request: Request) -> bool:
-        if token is None:
+    def _authed(self, request: Request) -> bool:
+        if self.token is None:
             return False
         given = request.headers.get(HEADER) or request.cookies.get(COOKIE) or ""
-        return hmac.compare_digest(given.encode(), token.encode())
+        return hmac.compare_digest(given.encode(), self.token.encode())
 
-    def require_token(request: Request) -> None:
-        if token is None:
+    def require_token(self, request: Request) -> None:
+        if self.token is None:
             raise HTTPException(403, "this web view is read-only: start `fuzzfarm web --token T` to cancel, "
                                      "split or merge from the page")
         origin = request.headers.get("origin")
         if origin and urlsplit(origin).netloc != request.headers.get("host"):
             raise HTTPException(403, "cross-origin request refused")
-        if not _authed(request):
+        if not self._authed(request):
             raise HTTPException(403, "missing or wrong token: log in at /login")
 
     # ---- pages -----------------------------------------------------------------------------
-    async def index(request: Request):
+    async def index(self, request: Request):
         return RedirectResponse("/campaigns", status_code=303)
 
-    def campaigns(request: Request, template: str = "campaigns.html"):
-        return page(request, template, rows=views.campaigns(st)[::-1])  # newest first
+    def campaigns(self, request: Request, template: str = "campaigns.html"):
+        return self.page(request, template, rows=views.campaigns(self.st)[::-1])  # newest first
 
-    def campaign(request: Request, template: str = "campaign.html"):
+    def campaign(self, request: Request, template: str = "campaign.html"):
         cid = request.path_params["cid"]
-        c = views.campaign(st, cid)
+        c = views.campaign(self.st, cid)
         if c is None:
             raise HTTPException(404, f"no campaign {cid}")
-        return page(request, template, c=c, **_campaign_parts(cid, c))
+        return self.page(request, template, c=c, **self._campaign_parts(cid, c))
 
-    def _campaign_parts(cid: str, c: dict) -> dict:
-        ser = data.series(st, cid)
+    def _campaign_parts(self, cid: str, c: dict) -> dict:
+        ser = data.series(self.st, cid)
         span = max(float(c["duration_s"]), max((t for t, _ in ser["execs"] + ser["buckets"]), default=0))
         charts = [plots.line_chart(ser["execs"], title="execs (all jobs)", css="execs", x_max=span),
                   plots.line_chart(ser["cov"], title="coverage (edges, best job)", css="cov", x_max=span),
                   plots.line_chart(ser["buckets"], title="buckets found", css="buckets", step=True, x_max=span)]
-        return {"charts": charts, "jobs": views.jobs(st, cid), "buckets": views.bucket_rows(st, cid)}
+        return {"charts": charts, "jobs": views.jobs(self.st, cid), "buckets": views.bucket_rows(self.st, cid)}
 
-    def bugs(request: Request):
+    def bugs(self, request: Request):
         q = request.query_params
         f = {"harness": q.get("harness", ""), "kind": q.get("kind", ""), "verdict_": q.get("verdict", "")}
-        rows = views.bucket_rows(st)[::-1]  # newest first, in their groups; the largest group first
+        rows = views.bucket_rows(self.st)[::-1]  # newest first, in their groups; the largest group first
         groups = sorted(views.groups(data.filter_rows(rows, **f)), key=lambda g: (-g["count"], g["id"]))
-        return page(request, "bugs.html", groups=groups,
+        return self.page(request, "bugs.html", groups=groups,
                     choices=data.filter_choices(rows),
                     f={"harness": f["harness"], "kind": f["kind"], "verdict": f["verdict_"]})
 
-    def bucket(request: Request):
+    def bucket(self, request: Request):
         bid = request.path_params["bid"]
-        b = views.bucket(st, bid)
+        b = views.bucket(self.st, bid)
         if b is None:
             raise HTTPException(404, f"no bucket {bid}")
-        files = st.artifact(bid)  # each file checked against its stored sha256, as `fuzzfarm download`
-        tj, source = data.trace(st, bid, files)
+        files = self.st.artifact(bid)  # each file checked against its stored sha256, as `fuzzfarm download`
+        tj, source = data.trace(self.st, bid, files)
         svg, model = None, None
         if tj:
             model = swimlane.build(tj)
@@ -133,15 +136,15 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
                    for n, d in sorted((files or {}).items())]
         text = lambda n: files[n].decode("utf-8", "replace") if files and n in files else None  # noqa: E731
         # the regression test `fuzzfarm download` writes beside the artifact, as it writes it
-        regression = [(n, t.decode()) for n, t in views.regression_test(st.bucket(bid)).items()][0] if files else None
+        regression = [(n, t.decode()) for n, t in views.regression_test(self.st.bucket(bid)).items()][0] if files else None
         repro = json.loads(files["repro.json"]) if files and "repro.json" in files else {}
-        return page(request, "bucket.html", b=b, files=listing, failure=text("failure.txt"), trace_text=text("trace.txt"),
+        return self.page(request, "bucket.html", b=b, files=listing, failure=text("failure.txt"), trace_text=text("trace.txt"),
                     svg=svg, model=model, trace_source=source, scenario=(tj or {}).get("scenario"),
                     repro=repro, regression=regression)
 
-    def bucket_file(request: Request):
+    def bucket_file(self, request: Request):
         bid, name = request.path_params["bid"], request.path_params["name"]
-        files = st.artifact(bid)
+        files = self.st.artifact(bid)
         if not files or name not in files:
             raise HTTPException(404, f"bucket {bid} has no file {name}")
         body = files[name]
@@ -149,84 +152,89 @@ def create_app(url: str, token: str | None = None, store: S.Store | None = None)
                         headers={"Content-Disposition": f'attachment; filename="{quote(name)}"',
                                  "X-Content-SHA256": S.sha256(body), "Cache-Control": "no-store"})
 
-    def workers(request: Request):
-        return page(request, "workers.html", w=data.workers(url))
+    def workers(self, request: Request):
+        return self.page(request, "workers.html", w=data.workers(self.url))
 
     # ---- token and state-changing routes ------------------------------------------------------
-    def login_form(request: Request):
-        return page(request, "login.html", error="")
+    def login_form(self, request: Request):
+        return self.page(request, "login.html", error="")
 
-    async def login(request: Request):
-        if token is None:
+    async def login(self, request: Request):
+        if self.token is None:
             raise HTTPException(403, "this web view has no token: start `fuzzfarm web --token T`")
         form = await request.form()
         given = str(form.get("token") or "")
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            return page(request, "login.html", status=403, error="wrong token")
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return self.page(request, "login.html", status=403, error="wrong token")
         resp = RedirectResponse("/campaigns", status_code=303)
-        resp.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        resp.set_cookie(COOKIE, self.token, httponly=True, samesite="strict", path="/")
         return resp
 
-    async def logout(request: Request):
+    async def logout(self, request: Request):
         resp = RedirectResponse("/campaigns", status_code=303)
         resp.delete_cookie(COOKIE, path="/")
         return resp
 
-    def _done(request: Request, message: str, back: str, status: int = 200):
-        return page(request, "done.html", status=status, message=message, back=back)
+    def _done(self, request: Request, message: str, back: str, status: int = 200):
+        return self.page(request, "done.html", status=status, message=message, back=back)
 
-    async def cancel(request: Request):
-        require_token(request)
+    async def cancel(self, request: Request):
+        self.require_token(request)
         cid = request.path_params["cid"]
-        if st.campaign(cid) is None:
+        if self.st.campaign(cid) is None:
             raise HTTPException(404, f"no campaign {cid}")
         try:
-            res = actions.cancel(st, cid)
+            res = actions.cancel(self.st, cid)
         except actions.ActionError as e:  # already settled: nothing changed
-            return _done(request, str(e), f"/campaign/{quote(cid)}", 409)
-        return _done(request, f"campaign {cid}: cancel requested ({res})", f"/campaign/{quote(cid)}")
+            return self._done(request, str(e), f"/campaign/{quote(cid)}", 409)
+        return self._done(request, f"campaign {cid}: cancel requested ({res})", f"/campaign/{quote(cid)}")
 
-    async def split(request: Request):
-        require_token(request)
+    async def split(self, request: Request):
+        self.require_token(request)
         form = await request.form()
         group, bid = request.path_params["gid"], str(form.get("bucket") or "")
         if not bid:
             raise HTTPException(400, "choose the bucket to split out")
         try:
-            res = actions.split(st, bid)
+            res = actions.split(self.st, bid)
         except ValueError as e:  # an unknown bucket
-            return _done(request, str(e), f"/bucket/{quote(bid)}", 400)
-        return _done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
+            return self._done(request, str(e), f"/bucket/{quote(bid)}", 400)
+        return self._done(request, f"{bid} split out of group {group} ({res})", f"/bucket/{quote(bid)}")
 
-    async def merge(request: Request):
-        require_token(request)
+    async def merge(self, request: Request):
+        self.require_token(request)
         form = await request.form()
         groups = [str(g) for g in form.getlist("group")]
         if len(groups) < 2:
             raise HTTPException(400, "choose at least two groups to merge")
         try:
-            res = actions.merge(st, groups)
+            res = actions.merge(self.st, groups)
         except ValueError as e:  # an unknown group or bucket, or nothing to merge
-            return _done(request, str(e), "/bugs", 400)
-        return _done(request, f"merged {', '.join(groups)} ({res})", "/bugs")
+            return self._done(request, str(e), "/bugs", 400)
+        return self._done(request, f"merged {', '.join(groups)} ({res})", "/bugs")
 
     # ---- errors: one masked line ----------------------------------------------------------------
-    def http_error(request: Request, exc: HTTPException):
-        return page(request, "error.html", status=exc.status_code, message=redis_url.mask_text(str(exc.detail), url))
+    def http_error(self, request: Request, exc: HTTPException):
+        return self.page(request, "error.html", status=exc.status_code, message=redis_url.mask_text(str(exc.detail), self.url))
 
-    def store_error(request: Request, exc: Exception):
-        msg = redis_url.mask_text(f"{type(exc).__name__}: {exc}", url)
-        return page(request, "error.html", status=503, message=f"Redis at {masked}: {msg}")
+    def store_error(self, request: Request, exc: Exception):
+        msg = redis_url.mask_text(f"{type(exc).__name__}: {exc}", self.url)
+        return self.page(request, "error.html", status=503, message=f"Redis at {self.masked}: {msg}")
 
+
+def create_app(url: str, token: str | None = None, store: S.Store | None = None) -> Starlette:
+    """The ASGI app for the Redis at ``url``. ``token``: enables the state-changing routes."""
+    site = _Site(url, token, store or S.Store(url))
     routes = [
-        Route("/", index), Route("/campaigns", campaigns), Route("/campaigns/fragment", lambda r: campaigns(r, "campaigns_table.html")),
-        Route("/campaign/{cid}", campaign), Route("/campaign/{cid}/fragment", lambda r: campaign(r, "campaign_live.html")),
-        Route("/campaign/{cid}/cancel", cancel, methods=["POST"]),
-        Route("/bugs", bugs), Route("/bucket/{bid}", bucket), Route("/bucket/{bid}/file/{name}", bucket_file),
-        Route("/group/{gid}/split", split, methods=["POST"]), Route("/groups/merge", merge, methods=["POST"]),
-        Route("/workers", workers), Route("/login", login_form), Route("/login", login, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
+        Route("/", site.index), Route("/campaigns", site.campaigns),
+        Route("/campaigns/fragment", lambda r: site.campaigns(r, "campaigns_table.html")),
+        Route("/campaign/{cid}", site.campaign), Route("/campaign/{cid}/fragment", lambda r: site.campaign(r, "campaign_live.html")),
+        Route("/campaign/{cid}/cancel", site.cancel, methods=["POST"]),
+        Route("/bugs", site.bugs), Route("/bucket/{bid}", site.bucket), Route("/bucket/{bid}/file/{name}", site.bucket_file),
+        Route("/group/{gid}/split", site.split, methods=["POST"]), Route("/groups/merge", site.merge, methods=["POST"]),
+        Route("/workers", site.workers), Route("/login", site.login_form), Route("/login", site.login, methods=["POST"]),
+        Route("/logout", site.logout, methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("fuzzfarm.web", "static")]), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, S.StoreError: store_error,
-                                                        redis_py.RedisError: store_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: site.http_error, S.StoreError: site.store_error,
+                                                        redis_py.RedisError: site.store_error})
