@@ -56,7 +56,7 @@ class _Found(Exception):
 
 
 def cases(only=None, quick: bool = False) -> list[dict]:
-    """[{label, harness (name or HarnessInfo), example, kinds, bug (SeedBug|None), bytes}]."""
+    """[{label, harness (name or Target), example, kinds, bug (SeedBug|None), bytes}]."""
     from fuzzfarm import harness as H
     from fuzzfarm.examples import CASE_NAMES
 
@@ -70,7 +70,7 @@ def cases(only=None, quick: bool = False) -> list[dict]:
     out += [example_case(n) for n in ex]
     toys = ("late_cancel",) if quick else ("late_cancel", "shared_map")
     for t in toys:
-        out.append({"label": f"toy {t}", "harness": H.HarnessInfo(t, f"benchmarks.toys.{t}"), "example": None,
+        out.append({"label": f"toy {t}", "harness": H.Target(t, f"benchmarks.toys.{t}"), "example": None,
                     "bug": None, "kinds": None, "bytes": False})
     if only:
         out = [c for c in out if c["label"] in only or (c["harness"] if isinstance(c["harness"], str) else "") in only]
@@ -166,7 +166,7 @@ def _stress_child(spec: dict) -> int:
     from fuzzfarm import harness as H
     from fuzzfarm.engine.walk import EVENT_LENGTHS
 
-    info = H.HarnessInfo(spec["name"], spec["module"]) if spec.get("module") else H.get(spec["name"])
+    info = H.Target(spec["name"], spec["module"]) if spec.get("module") else H.get(spec["name"])
     mod = info.load()
     bug = C.SEED_BUGS.get(spec["name"]) if spec.get("seed_bug") else None
     kinds = spec.get("kinds")

@@ -20,7 +20,7 @@ def plugin(tmp_path, monkeypatch):
     root = tmp_path / "pkg"
     scaffold("unit-race", str(root))
     monkeypatch.syspath_prepend(str(root))
-    yield root, H.HarnessInfo("unit-race", f"{package_name('unit-race')}.harness")
+    yield root, H.Target("unit-race", f"{package_name('unit-race')}.harness")
     for m in [m for m in sys.modules if m.startswith("unit_race_harness")]:
         del sys.modules[m]
 
@@ -48,7 +48,7 @@ def test_relative_and_nested_imports_are_followed(tmp_path, monkeypatch):
     (pkg / "leaf.py").write_text("")
     (pkg / "h.py").write_text("from .sub import deep\n")
     monkeypatch.syspath_prepend(str(tmp_path / "rel"))
-    names = {n for n, _ in H.HarnessInfo("rel", "relpkg.h").source_files()}
+    names = {n for n, _ in H.Target("rel", "relpkg.h").source_files()}
     assert {"module/relpkg", "module/relpkg.sub", "module/relpkg.sub.deep", "module/relpkg.leaf"} <= names
 
 
@@ -83,7 +83,7 @@ def test_scaffold_refuses_bad_names_and_used_places(tmp_path):
 
 
 def test_a_module_missing_here_names_the_restart(tmp_path):
-    info = H.HarnessInfo("ghost", "ghost_pkg_not_installed.harness")
+    info = H.Target("ghost", "ghost_pkg_not_installed.harness")
     with pytest.raises(H.HarnessError, match="restart the workers so they see it, then resubmit"):
         info.path
 

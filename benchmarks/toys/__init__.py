@@ -1,2 +1,2 @@
 """Toy harnesses of the exhaustive-search comparison (``docs/EXPLORE.md``): late_cancel and
-shared_map. Not registered as entry points; load them as ``HarnessInfo(NAME, "benchmarks.toys.X")``."""
+shared_map. Not registered as entry points; load them as ``Target(NAME, "benchmarks.toys.X")``."""

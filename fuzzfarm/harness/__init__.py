@@ -31,9 +31,8 @@ from .contract import (  # noqa: F401 - re-exported
     execute_scenario, failure_signature, fixed_may_fail_error, libfuzzer_args, on_threads,
     race_detector, race_from_env, raise_unless_tolerated, schedule_from, variant_from_env
 )
-from .registration import (  # noqa: F401 - re-exported
-    ENTRY_POINT_GROUP, HarnessInfo, RESTART_HINT, get, refresh_installed, registry
-)
+from .registration import ENTRY_POINT_GROUP, RESTART_HINT, refresh_installed  # noqa: F401 - re-exported
+from .target import Target, get, registry  # noqa: F401 - re-exported
 
 # The declaration API (fuzzfarm.harness.declaration) is part of this contract: `from fuzzfarm.harness import declare`.
 from .declaration import Harness, Program, declare  # noqa: E402,F401 - re-exported

@@ -231,7 +231,7 @@ def child_main(run: Callable[[object, str, bytes, dict], dict], argv: Sequence[s
     from fuzzfarm.instrument import disable
     disable()  # only a libFuzzer process needs coverage (fuzzfarm/instrument.py)
     try:
-        mod = H.HarnessInfo(req["harness"], req["module"]).load()
+        mod = H.Target(req["harness"], req["module"]).load()
         H.check_variant(mod, req["variant"])
     except H.HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")

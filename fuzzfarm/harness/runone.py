@@ -45,7 +45,7 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     Raises HarnessError when the harness cannot be loaded or has no such variant.
     ``module`` loads an unregistered harness module under ``name`` (fuzzfarm's own tests).
     """
-    info = H.HarnessInfo(name, module) if module else H.get(name)
+    info = H.Target(name, module) if module else H.get(name)
     return outcome_of_module(info.load(), name, variant, data, trace=trace)
 
 
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     from fuzzfarm.instrument import disable
     disable()  # a replay needs no coverage, and instrumenting costs most of a start (fuzzfarm/instrument.py)
     try:
-        mod = (H.HarnessInfo(name, module) if module else H.get(name)).load()
+        mod = (H.Target(name, module) if module else H.get(name)).load()
         if "--loaded-marker" in argv:  # the collector's replay starts its time limit here
             sys.stdout.write(LOADED + "\n")
             sys.stdout.flush()

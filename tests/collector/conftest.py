@@ -11,6 +11,6 @@ if ENGINE_TESTS not in sys.path:
 
 @pytest.fixture
 def toy():
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
 
-    return HarnessInfo("toy", "toy_harness")
+    return Target("toy", "toy_harness")

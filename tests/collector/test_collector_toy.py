@@ -22,9 +22,9 @@ CANCEL = bytes.fromhex("497eb0766d1877f8c6f26b50")
 
 @pytest.fixture(scope="module")
 def sig_a():
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
 
-    return replay(HarnessInfo("toy", "toy_harness"), "buggy", MAP_WRITES)["signature"]
+    return replay(Target("toy", "toy_harness"), "buggy", MAP_WRITES)["signature"]
 
 
 def test_inputs_do_what_they_say(toy):

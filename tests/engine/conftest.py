@@ -13,13 +13,13 @@ if HERE not in sys.path:
 
 @pytest.fixture
 def toy():
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
 
-    return HarnessInfo("toy", "toy_harness")
+    return Target("toy", "toy_harness")
 
 
 @pytest.fixture
 def broken():
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
 
-    return HarnessInfo("broken", "broken_harness")
+    return Target("broken", "broken_harness")

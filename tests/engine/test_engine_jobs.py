@@ -112,9 +112,9 @@ def test_fuzzer_does_not_outlive_a_killed_parent(tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {HERE!r})
-        from fuzzfarm.harness import HarnessInfo
+        from fuzzfarm.harness import Target
         from fuzzfarm.engine import run_fuzz_job
-        run_fuzz_job(harness=HarnessInfo("toy", "toy_harness"), variant="fixed", seed=1, duration_s=60,
+        run_fuzz_job(harness=Target("toy", "toy_harness"), variant="fixed", seed=1, duration_s=60,
                      corpus=[], workdir={workdir!r}, on_crash=lambda c: None)
     """)])
     try:

@@ -3,9 +3,9 @@
 import pytest
 
 from fuzzfarm.collector.prove import prove_fixed, proof_line
-from fuzzfarm.harness import HarnessInfo
+from fuzzfarm.harness import Target
 
-TOYS = HarnessInfo("dfs-toys", "dfs_toys")
+TOYS = Target("dfs-toys", "dfs_toys")
 
 
 @pytest.mark.parametrize("reduce", [False, True])

@@ -82,9 +82,9 @@ def test_prove_line_states_the_assumption_only_for_a_reduced_search():
 
 def test_the_fix_proof_with_the_reduction_finds_the_len_chan_failure_and_qualifies_a_closure_proof():
     from fuzzfarm.collector.prove import prove_fixed
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
 
-    probes = HarnessInfo("reduction-probes", "reduction_probes")
+    probes = Target("reduction-probes", "reduction_probes")
     r = prove_fixed(probes, "len_chan", b"", bound=2, budget=60, reduce=True)
     assert r["line"].startswith("NOT fixed for this scenario: goroutine panic with 1 preemption(s)"), r["line"]
     c = prove_fixed(probes, "closure", b"", bound=1, budget=60, reduce=True)

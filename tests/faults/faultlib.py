@@ -58,7 +58,7 @@ def harness_hash(name: str) -> str:
     if added:
         sys.path.insert(0, SITE)
     try:
-        return H.HarnessInfo(name, mods[name]).source_hash()
+        return H.Target(name, mods[name]).source_hash()
     finally:
         if added:
             sys.path.remove(SITE)

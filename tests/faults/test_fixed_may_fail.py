@@ -41,7 +41,7 @@ def test_a_bare_kind_is_refused_at_the_declaration():
 
 def test_a_bare_kind_in_a_hand_written_harness_is_refused_where_it_is_read(tmp_path):
     from fuzzfarm.harness.target import Target
-    from fuzzfarm.harness import HarnessError, HarnessInfo
+    from fuzzfarm.harness import HarnessError
     (tmp_path / "bare_kind_harness.py").write_text(
         'NAME = "bare"\nVARIANTS = ("buggy", "fixed")\nFIXED_MAY_FAIL = frozenset({"goroutine panic"})\n'
         "def execute(data, variant, **kw):\n    raise NotImplementedError\n"
@@ -53,7 +53,7 @@ def test_a_bare_kind_in_a_hand_written_harness_is_refused_where_it_is_read(tmp_p
     sys.path.insert(0, str(tmp_path))
     try:
         with pytest.raises(HarnessError, match="'goroutine panic' is not a failure signature"):
-            HarnessInfo("bare", "bare_kind_harness").load()
+            Target("bare", "bare_kind_harness").load()
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("bare_kind_harness", None)

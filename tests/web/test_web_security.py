@@ -67,12 +67,12 @@ def secured(tmp_path_factory):
 def _populate(st: Store) -> tuple[str, str]:
     """A campaign with a job, a time series and a bucket whose artifact comes from a real replay."""
     from fuzzfarm import collector
-    from fuzzfarm.harness import HarnessInfo
+    from fuzzfarm.harness import Target
     engine = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine")
     sys.path.insert(0, engine)
     os.environ["PYTHONPATH"] = engine + os.pathsep + os.environ.get("PYTHONPATH", "")
     data = bytes.fromhex("003703e44da7f2370d9e260e27136550a4a3a6d07f5c0c")
-    out = collector.replay(HarnessInfo("toy", "toy_harness"), "buggy", data, trace=True)
+    out = collector.replay(Target("toy", "toy_harness"), "buggy", data, trace=True)
     cid = st.create_campaign({"harness": "toy", "variant": "buggy", "jobs": 1, "duration_s": 5, "strategy": "bytes"})
     st.update_job(cid, 0, state="done", execs=10, cov=3, started=1.0, finished=2.0)
     st.record_series(cid, 0, {"execs": 5, "cov": 2})
