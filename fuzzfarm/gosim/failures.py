@@ -11,9 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import sys
 from types import FrameType, TracebackType
-from typing import Iterable
 
 from .gonames import go_site
 from .gopanic import go_text
@@ -507,16 +505,4 @@ def project_site(frame: FrameType | None) -> str | None:
         if is_project_file(code.co_filename):
             return _site_text(code, frame.f_lineno)
         frame = frame.f_back
-    return None
-
-
-def caller_frames() -> list[StackFrame]:
-    """Project frames of the calling goroutine, innermost first."""
-    return frames_from_frame(sys._getframe(1))
-
-
-def first_project_frame(frames: Iterable[StackFrame]) -> StackFrame | None:
-    """The first of ``frames`` (innermost project frame), or None."""
-    for f in frames:
-        return f
     return None

@@ -597,11 +597,6 @@ class Store(Coordination, Records):
     def put_proof(self, key: str, res: dict) -> None:
         self.r.set(keys.proof(key), json.dumps(res), ex=self.PROOF_TTL_S)
 
-    @staticmethod
-    def lease_key(name: str) -> str:
-        """The Redis key of lease ``name`` (for a script that renews several at once)."""
-        return P + f"lease:{name}"
-
     def take_slot(self, prefix: str, owner: str, n: int, ttl_s: float) -> str | None:
         """One of the ``n`` leases ``prefix:0`` .. ``prefix:n-1`` for ``owner`` (the one it already
         holds, else a free one), or None when all are held by others."""
