@@ -55,7 +55,23 @@ def redis_server_binary() -> str | None:
         "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None)
 
 
-class RedisServer:
+class _Launched:
+    """What a launcher started in a work directory: ``with X() as x`` starts it and, on the way out,
+    stops it and removes the work directory when it made that directory itself (``_own_dir``)."""
+
+    def cleanup(self) -> None:
+        self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
+
+
+class RedisServer(_Launched):
     """A private ``redis-server``: loopback, free port, AOF on, data in ``workdir``."""
 
     def __init__(self, workdir: str | None = None, *, port: int | None = None, password: str | None = None,
@@ -147,17 +163,6 @@ class RedisServer:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
-
-    def cleanup(self) -> None:
-        self.stop()
-        if self._own_dir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> "RedisServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.cleanup()
 
 
 class Worker:
@@ -268,7 +273,7 @@ def worker_command(queues: list[str], *, concurrency: int = 1, name: str | None 
 HEARTBEAT_INTERVAL_S = 10
 
 
-class Farm:
+class Farm(_Launched):
     """A redis-server (unless ``url`` is given) plus a fuzz worker and a collect worker.
 
     ``with Farm() as farm: ... farm.url ...`` stops everything it started on exit.
@@ -324,14 +329,3 @@ class Farm:
             w.stop()
         if self.redis:
             self.redis.stop()
-
-    def cleanup(self) -> None:
-        self.stop()
-        if self._own_dir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> "Farm":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.cleanup()
