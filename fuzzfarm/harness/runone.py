@@ -19,7 +19,7 @@ import sys
 import traceback
 
 from fuzzfarm import harness as H
-from fuzzfarm.harness.child import LOADED, child_main
+from fuzzfarm.harness.child import child_main
 from fuzzfarm.gosim import failures as F
 
 HARNESS_ERROR = "harness error"
@@ -121,7 +121,7 @@ def _trace_text(rep, scenario: str) -> str:
 
 BOUND_OPTION = "--max-starvation"
 USAGE = ("usage: python -m fuzzfarm.runone HARNESS VARIANT INPUT_FILE [--trace] [--max-starvation=SECONDS|none] "
-         "[--module=MOD] [--loaded-marker]\n")
+         "[--module=MOD]\n")
 
 
 def _take_bound(argv: list[str]) -> tuple[list[str], str | None]:
@@ -167,11 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     from fuzzfarm.instrument import disable
     disable()  # a replay needs no coverage, and instrumenting costs most of a start (fuzzfarm/instrument.py)
     try:
-        mod = (H.Target(name, module) if module else H.get(name)).load()
-        if "--loaded-marker" in argv:  # the collector's replay starts its time limit here
-            sys.stdout.write(LOADED + "\n")
-            sys.stdout.flush()
-        res = outcome_of_module(mod, name, variant, data, trace="--trace" in argv)
+        res = outcome(name, variant, data, trace="--trace" in argv, module=module)
     except H.HarnessError as e:
         sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2
