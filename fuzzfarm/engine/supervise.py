@@ -1,5 +1,6 @@
 """Watch one fuzzer process: tail its log, pick up artifact files as they appear, enforce a
-deadline, and never leave it running (its whole process group is killed on any way out)."""
+deadline, and never leave it running (its whole process group is killed on any way out); and
+the loop both fuzz engines restart their child in (:func:`run_restarting`)."""
 
 from __future__ import annotations
 
@@ -163,6 +164,32 @@ def supervise(argv: list[str], *, env: dict, cwd: str, log_path: str, artifacts:
                 pass
 
 
+def run_restarting(child, job: "JobState", artifacts: ArtifactDir, *, workdir: str, log_dir: str, name: str,
+                   deadline: float, grace_s: float, min_run_s: float) -> tuple[int, bool]:
+    """Run a fuzz job's child again and again (the atheris fuzzer after each crash, a walk after a
+    timeout or an oom) while ``min_run_s`` of the budget (``deadline``, monotonic) is left and the
+    engine asks for another. ``child`` is the engine's side: ``launch(restart, remaining) ->
+    (argv, env)`` starts its next run; ``on_line`` and ``on_artifact`` read that run
+    (:func:`supervise`) and keep ``child.execs`` current for the stats ticks; ``ended(rc, tail,
+    stopped)`` hears how it ended (``rc`` None: killed past ``deadline + grace_s``; ``stopped``:
+    a :class:`StopRequested` ended the job, ``tail`` is then None) and returns whether to run
+    another. Returns ``(restarts, stopped)``."""
+    restarts = -1
+    while deadline - time.monotonic() >= min_run_s:
+        restarts += 1
+        argv, env = child.launch(restarts, deadline - time.monotonic())
+        try:
+            rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"{name}-{restarts}.log"),
+                                 artifacts=artifacts, deadline=deadline + grace_s, on_line=child.on_line,
+                                 on_artifact=child.on_artifact, on_poll=lambda: job.tick(child.execs))
+        except StopRequested:  # the child is gone (supervise kills it on any way out); keep what it did
+            child.ended(None, None, stopped=True)
+            return max(restarts, 0), True
+        if not child.ended(rc, tail, stopped=False):
+            break
+    return max(restarts, 0), False
+
+
 class JobState:
     """What a job has reported so far, across fuzzer restarts: crashes (each distinct input
     once), stats with exec/s computed as execs / elapsed (docs/TRAPS.md#g6), sent about every ``interval_s``
@@ -208,3 +235,10 @@ class JobState:
 
     def run_ended(self, execs: int) -> None:
         self.prior_execs += execs
+
+    def final(self) -> JobStats:
+        """The job's last stats, sent once more: the figures the job ends with."""
+        snap = self.snapshot()
+        if self.on_stats is not None:
+            self.on_stats(snap)
+        return snap

@@ -222,15 +222,76 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+class _Walks:
+    """The job's side of its walk children (``supervise.run_restarting``): each one's command line,
+    what it prints, and after each whether the next one starts (after a timeout or an oom)."""
+
+    def __init__(self, target, variant: str, strategy: str, job, artifacts, *, seed: int, timeout_s: int,
+                 rss_limit_mb: int, art_dir: str, prior: dict | None):
+        self.target, self.variant, self.strategy, self.seed, self.prior = target, variant, strategy, seed, prior
+        self.job, self.artifacts, self.art_dir = job, artifacts, art_dir
+        self.timeout_s, self.rss_limit_mb = timeout_s, rss_limit_mb
+        self.env = target.child_env({"FUZZFARM_VARIANT": variant})
+        self.walked: dict = {"distinct": 0, "arms": {}}  # summed over the (re)starts: each has its own strategy
+        self.error: str | None = None
+        self.restart, self.execs, self.last = 0, 0, {}
+        self.said_sig: dict[str, str] = {}  # artifact name -> the bucket signature the walk said of it
+
+    def launch(self, restart: int, remaining: float) -> tuple[list[str], dict]:
+        self.restart, self.execs, self.last, self.said_sig = restart, 0, {}, {}
+        prior = [f"--prior={json.dumps(self.prior, sort_keys=True)}"] if self.prior else []
+        argv = [sys.executable, "-m", "fuzzfarm.engine.walk", self.target.name, self.variant,
+                f"--strategy={self.strategy}", f"--seed={self.seed}", f"--restart={restart}",
+                f"--max-time={remaining:.3f}", f"--artifacts={self.art_dir}", f"--timeout={self.timeout_s}",
+                f"--rss-limit-mb={self.rss_limit_mb}", *prior, *self.target.child_args()]
+        return argv, self.env
+
+    def on_line(self, line: str) -> None:
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+                self.execs = int(obj.get("execs", self.execs))
+            except (ValueError, AttributeError):
+                return
+            if "distinct" in obj:
+                self.last = obj
+            if isinstance(obj.get("artifact"), str) and obj["artifact"].startswith("crash-"):
+                self.artifacts.announce(obj["artifact"])  # report in the walk's order
+                if isinstance(obj.get("signature"), str):
+                    self.said_sig[obj["artifact"]] = obj["signature"]
+
+    def on_artifact(self, name, kind, data, tail) -> None:
+        said = [ln for ln in tail.recent if name in ln]
+        self.job.report(data, kind, f"{self.strategy} walk (seed {self.seed}, restart {self.restart}) found {name}\n"
+                        + "\n".join(said[-1:]), signature=self.said_sig.pop(os.path.basename(name), ""))
+
+    def ended(self, rc: int | None, tail, stopped: bool) -> bool:
+        """Count the walk's execs and arms; whether the next one starts."""
+        from .libfuzzer_output import last_error_line
+
+        self.job.run_ended(self.execs)
+        self.walked["distinct"] += int(self.last.get("distinct", 0) or 0)
+        for arm, c in (self.last.get("arms") or {}).items():
+            tot = self.walked["arms"].setdefault(arm, {"runs": 0, "finds": 0, "cost": 0})
+            for f in tot:
+                tot[f] += int(c.get(f, 0) or 0)
+        if stopped:
+            return False
+        if rc in (RC_TIMEOUT, RC_OOM):
+            return True
+        if rc not in (0, None):
+            self.error = (f"the {self.strategy} walk for harness {self.target.name!r} exited with code {rc}: "
+                          f"{last_error_line(list(tail.recent))}")
+        return False
+
+
 def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: float, corpus: list[bytes],
                  workdir: str, on_crash, on_stats, timeout_s: int, rss_limit_mb: int, stats_interval_s: float,
                  prior: dict | None = None):
     """Parent side: run the walk child, restarting it after a timeout/oom until the budget is
     spent. ``corpus`` is not used by walks (their inputs come from the seed); no new corpus."""
-    from fuzzfarm.harness import child as process
-    from .libfuzzer_output import last_error_line
-    from .model import JobResult, StopRequested
-    from .supervise import ArtifactDir, JobState, supervise
+    from .model import JobResult
+    from .supervise import ArtifactDir, JobState, run_restarting
 
     deadline = time.monotonic() + duration_s
     art_dir, log_dir = os.path.join(workdir, "artifacts"), os.path.join(workdir, "logs")
@@ -238,69 +299,13 @@ def run_walk_job(target, variant: str, strategy: str, *, seed: int, duration_s: 
     os.makedirs(log_dir, exist_ok=True)
     job = JobState(on_crash, on_stats, interval_s=stats_interval_s)
     artifacts = ArtifactDir(art_dir, atomic=True)
-    env = target.child_env({"FUZZFARM_VARIANT": variant})
-    restarts, error, stopped = -1, None, False
-    walked: dict = {"distinct": 0, "arms": {}}  # summed over the (re)starts: each has its own strategy
-
-    def add_up(last: dict) -> None:
-        walked["distinct"] += int(last.get("distinct", 0) or 0)
-        for arm, c in (last.get("arms") or {}).items():
-            tot = walked["arms"].setdefault(arm, {"runs": 0, "finds": 0, "cost": 0})
-            for f in tot:
-                tot[f] += int(c.get(f, 0) or 0)
-
-    while deadline - time.monotonic() >= 0.5:
-        restarts += 1
-        remaining = deadline - time.monotonic()
-        execs = [0]
-        last: dict = {}
-        said_sig: dict[str, str] = {}  # artifact name -> the bucket signature the walk said of it
-        argv = [sys.executable, "-m", "fuzzfarm.engine.walk", target.name, variant, f"--strategy={strategy}",
-                f"--seed={seed}", f"--restart={restarts}", f"--max-time={remaining:.3f}",
-                f"--artifacts={art_dir}", f"--timeout={timeout_s}", f"--rss-limit-mb={rss_limit_mb}",
-                *([f"--prior={json.dumps(prior, sort_keys=True)}"] if prior else []), *target.child_args()]
-
-        def on_line(line: str, execs=execs, last=last) -> None:
-            if line.startswith("{"):
-                try:
-                    obj = json.loads(line)
-                    execs[0] = int(obj.get("execs", execs[0]))
-                except (ValueError, AttributeError):
-                    return
-                if "distinct" in obj:
-                    last.clear()
-                    last.update(obj)
-                if isinstance(obj.get("artifact"), str) and obj["artifact"].startswith("crash-"):
-                    artifacts.announce(obj["artifact"])  # report in the walk's order
-                    if isinstance(obj.get("signature"), str):
-                        said_sig[obj["artifact"]] = obj["signature"]
-
-        def on_artifact(name, kind, data, tail) -> None:
-            said = [ln for ln in tail.recent if name in ln]
-            job.report(data, kind, f"{strategy} walk (seed {seed}, restart {restarts}) found {name}\n" + "\n".join(said[-1:]),
-                       signature=said_sig.pop(os.path.basename(name), ""))
-
-        try:
-            rc, tail = supervise(argv, env=env, cwd=workdir, log_path=os.path.join(log_dir, f"walk-{restarts}.log"),
-                                 artifacts=artifacts, deadline=deadline + 2 * timeout_s + 5, on_line=on_line,
-                                 on_artifact=on_artifact, on_poll=lambda execs=execs: job.tick(execs[0]))
-        except StopRequested:  # the walk is gone (supervise kills it on any way out)
-            job.run_ended(execs[0])
-            add_up(last)
-            stopped = True
-            break
-        job.run_ended(execs[0])
-        add_up(last)
-        if rc in (RC_TIMEOUT, RC_OOM):
-            continue
-        if rc not in (0, None):
-            error = f"the {strategy} walk for harness {target.name!r} exited with code {rc}: {last_error_line(list(tail.recent))}"
-        break
-    final = job.snapshot()
-    if on_stats is not None:
-        on_stats(final)
-    return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=max(restarts, 0), error=error,
-                     stopped=stopped, walk=walked)
+    walks = _Walks(target, variant, strategy, job, artifacts, seed=seed, timeout_s=timeout_s,
+                   rss_limit_mb=rss_limit_mb, art_dir=art_dir, prior=prior)
+    restarts, stopped = run_restarting(walks, job, artifacts, workdir=workdir, log_dir=log_dir, name="walk",
+                                       deadline=deadline, grace_s=2 * timeout_s + 5, min_run_s=0.5)
+    final = job.final()
+    return JobResult(stats=final, new_corpus=[], crashes=final.crashes, restarts=restarts, error=walks.error,
+                     stopped=stopped, walk=walks.walked)
 
 
 if __name__ == "__main__":
