@@ -26,7 +26,7 @@ import re
 
 from fuzzfarm import gotool
 
-from . import models
+from . import models, pointers
 
 GOAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goast.go")
 
@@ -126,6 +126,7 @@ class Func:
         self.names: dict[str, str] = {}  # object id -> python name
         self.used: set[str] = set()
         self.cells: set[str] = set()  # object ids held in gosim.Var cells
+        self.addressed: set[str] = set()  # object ids whose address &x takes (cells too)
         self.nclosures = 0
         self.tmp = 0
         self.results: list[str] = []
@@ -142,7 +143,7 @@ def walk(node):
             yield from walk(v)
 
 
-class Translator:
+class Translator(pointers.PointerRules):
     def __init__(self, data: dict, module: "ModuleSet | None" = None):
         self.pkg = data["package"]
         # Go's own name of the package in a traceback: its import path when a go.mod is above it
@@ -615,10 +616,9 @@ class Translator:
                 for x in n["Lhs"]:
                     if x.get("K") == "Ident" and "Use" in x:  # redeclared in :=, i.e. assigned
                         assigned.add(x["Use"]["id"])
-            if n.get("K") == "UnaryExpr" and n["Op"] == "&" and n["X"].get("K") == "Ident" and n["X"].get("U") != "struct" \
-                    and not n["X"].get("U", "").startswith(("sync.", "sync/atomic.")):
-                self.bad(n, "address of a non-struct variable", "use a pointer to a struct field instead")
-        fn.cells = fn.captured & assigned
+        # a variable whose address is taken is a cell too: the pointer is that gosim.Var (pointers.py)
+        fn.addressed = pointers.addressed_vars(decl["Body"]) | pointers.addressed_vars(decl["Type"])
+        fn.cells = fn.captured & assigned | fn.addressed
         for i, name in sorted(defs.items(), key=lambda kv: int(kv[0])):
             py = snake(name) if name != "_" else "_"
             base, k = py, 1
@@ -850,6 +850,8 @@ class Translator:
                 return ("slice", self.expr(x["X"]), self.expr(x["Index"]))
         if k == "StarExpr" and x["X"].get("Elem") == "struct":
             return ("deref", self.expr(x["X"]))
+        if k == "StarExpr":
+            return self.deref_target(x)
         if k == "ParenExpr":
             return self.lvalue(x["X"])
         self.bad(x, f"assignment to {k}")
@@ -871,6 +873,8 @@ class Translator:
             self.stmt_line(s, f"rt.setat({tgt[1]}, {tgt[2]}, {value})")
         elif kind == "deref":
             self.stmt_line(s, f"{tgt[1]}._set_({value})")
+        elif kind == "pstore":
+            self.stmt_line(s, f"{tgt[1]}.store({value})")
 
     def s_AssignStmt(self, s):
         lhs, rhs, tok = s["Lhs"], s["Rhs"], s["Tok"]
@@ -1062,6 +1066,9 @@ class Translator:
                 if x.get("Def") and x["Def"]["id"] in self.fn.captured:
                     self.bad(s, "a closure captures a three-clause for loop's variable",
                              "copy it into a variable declared in the loop body (Go 1.22 per-iteration semantics)")
+                elif x.get("Def") and x["Def"]["id"] in self.fn.addressed:
+                    self.bad(s, "address of a three-clause for loop's variable",
+                             "copy it into a variable declared in the loop body (Go 1.22 per-iteration semantics)")
             self.stmt(init)
         cond = self.expr(s["Cond"]) if s.get("Cond") else "True"
         self.label = label
@@ -1129,7 +1136,13 @@ class Translator:
             return
         for var in (key, value):
             if var is not None and var["Name"] != "_" and self.is_cell(var):
-                self.bad(var, "a closure assigns a range variable", "copy it into a new variable first")
+                # a closure assigns it or its address is taken: each iteration's own gosim.Var
+                # (Go 1.22), filled from what the loop yields
+                py = self.name_of(var)
+                target = re.sub(rf"\b{py}\b", f"_rv_{py}", target, count=1)
+                assigns = [(v, re.sub(rf"\b{py}\b", f"_rv_{py}", x)) for v, x in assigns]
+                if not any(v is var for v, _ in assigns):
+                    assigns.insert(0, (var, f"_rv_{py}"))
         start = len(self.out)
         self.label = label
         tgt = self.enter("loop")
@@ -1361,7 +1374,7 @@ class Translator:
     def e_StarExpr(self, e):
         if e["X"].get("Elem") == "struct":
             return f"{self.expr(e['X'])}._copy_()"
-        return self.bad(e, "pointer dereference of a non-struct")
+        return self.deref(e)
 
     def e_UnaryExpr(self, e):
         op, x = e["Op"], e["X"]
@@ -1370,7 +1383,7 @@ class Translator:
         if op == "&":
             if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith(("sync.", "sync/atomic.")):
                 return self.expr(x)  # a struct or a sync value is an object: the pointer is the object
-            return self.bad(e, "address of a non-struct")
+            return self.address_of(e)
         if op == "!":
             return f"(not {self.expr(x)})"
         if op == "-":
@@ -1516,6 +1529,9 @@ class Translator:
     def e_CallExpr(self, e):
         f = e["Fun"]
         args = e["Args"] or []
+        atomic = self.atomic_call(e)  # atomic.AddInt32(&x, 1) and its family (pointers.py)
+        if atomic is not None:
+            return atomic
         if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and f.get("RecvType") == "time.Time":
             # a port's time.Time is the virtual clock's reading in seconds (what gosim's timers send)
             form = self.TIME_METHODS.get(f["Sel"]["Name"])
@@ -1534,7 +1550,7 @@ class Translator:
                 return self.bad(e, "conversion")
             u = f.get("U")
             a = self.expr(args[0])
-            if u == "int":
+            if u in ("int", "time.Duration"):  # a Duration is int nanoseconds in the port
                 return f"int({a})"
             if u == "float":
                 return f"float({a})"
@@ -1599,7 +1615,7 @@ class Translator:
             t = args[0]
             if t.get("U") == "struct":
                 return self.zero(t["Z"], t)
-            return self.bad(e, f"new({t.get('T')})", "use a struct")
+            return self.new_cell(e, t)
         return self.bad(e, f"builtin {name}")
 
     def e_CompositeLit(self, e):
