@@ -244,6 +244,8 @@ class Translator(pointers.PointerRules):
                  "from __future__ import annotations", "", "from fuzzfarm import gosim", "from fuzzfarm.goport import rt", ""]
         lines += self.consts + [""]
         self.out = lines
+        # Go's func init()s (several allowed), run after the package vars by _go_init_
+        self.user_inits = [d for d in funcs if d["Recv"] is None and d["Name"]["Name"] == "init"]
         self.register_package_vars()
         for s in self.structs.values():
             self.emit_struct(s)
@@ -383,14 +385,15 @@ class Translator(pointers.PointerRules):
         package initialisation; rt.test_main calls it) so no state leaks from one run into the
         next. A var of a plain type is a race-checked ``gosim.Var`` (goroutines share it), one of
         a struct, sync or atomic type the object itself (its fields are checked)."""
-        if not self.pkg_var_specs:
+        if not self.pkg_var_specs and not self.user_inits:
             return
-        self.fn = Func(f"{self.pkg}.init", self.pkg_var_specs[0]["F"])
+        first = (self.pkg_var_specs or self.user_inits)[0]
+        self.fn = Func(f"{self.pkg}.init", first["F"])
         self.fn.captured = set()
         self.indent = 0
         names = [snake(n["Name"]) for sp in self.pkg_var_specs for n in sp["Names"] if n["Name"] != "_"]
         self.line("")
-        self.line(f'@gosim.go_func("{self.pkg}.init", "{self.pkg_var_specs[0]["F"]}:{self.pkg_var_specs[0]["L"]}")')
+        self.line(f'@gosim.go_func("{self.pkg}.init", "{first["F"]}:{first["L"]}")')
         self.line("def _go_init_():")
         self.line('    """Go\'s package initialisation, at the start of each run: the package-level vars."""')
         self.indent = 1
@@ -416,6 +419,8 @@ class Translator(pointers.PointerRules):
                 if self.globals[n["Def"]["id"]] == "cell":
                     v = f'gosim.Var("{n["Name"]}", {v})'
                 self.stmt_line(n, f"{snake(n['Name'])} = {v}")
+        for k, d in enumerate(self.user_inits):  # Go runs them after every package var, in source order
+            self.stmt_line(d, f"_go_init_{k}_()")
         self.line("pass")
         self.indent = 0
         self.fn = None
@@ -637,6 +642,8 @@ class Translator(pointers.PointerRules):
             recv = d["Recv"]["List"][0]
             ptr = recv["Type"]["K"] == "StarExpr"
             goname = f"{self.path}.({'*' if ptr else ''}{struct.name}).{name}"
+        elif name == "init":  # Go's name for the k-th init function of the package
+            goname = f"{self.path}.init.{next(k for k, u in enumerate(self.user_inits) if u is d)}"
         else:
             goname = f"{self.path}.{name}"
         fn = Func(goname, d["F"])
@@ -653,6 +660,8 @@ class Translator(pointers.PointerRules):
                     fn.copy_self = True
         params += self.params(d["Type"]["Params"])
         pyname = snake(name) if struct else (name if name.startswith("Test") else snake(name))
+        if struct is None and name == "init":
+            pyname = f"_go_init_{goname.rsplit('.', 1)[1]}_"
         self.indent = ind
         self.line("")
         self.line(f'@gosim.go_func("{goname}", "{d["F"]}:{d["L"]}")')
@@ -682,7 +691,7 @@ class Translator(pointers.PointerRules):
         for f in fl["List"] or []:
             star = "*" if f["Type"]["K"] == "Ellipsis" else ""  # a tuple stands for the slice
             for n in f["Names"] or [None]:
-                out.append(star + self.fn.names.get(n["Def"]["id"], snake(n["Name"])) if n and n["Name"] != "_" else f"_p{len(out)}")
+                out.append(star + (self.fn.names.get(n["Def"]["id"], snake(n["Name"])) if n and n["Name"] != "_" else f"_p{len(out)}"))
         return out
 
     def body(self, d, block) -> None:
