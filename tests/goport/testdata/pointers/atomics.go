@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The sync/atomic functions on plain variables and fields.
@@ -110,6 +111,40 @@ func FailedCASPlainReadRace() {
 func AtomicNil() {
 	var p *int32
 	atomic.AddInt32(p, 1)
+}
+
+// an atomic load, then (by the clock only: a sleep orders nothing) a plain write: a race
+func AtomicLoadThenPlainWriteRace() {
+	s := &stats{}
+	done := make(chan bool)
+	go func() { gsink = atomic.LoadInt32(&s.flag); done <- true }()
+	time.Sleep(10 * time.Millisecond)
+	s.flag = 1
+	<-done
+}
+
+// two atomic stores, the plain read ordered after the second only: it races with the first
+// (a store releases its own clock, not the first storer's)
+func PlainReadAfterOneOfTwoStoresRace() {
+	var n int32
+	a, b := make(chan bool), make(chan bool)
+	go func() { atomic.StoreInt32(&n, 1); a <- true }()
+	go func() { time.Sleep(10 * time.Millisecond); atomic.StoreInt32(&n, 2); b <- true }()
+	<-b
+	gsink = n
+	<-a
+}
+
+// ... and no race when the second is a read-modify-write: it acquires what the first released
+func PlainReadAfterStoreThenAdd() {
+	var n int32
+	a, b := make(chan bool), make(chan bool)
+	go func() { atomic.StoreInt32(&n, 1); a <- true }()
+	go func() { time.Sleep(10 * time.Millisecond); atomic.AddInt32(&n, 1); b <- true }()
+	<-b
+	v := n
+	<-a
+	result("%d", v)
 }
 
 var gsink int32

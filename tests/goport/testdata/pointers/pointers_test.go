@@ -22,3 +22,6 @@ func TestPlainReadAtomicLoad(t *testing.T)        { PlainReadAtomicLoad() }
 func TestAtomicCounterThenPlainRead(t *testing.T) { AtomicCounterThenPlainRead() }
 func TestFailedCASPlainReadRace(t *testing.T)     { FailedCASPlainReadRace() }
 func TestAtomicNil(t *testing.T)                  { AtomicNil() }
+func TestAtomicLoadThenPlainWriteRace(t *testing.T)    { AtomicLoadThenPlainWriteRace() }
+func TestPlainReadAfterOneOfTwoStoresRace(t *testing.T) { PlainReadAfterOneOfTwoStoresRace() }
+func TestPlainReadAfterStoreThenAdd(t *testing.T)       { PlainReadAfterStoreThenAdd() }
