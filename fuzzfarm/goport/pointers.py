@@ -81,6 +81,16 @@ class PointerRules:
             return self.expr(x["X"])  # &*p is p (after Go's nil check, which the next *p does too)
         return self.bad(e, f"address of {k} of type {x.get('T')}", "take the address of a variable, a struct field or a slice element")
 
+    def operand(self, x) -> str:
+        """``x`` where its memory is used in place, not copied: a field selected from it, a
+        pointer method called on it, its address taken. ``(*p).f`` and ``(*p).M()`` of a struct
+        pointer are ``p.f`` and ``p.M()`` (``*p`` as a value is a copy, ``_copy_()``, and a write
+        to a field of that copy was lost); anything else is ``expr(x)``."""
+        y = _unparen(x)
+        if y.get("K") == "StarExpr" and y["X"].get("Elem") == "struct":
+            return self.expr(y["X"])
+        return self.expr(x)
+
     def cell_elem_ok(self, e, what: str) -> bool:
         elem = e["X"].get("Elem") if e["K"] == "StarExpr" else e.get("Elem")
         if elem in _CELL_ELEMS:

@@ -851,7 +851,7 @@ class Translator(pointers.PointerRules):
         if k == "SelectorExpr" and x.get("SelK") == "field":
             # a struct-valued field is written in place, as Go writes a struct (a reader of one
             # of its fields races with the write; a pointer to it sees the new value)
-            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
+            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.operand(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
@@ -1391,7 +1391,7 @@ class Translator(pointers.PointerRules):
             return f"rt.recv({self.expr(x)}, {self.zero(e['VZ'], e)})"
         if op == "&":
             if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith(("sync.", "sync/atomic.")):
-                return self.expr(x)  # a struct or a sync value is an object: the pointer is the object
+                return self.operand(x)  # a struct or a sync value is an object: the pointer is the object
             return self.address_of(e)
         if op == "!":
             return f"(not {self.expr(x)})"
@@ -1465,7 +1465,7 @@ class Translator(pointers.PointerRules):
             # promoted: select from the innermost embedded field, which stands for x
             last = e["Path"][-1]
             inner = {"K": "SelectorExpr", "U": last["U"], "T": last["T"], "L": e["L"], "F": e["F"],
-                     "_py": self.embedded(self.expr(x), e)}
+                     "_py": self.embedded(self.operand(x), e)}
             return self.e_SelectorExpr({**e, "X": inner, "Path": None})
         if e.get("SelK") == "field":
             if x.get("T", "").lstrip("*") in ("time.Timer", "time.Ticker") and e["Sel"]["Name"] == "C":
@@ -1474,9 +1474,9 @@ class Translator(pointers.PointerRules):
                 return f"{self.expr(x)}.L"
             if x.get("T", "").lstrip("*") in self.model_types:  # a field of a modelled import's struct
                 return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
-            return f"{self.expr(x)}.{self.field_name(e['Sel']['Name'])}"
+            return f"{self.operand(x)}.{self.field_name(e['Sel']['Name'])}"
         if e.get("SelK") == "method":
-            recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.expr(x)
+            recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.operand(x)
             if not e.get("PtrRecv") and x.get("U") == "ptrstruct":
                 recv = f"{self.expr(x)}._copy_()"
             rtype = e.get("RecvType") or ""

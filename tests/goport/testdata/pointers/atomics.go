@@ -135,12 +135,19 @@ func PlainReadAfterOneOfTwoStoresRace() {
 	<-a
 }
 
-// ... and no race when the second is a read-modify-write: it acquires what the first released
+// ... and no race when the second waits with read-modify-writes (adding 0 until it sees the
+// store): the add that sees it acquires what the store released
 func PlainReadAfterStoreThenAdd() {
 	var n int32
 	a, b := make(chan bool), make(chan bool)
 	go func() { atomic.StoreInt32(&n, 1); a <- true }()
-	go func() { time.Sleep(10 * time.Millisecond); atomic.AddInt32(&n, 1); b <- true }()
+	go func() {
+		for atomic.AddInt32(&n, 0) == 0 {
+			runtime.Gosched()
+		}
+		atomic.AddInt32(&n, 1)
+		b <- true
+	}()
 	<-b
 	v := n
 	<-a

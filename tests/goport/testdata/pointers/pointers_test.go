@@ -25,3 +25,4 @@ func TestAtomicNil(t *testing.T)                  { AtomicNil() }
 func TestAtomicLoadThenPlainWriteRace(t *testing.T)    { AtomicLoadThenPlainWriteRace() }
 func TestPlainReadAfterOneOfTwoStoresRace(t *testing.T) { PlainReadAfterOneOfTwoStoresRace() }
 func TestPlainReadAfterStoreThenAdd(t *testing.T)       { PlainReadAfterStoreThenAdd() }
+func TestStarStruct(t *testing.T)                 { StarStruct() }

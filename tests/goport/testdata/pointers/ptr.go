@@ -158,3 +158,19 @@ func PointerInStructLocked() {
 	wg.Wait()
 	result("%d", n)
 }
+
+func (c *counter) inc() { c.n++ }
+
+func (c counter) get() int { return c.n }
+
+// (*p).f and (*p).M() of a struct pointer use the struct in place; *p as a value is a copy
+func StarStruct() {
+	p := &counter{}
+	(*p).n = 5
+	(*p).inc()
+	q := *p
+	q.n = 100
+	r := &(*p)
+	r.n++
+	result("%d %d %d %v", p.n, q.n, (*p).get(), r == p)
+}
