@@ -656,6 +656,9 @@ class Translator(pointers.PointerRules):
             params.append("self")
             if rn is not None and rn["Name"] != "_":
                 fn.names[rn["Def"]["id"]] = "self"
+                if rn["Def"]["id"] in fn.cells:  # self is never made a gosim.Var
+                    self.bad(rn, f"the receiver {rn['Name']} in a cell (its address taken, or a closure assigns it)",
+                             "copy it into a local variable first")
                 if not ptr and self.assigns_through(d["Body"], rn["Def"]["id"]):
                     fn.copy_self = True
         params += self.params(d["Type"]["Params"])
