@@ -858,6 +858,10 @@ class Translator(pointers.PointerRules):
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
+            if x["X"].get("U") == "slice" and x.get("U") == "struct":
+                # a struct element is written in place, as a struct field is: a pointer &xs[i]
+                # (the element's object) sees the new value, and -race sees the field writes
+                return ("sattr_elem", f"rt.at({self.expr(x['X'])}, {self.expr(x['Index'])})")
             if x["X"].get("U") == "slice":
                 return ("slice", self.expr(x["X"]), self.expr(x["Index"]))
         if k == "StarExpr" and x["X"].get("Elem") == "struct":
@@ -884,6 +888,8 @@ class Translator(pointers.PointerRules):
         elif kind == "slice":
             self.stmt_line(s, f"rt.setat({tgt[1]}, {tgt[2]}, {value})")
         elif kind == "deref":
+            self.stmt_line(s, f"{tgt[1]}._set_({value})")
+        elif kind == "sattr_elem":
             self.stmt_line(s, f"{tgt[1]}._set_({value})")
         elif kind == "pstore":
             self.stmt_line(s, f"{tgt[1]}.store({value})")

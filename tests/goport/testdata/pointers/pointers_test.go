@@ -26,3 +26,4 @@ func TestAtomicLoadThenPlainWriteRace(t *testing.T)    { AtomicLoadThenPlainWrit
 func TestPlainReadAfterOneOfTwoStoresRace(t *testing.T) { PlainReadAfterOneOfTwoStoresRace() }
 func TestPlainReadAfterStoreThenAdd(t *testing.T)       { PlainReadAfterStoreThenAdd() }
 func TestStarStruct(t *testing.T)                 { StarStruct() }
+func TestElemStructPointer(t *testing.T)          { ElemStructPointer() }

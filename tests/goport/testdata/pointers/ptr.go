@@ -174,3 +174,12 @@ func StarStruct() {
 	r.n++
 	result("%d %d %d %v", p.n, q.n, (*p).get(), r == p)
 }
+
+// a pointer to a struct element sees a later assignment of the whole element
+func ElemStructPointer() {
+	xs := []counter{{n: 1}, {n: 2}}
+	p := &xs[1]
+	xs[1] = counter{n: 7, name: "x"}
+	p.n++
+	result("%d %d %s", xs[1].n, p.n, p.name)
+}
