@@ -64,7 +64,7 @@ class PointerRules:
         if k == "Ident":
             o = x.get("Use") or {}
             if o.get("k") == "global" and self.globals.get(o.get("id")) == "cell":
-                return self.snake(x["Name"])  # the package var's gosim.Var
+                return self.name_of(x)  # the package var's gosim.Var (its snake_case name)
             if o.get("k") == "var" and o.get("id") in self.fn.cells:
                 return self.name_of(x)  # its gosim.Var (plan made every addressed local one)
             return self.bad(e, f"address of {x['Name']}")
@@ -143,8 +143,3 @@ class PointerRules:
                 "And": f"rt.atomic_and({', '.join(a)}, {w})",
                 "Or": f"rt.atomic_or({', '.join(a)}, {w})"}
         return form[op]
-
-    @staticmethod
-    def snake(name: str) -> str:
-        from .translate import snake  # translate imports this module: at call time
-        return snake(name)
