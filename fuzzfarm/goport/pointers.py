@@ -69,11 +69,12 @@ class PointerRules:
                 return self.name_of(x)  # its gosim.Var (plan made every addressed local one)
             return self.bad(e, f"address of {x['Name']}")
         if k == "SelectorExpr" and x.get("SelK") == "field":
-            owner = x["X"].get("U")
-            if x.get("Path"):  # promoted: the innermost embedded struct holds it
-                owner = x["Path"][-1].get("U")
-            if owner not in ("struct", "ptrstruct"):
-                return self.bad(e, f"address of a field of {x['X'].get('T')}", "take the address of your own struct's fields")
+            owner = x["Path"][-1] if x.get("Path") else x["X"]  # promoted: the innermost embedded struct holds it
+            t = owner.get("T", "").lstrip("*")
+            ours = t in self.structs or "." in t and t.rsplit(".", 1)[0] in self.mods.alias
+            if owner.get("U") not in ("struct", "ptrstruct") or not ours:
+                # only the port's own structs have race-checked (gosim.Shared) fields to point to
+                return self.bad(e, f"address of a field of {t}", "take the address of your own struct's fields")
             return f"rt.field_ptr({self.embedded(self.expr(x['X']), x)}, {self.field_name(x['Sel']['Name'])!r})"
         if k == "IndexExpr" and x["X"].get("U") == "slice":
             return f"rt.elem_ptr({self.expr(x['X'])}, {self.expr(x['Index'])})"
