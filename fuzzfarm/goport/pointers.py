@@ -39,6 +39,22 @@ def addressed_vars(body) -> set:
     return out
 
 
+def addressed_struct_vars(body) -> set:
+    """The object ids of struct-typed variables whose address is taken, explicitly (``&x``) or by
+    a pointer-method call (``x.M()`` is ``(&x).M()``): the object is the pointer, so assigning
+    the variable must write it in place (``_set_``), or the pointer would keep the old value."""
+    out = set()
+    for n in _walk(body):
+        x = None
+        if n.get("K") == "UnaryExpr" and n["Op"] == "&":
+            x = _unparen(n["X"])
+        elif n.get("K") == "SelectorExpr" and n.get("SelK") == "method" and n.get("PtrRecv"):
+            x = _unparen(n["X"])
+        if x is not None and x.get("K") == "Ident" and (x.get("Use") or {}).get("k") == "var" and x.get("U") == "struct":
+            out.add(x["Use"]["id"])
+    return out
+
+
 def _walk(node):
     if isinstance(node, dict):
         yield node
@@ -91,6 +107,14 @@ class PointerRules:
         if y.get("K") == "StarExpr" and y["X"].get("Elem") == "struct":
             return self.expr(y["X"])
         return self.expr(x)
+
+    def struct_var_target(self, x):
+        """The lvalue of ``x = v`` for a struct variable whose address is taken: ('sattr_elem',
+        x's object), written in place; else None."""
+        o = x.get("Use") or {}
+        if o.get("id") in self.fn.addressed_structs:
+            return ("sattr_elem", self.expr(x))
+        return None
 
     def cell_elem_ok(self, e, what: str) -> bool:
         elem = e["X"].get("Elem") if e["K"] == "StarExpr" else e.get("Elem")

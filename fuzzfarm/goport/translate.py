@@ -127,6 +127,7 @@ class Func:
         self.used: set[str] = set()
         self.cells: set[str] = set()  # object ids held in gosim.Var cells
         self.addressed: set[str] = set()  # object ids whose address &x takes (cells too)
+        self.addressed_structs: set[str] = set()  # struct variables whose address is taken (assigned in place)
         self.nclosures = 0
         self.tmp = 0
         self.results: list[str] = []
@@ -624,6 +625,7 @@ class Translator(pointers.PointerRules):
         # a variable whose address is taken is a cell too: the pointer is that gosim.Var (pointers.py)
         fn.addressed = pointers.addressed_vars(decl["Body"]) | pointers.addressed_vars(decl["Type"])
         fn.cells = fn.captured & assigned | fn.addressed
+        fn.addressed_structs = pointers.addressed_struct_vars(decl["Body"])
         for i, name in sorted(defs.items(), key=lambda kv: int(kv[0])):
             py = snake(name) if name != "_" else "_"
             base, k = py, 1
@@ -850,7 +852,7 @@ class Translator(pointers.PointerRules):
                     return ("cell", snake(x["Name"]))
                 self.bad(x, "assignment to a package-level var of a struct type (or a sentinel error)", "assign its fields")
                 return ("name", "_")
-            return ("cell" if self.is_cell(x) else "name", self.name_of(x))
+            return self.struct_var_target(x) or ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
             # a struct-valued field is written in place, as Go writes a struct (a reader of one
             # of its fields races with the write; a pointer to it sees the new value)

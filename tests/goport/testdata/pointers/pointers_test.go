@@ -27,3 +27,4 @@ func TestPlainReadAfterOneOfTwoStoresRace(t *testing.T) { PlainReadAfterOneOfTwo
 func TestPlainReadAfterStoreThenAdd(t *testing.T)       { PlainReadAfterStoreThenAdd() }
 func TestStarStruct(t *testing.T)                 { StarStruct() }
 func TestElemStructPointer(t *testing.T)          { ElemStructPointer() }
+func TestStructVarPointer(t *testing.T)           { StructVarPointer() }

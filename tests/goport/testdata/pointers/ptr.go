@@ -183,3 +183,18 @@ func ElemStructPointer() {
 	p.n++
 	result("%d %d %s", xs[1].n, p.n, p.name)
 }
+
+// a pointer to a struct variable sees a later assignment of the whole variable; so does the
+// pointer a pointer-method call took
+func StructVarPointer() {
+	x := counter{n: 1}
+	p := &x
+	x = counter{n: 5}
+	p.n++
+	y := counter{}
+	y.inc()
+	q := &y
+	y = counter{n: 40}
+	q.inc()
+	result("%d %d %d", x.n, p.n, y.n)
+}
