@@ -13,6 +13,9 @@ from fuzzfarm.gosim import race as _race
 from fuzzfarm.gosim import runtime as _runtime
 from fuzzfarm.gosim.gopanic import go_panic, go_text
 
+from .rtptr import (atomic_add, atomic_and, atomic_cas, atomic_load, atomic_or, atomic_store,  # noqa: F401 - generated code's
+                    atomic_swap, elem_ptr, field_ptr, new_cell)
+
 NS = 1e-9  # a time.Duration is int nanoseconds in a generated port; gosim's clock is seconds
 
 
@@ -442,12 +445,13 @@ def setat(s, i: int, v) -> None:
 class _Array(list):
     """A slice's backing array; ``locs``: the race state of each element read or written."""
 
-    __slots__ = ("locs", "label")
+    __slots__ = ("locs", "label", "ptrs")
 
     def __init__(self, vals=()):
         super().__init__(vals)
         self.locs = {}
         self.label = None
+        self.ptrs = {}  # index -> its one rtptr.ElemPtr (&s[i])
 
 
 def _access(s, lo: int, hi: int, write: bool) -> None:

@@ -26,7 +26,7 @@ import re
 
 from fuzzfarm import gotool
 
-from . import models
+from . import models, pointers
 
 GOAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goast.go")
 
@@ -126,6 +126,8 @@ class Func:
         self.names: dict[str, str] = {}  # object id -> python name
         self.used: set[str] = set()
         self.cells: set[str] = set()  # object ids held in gosim.Var cells
+        self.addressed: set[str] = set()  # object ids whose address &x takes (cells too)
+        self.addressed_structs: set[str] = set()  # struct variables whose address is taken (assigned in place)
         self.nclosures = 0
         self.tmp = 0
         self.results: list[str] = []
@@ -142,7 +144,7 @@ def walk(node):
             yield from walk(v)
 
 
-class Translator:
+class Translator(pointers.PointerRules):
     def __init__(self, data: dict, module: "ModuleSet | None" = None):
         self.pkg = data["package"]
         # Go's own name of the package in a traceback: its import path when a go.mod is above it
@@ -243,6 +245,8 @@ class Translator:
                  "from __future__ import annotations", "", "from fuzzfarm import gosim", "from fuzzfarm.goport import rt", ""]
         lines += self.consts + [""]
         self.out = lines
+        # Go's func init()s (several allowed), run after the package vars by _go_init_
+        self.user_inits = [d for d in funcs if d["Recv"] is None and d["Name"]["Name"] == "init"]
         self.register_package_vars()
         for s in self.structs.values():
             self.emit_struct(s)
@@ -382,14 +386,15 @@ class Translator:
         package initialisation; rt.test_main calls it) so no state leaks from one run into the
         next. A var of a plain type is a race-checked ``gosim.Var`` (goroutines share it), one of
         a struct, sync or atomic type the object itself (its fields are checked)."""
-        if not self.pkg_var_specs:
+        if not self.pkg_var_specs and not self.user_inits:
             return
-        self.fn = Func(f"{self.pkg}.init", self.pkg_var_specs[0]["F"])
+        first = (self.pkg_var_specs or self.user_inits)[0]
+        self.fn = Func(f"{self.pkg}.init", first["F"])
         self.fn.captured = set()
         self.indent = 0
         names = [snake(n["Name"]) for sp in self.pkg_var_specs for n in sp["Names"] if n["Name"] != "_"]
         self.line("")
-        self.line(f'@gosim.go_func("{self.pkg}.init", "{self.pkg_var_specs[0]["F"]}:{self.pkg_var_specs[0]["L"]}")')
+        self.line(f'@gosim.go_func("{self.pkg}.init", "{first["F"]}:{first["L"]}")')
         self.line("def _go_init_():")
         self.line('    """Go\'s package initialisation, at the start of each run: the package-level vars."""')
         self.indent = 1
@@ -415,6 +420,8 @@ class Translator:
                 if self.globals[n["Def"]["id"]] == "cell":
                     v = f'gosim.Var("{n["Name"]}", {v})'
                 self.stmt_line(n, f"{snake(n['Name'])} = {v}")
+        for k, d in enumerate(self.user_inits):  # Go runs them after every package var, in source order
+            self.stmt_line(d, f"_go_init_{k}_()")
         self.line("pass")
         self.indent = 0
         self.fn = None
@@ -615,10 +622,10 @@ class Translator:
                 for x in n["Lhs"]:
                     if x.get("K") == "Ident" and "Use" in x:  # redeclared in :=, i.e. assigned
                         assigned.add(x["Use"]["id"])
-            if n.get("K") == "UnaryExpr" and n["Op"] == "&" and n["X"].get("K") == "Ident" and n["X"].get("U") != "struct" \
-                    and not n["X"].get("U", "").startswith(("sync.", "sync/atomic.")):
-                self.bad(n, "address of a non-struct variable", "use a pointer to a struct field instead")
-        fn.cells = fn.captured & assigned
+        # a variable whose address is taken is a cell too: the pointer is that gosim.Var (pointers.py)
+        fn.addressed = pointers.addressed_vars(decl["Body"]) | pointers.addressed_vars(decl["Type"])
+        fn.cells = fn.captured & assigned | fn.addressed
+        fn.addressed_structs = pointers.addressed_struct_vars(decl["Body"])
         for i, name in sorted(defs.items(), key=lambda kv: int(kv[0])):
             py = snake(name) if name != "_" else "_"
             base, k = py, 1
@@ -637,6 +644,8 @@ class Translator:
             recv = d["Recv"]["List"][0]
             ptr = recv["Type"]["K"] == "StarExpr"
             goname = f"{self.path}.({'*' if ptr else ''}{struct.name}).{name}"
+        elif name == "init":  # Go's name for the k-th init function of the package
+            goname = f"{self.path}.init.{next(k for k, u in enumerate(self.user_inits) if u is d)}"
         else:
             goname = f"{self.path}.{name}"
         fn = Func(goname, d["F"])
@@ -649,10 +658,15 @@ class Translator:
             params.append("self")
             if rn is not None and rn["Name"] != "_":
                 fn.names[rn["Def"]["id"]] = "self"
+                if rn["Def"]["id"] in fn.cells:  # self is never made a gosim.Var
+                    self.bad(rn, f"the receiver {rn['Name']} in a cell (its address taken, or a closure assigns it)",
+                             "copy it into a local variable first")
                 if not ptr and self.assigns_through(d["Body"], rn["Def"]["id"]):
                     fn.copy_self = True
         params += self.params(d["Type"]["Params"])
         pyname = snake(name) if struct else (name if name.startswith("Test") else snake(name))
+        if struct is None and name == "init":
+            pyname = f"_go_init_{goname.rsplit('.', 1)[1]}_"
         self.indent = ind
         self.line("")
         self.line(f'@gosim.go_func("{goname}", "{d["F"]}:{d["L"]}")')
@@ -682,7 +696,7 @@ class Translator:
         for f in fl["List"] or []:
             star = "*" if f["Type"]["K"] == "Ellipsis" else ""  # a tuple stands for the slice
             for n in f["Names"] or [None]:
-                out.append(star + self.fn.names.get(n["Def"]["id"], snake(n["Name"])) if n and n["Name"] != "_" else f"_p{len(out)}")
+                out.append(star + (self.fn.names.get(n["Def"]["id"], snake(n["Name"])) if n and n["Name"] != "_" else f"_p{len(out)}"))
         return out
 
     def body(self, d, block) -> None:
@@ -838,18 +852,24 @@ class Translator:
                     return ("cell", snake(x["Name"]))
                 self.bad(x, "assignment to a package-level var of a struct type (or a sentinel error)", "assign its fields")
                 return ("name", "_")
-            return ("cell" if self.is_cell(x) else "name", self.name_of(x))
+            return self.struct_var_target(x) or ("cell" if self.is_cell(x) else "name", self.name_of(x))
         if k == "SelectorExpr" and x.get("SelK") == "field":
             # a struct-valued field is written in place, as Go writes a struct (a reader of one
             # of its fields races with the write; a pointer to it sees the new value)
-            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.expr(x["X"]), x), self.field_name(x["Sel"]["Name"]))
+            return ("sattr" if x.get("U") == "struct" else "attr", self.embedded(self.operand(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
                 return ("map", self.expr(x["X"]), self.val(x["Index"]))
+            if x["X"].get("U") == "slice" and x.get("U") == "struct":
+                # a struct element is written in place, as a struct field is: a pointer &xs[i]
+                # (the element's object) sees the new value, and -race sees the field writes
+                return ("sattr_elem", f"rt.at({self.expr(x['X'])}, {self.expr(x['Index'])})")
             if x["X"].get("U") == "slice":
                 return ("slice", self.expr(x["X"]), self.expr(x["Index"]))
         if k == "StarExpr" and x["X"].get("Elem") == "struct":
             return ("deref", self.expr(x["X"]))
+        if k == "StarExpr":
+            return self.deref_target(x)
         if k == "ParenExpr":
             return self.lvalue(x["X"])
         self.bad(x, f"assignment to {k}")
@@ -871,6 +891,10 @@ class Translator:
             self.stmt_line(s, f"rt.setat({tgt[1]}, {tgt[2]}, {value})")
         elif kind == "deref":
             self.stmt_line(s, f"{tgt[1]}._set_({value})")
+        elif kind == "sattr_elem":
+            self.stmt_line(s, f"{tgt[1]}._set_({value})")
+        elif kind == "pstore":
+            self.stmt_line(s, f"{tgt[1]}.store({value})")
 
     def s_AssignStmt(self, s):
         lhs, rhs, tok = s["Lhs"], s["Rhs"], s["Tok"]
@@ -1062,6 +1086,9 @@ class Translator:
                 if x.get("Def") and x["Def"]["id"] in self.fn.captured:
                     self.bad(s, "a closure captures a three-clause for loop's variable",
                              "copy it into a variable declared in the loop body (Go 1.22 per-iteration semantics)")
+                elif x.get("Def") and x["Def"]["id"] in self.fn.addressed:
+                    self.bad(s, "address of a three-clause for loop's variable",
+                             "copy it into a variable declared in the loop body (Go 1.22 per-iteration semantics)")
             self.stmt(init)
         cond = self.expr(s["Cond"]) if s.get("Cond") else "True"
         self.label = label
@@ -1129,7 +1156,13 @@ class Translator:
             return
         for var in (key, value):
             if var is not None and var["Name"] != "_" and self.is_cell(var):
-                self.bad(var, "a closure assigns a range variable", "copy it into a new variable first")
+                # a closure assigns it or its address is taken: each iteration's own gosim.Var
+                # (Go 1.22), filled from what the loop yields
+                py = self.name_of(var)
+                target = re.sub(rf"\b{py}\b", f"_rv_{py}", target, count=1)
+                assigns = [(v, re.sub(rf"\b{py}\b", f"_rv_{py}", x)) for v, x in assigns]
+                if not any(v is var for v, _ in assigns):
+                    assigns.insert(0, (var, f"_rv_{py}"))
         start = len(self.out)
         self.label = label
         tgt = self.enter("loop")
@@ -1361,7 +1394,7 @@ class Translator:
     def e_StarExpr(self, e):
         if e["X"].get("Elem") == "struct":
             return f"{self.expr(e['X'])}._copy_()"
-        return self.bad(e, "pointer dereference of a non-struct")
+        return self.deref(e)
 
     def e_UnaryExpr(self, e):
         op, x = e["Op"], e["X"]
@@ -1369,8 +1402,8 @@ class Translator:
             return f"rt.recv({self.expr(x)}, {self.zero(e['VZ'], e)})"
         if op == "&":
             if x["K"] == "CompositeLit" or x.get("U") == "struct" or x.get("U", "").startswith(("sync.", "sync/atomic.")):
-                return self.expr(x)  # a struct or a sync value is an object: the pointer is the object
-            return self.bad(e, "address of a non-struct")
+                return self.operand(x)  # a struct or a sync value is an object: the pointer is the object
+            return self.address_of(e)
         if op == "!":
             return f"(not {self.expr(x)})"
         if op == "-":
@@ -1443,7 +1476,7 @@ class Translator:
             # promoted: select from the innermost embedded field, which stands for x
             last = e["Path"][-1]
             inner = {"K": "SelectorExpr", "U": last["U"], "T": last["T"], "L": e["L"], "F": e["F"],
-                     "_py": self.embedded(self.expr(x), e)}
+                     "_py": self.embedded(self.operand(x), e)}
             return self.e_SelectorExpr({**e, "X": inner, "Path": None})
         if e.get("SelK") == "field":
             if x.get("T", "").lstrip("*") in ("time.Timer", "time.Ticker") and e["Sel"]["Name"] == "C":
@@ -1452,9 +1485,9 @@ class Translator:
                 return f"{self.expr(x)}.L"
             if x.get("T", "").lstrip("*") in self.model_types:  # a field of a modelled import's struct
                 return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
-            return f"{self.expr(x)}.{self.field_name(e['Sel']['Name'])}"
+            return f"{self.operand(x)}.{self.field_name(e['Sel']['Name'])}"
         if e.get("SelK") == "method":
-            recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.expr(x)
+            recv = self.val(x) if not e.get("PtrRecv") and (x.get("U") == "ptrstruct" or self.addressable(x)) and x.get("U") in ("struct", "ptrstruct") else self.operand(x)
             if not e.get("PtrRecv") and x.get("U") == "ptrstruct":
                 recv = f"{self.expr(x)}._copy_()"
             rtype = e.get("RecvType") or ""
@@ -1516,6 +1549,9 @@ class Translator:
     def e_CallExpr(self, e):
         f = e["Fun"]
         args = e["Args"] or []
+        atomic = self.atomic_call(e)  # atomic.AddInt32(&x, 1) and its family (pointers.py)
+        if atomic is not None:
+            return atomic
         if f["K"] == "SelectorExpr" and f.get("SelK") == "method" and f.get("RecvType") == "time.Time":
             # a port's time.Time is the virtual clock's reading in seconds (what gosim's timers send)
             form = self.TIME_METHODS.get(f["Sel"]["Name"])
@@ -1534,7 +1570,7 @@ class Translator:
                 return self.bad(e, "conversion")
             u = f.get("U")
             a = self.expr(args[0])
-            if u == "int":
+            if u in ("int", "time.Duration"):  # a Duration is int nanoseconds in the port
                 return f"int({a})"
             if u == "float":
                 return f"float({a})"
@@ -1599,7 +1635,7 @@ class Translator:
             t = args[0]
             if t.get("U") == "struct":
                 return self.zero(t["Z"], t)
-            return self.bad(e, f"new({t.get('T')})", "use a struct")
+            return self.new_cell(e, t)
         return self.bad(e, f"builtin {name}")
 
     def e_CompositeLit(self, e):

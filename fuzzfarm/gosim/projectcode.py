@@ -24,6 +24,7 @@ _MACHINERY = tuple(
     # of it is the translation's plumbing, never a Go function (a deferred call's frame below
     # Defers.__exit__ is the Go caller's)
     os.path.join(_PKG, "goport", "rt.py"),
+    os.path.join(_PKG, "goport", "rtptr.py"),  # rt's pointers and sync/atomic functions
 )
 _STDLIB = tuple(
     p + os.sep

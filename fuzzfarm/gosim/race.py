@@ -87,7 +87,7 @@ class Loc:
     concurrently). ``det`` ties it to one run's detector (a location reused by a later run
     starts afresh)."""
 
-    __slots__ = ("label", "det", "wg", "wc", "ws", "rg", "rc", "rs", "rmany")
+    __slots__ = ("label", "det", "wg", "wc", "ws", "rg", "rc", "rs", "rmany", "atom")
 
     def __init__(self, label: str, det: "RaceDetector | None" = None):
         self.label = label
@@ -102,6 +102,26 @@ class Loc:
         self.rc = 0
         self.rs = None
         self.rmany = None  # dict gid -> (clock, site) once reads are concurrent
+        self.atom = None  # Atomics, once an atomic function accessed it (sync/atomic on plain memory)
+
+
+class Atomics:
+    """What a location accessed by the ``sync/atomic`` functions (``atomic.AddInt32(&x, 1)``)
+    adds to its race state, as ThreadSanitizer flags an atomic access in its shadow: two
+    accesses race when at least one is a write, neither happens before the other and *not both
+    are atomic*. So the last write (``Loc.wg``) may be atomic (``last``); the atomic writes it
+    replaced while concurrent with it stay in ``writes`` (a plain access must still be checked
+    against them), the atomic reads in ``reads`` (the plain reads stay in the Loc, which an
+    atomic read never checks against). ``hb``: the clock of the location's synchronisation
+    (the typed atomics' ``hb``)."""
+
+    __slots__ = ("last", "writes", "reads", "hb")
+
+    def __init__(self):
+        self.last = False
+        self.writes: dict = {}  # gid -> (clock, site)
+        self.reads: dict = {}  # gid -> (clock, site)
+        self.hb = None
 
 
 class RaceDetector:
@@ -257,6 +277,8 @@ class RaceDetector:
         wg = loc.wg
         if wg and wg != gid and loc.wc > (c[wg - 1] if wg <= len(c) else 0):
             self._report(loc, _READ, g, frame, _WRITE, wg, loc.ws)
+        if loc.atom is not None:
+            self._check_all(loc, loc.atom.writes, _READ, g, c, frame, _WRITE)
         now = c[gid - 1]
         many = loc.rmany
         if many is None and loc.rg == gid and loc.rc == now:
@@ -300,12 +322,61 @@ class RaceDetector:
             rg = loc.rg
             if rg and rg != gid and loc.rc > (c[rg - 1] if rg <= n else 0):
                 self._report(loc, _WRITE, g, frame, _READ, rg, loc.rs)
+        if loc.atom is not None:  # a plain write races with every concurrent atomic access
+            a = loc.atom
+            self._check_all(loc, a.writes, _WRITE, g, c, frame, _WRITE)
+            self._check_all(loc, a.reads, _WRITE, g, c, frame, _READ)
+            a.last, a.writes, a.reads = False, {}, {}
         loc.rg = 0
         loc.rs = None
         code = frame.f_code
         loc.ws = (code, frame.f_lineno) if _PROJECT.get(code.co_filename) else _site(frame)
         loc.wg = gid
         loc.wc = c[gid - 1]
+
+    def _check_all(self, loc: Loc, accesses: dict, op: str, g, c: list, frame, prev_op: str) -> None:
+        """Report the first of ``accesses`` (gid -> (clock, site), in gid order) that does not
+        happen before the running goroutine's access ``op``."""
+        n = len(c)
+        for og in sorted(accesses):
+            oc, os_ = accesses[og]
+            if og != g.gid and oc > (c[og - 1] if og <= n else 0):
+                self._report(loc, op, g, frame, prev_op, og, os_)
+
+    def atomic_access(self, loc: Loc, write: bool, frame) -> None:
+        """An access of ``loc`` by one of ``sync/atomic``'s functions (ThreadSanitizer's
+        ``kAccessAtomic``): it races only with a plain access (a read: with a plain write; a
+        write: with a plain read or write) that does not happen before it. The caller does the
+        synchronisation (``acquire``/``release``...) on ``atomics(loc).hb`` in Go's order: a load
+        acquires before this check, a store or read-modify-write releases after it."""
+        if loc.det is not self:
+            loc.reset(self)
+        a = loc.atom
+        if a is None:
+            a = loc.atom = Atomics()
+        g = self.rt.cur
+        gid = g.gid
+        c = self.clock(gid)
+        n = len(c)
+        wg = loc.wg
+        if wg and wg != gid and not a.last and loc.wc > (c[wg - 1] if wg <= n else 0):
+            self._report(loc, _WRITE if write else _READ, g, frame, _WRITE, wg, loc.ws)
+        site = _site(frame)
+        now = c[gid - 1]
+        if not write:
+            a.reads[gid] = (now, site)
+            return
+        many = loc.rmany
+        plain_reads = dict(many) if many is not None else {loc.rg: (loc.rc, loc.rs)} if loc.rg else {}
+        self._check_all(loc, plain_reads, _WRITE, g, c, frame, _READ)
+        # the atomic writes that do not happen before this one stay checked against plain accesses
+        if wg and wg != gid and a.last and loc.wc > (c[wg - 1] if wg <= n else 0):
+            a.writes[wg] = (loc.wc, loc.ws)
+        a.writes = {og: v for og, v in a.writes.items() if og != gid and v[0] > (c[og - 1] if og <= n else 0)}
+        a.reads = {og: v for og, v in a.reads.items() if og != gid and v[0] > (c[og - 1] if og <= n else 0)}
+        loc.rg, loc.rs, loc.rmany = 0, None, None
+        loc.wg, loc.wc, loc.ws = gid, now, site
+        a.last = True
 
     def _report(self, loc: Loc, op: str, g, frame, prev_op: str, prev_gid: int, prev_site) -> None:
         rt = self.rt
@@ -319,6 +390,16 @@ class RaceDetector:
         state = "finished" if other.state == "done" else other.state
         rt.fail(DataRace(detail, location=loc.label, access=access, previous=previous, previous_state=state),
                 frames=F.frames_from_frame(frame))
+
+
+def atomics(det: RaceDetector, loc: Loc) -> Atomics:
+    """``loc``'s atomic state in ``det``'s run (made on its first atomic access)."""
+    if loc.det is not det:
+        loc.reset(det)
+    a = loc.atom
+    if a is None:
+        a = loc.atom = Atomics()
+    return a
 
 
 def detector(rt) -> RaceDetector | None:

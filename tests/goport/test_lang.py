@@ -22,8 +22,9 @@ from tests.go_fixtures import go  # noqa: F401 - the fixture
 from tests.goport.test_port import DATA, load, port
 
 # recovers: recover() is refused in a package that closes, sends or uses a WaitGroup; ctxvalue: its
-# key types would make lang's type assertions ambiguous (several int types in interfaces)
-PACKAGES = ("lang", "recovers", "ctxvalue")
+# key types would make lang's type assertions ambiguous (several int types in interfaces);
+# pointers: pointers to non-struct memory and the sync/atomic functions on it
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers")
 
 
 def go_test_names(pkg):

@@ -136,6 +136,10 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
      "a.go:1: a time.Time put in an interface (printed or stored as any): not supported;"),
     ("package p\n\nfunc F(c chan int) {\n\tdefer func() { recover() }()\n\tclose(c)\n}\n",
      "a.go:4: recover() in a package where gosim raises panics it cannot recover (close at a.go:5): not supported;"),
+    ("package p\n\nfunc F() (ps []*int) {\n\tfor i := 0; i < 3; i++ {\n\t\tps = append(ps, &i)\n\t}\n\treturn\n}\n",
+     "a.go:4: address of a three-clause for loop's variable: not supported;"),
+    ("package p\n\ntype T struct{ n int }\n\nfunc (t *T) F() **T { return &t }\n",
+     "a.go:5: the receiver t in a cell (its address taken, or a closure assigns it): not supported;"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
     src = tmp_path / "src"

@@ -14,7 +14,8 @@ EXPECTED = {
               {"_scenario.main.health_check", "renew.func1.1"}),
     "DR-02": ({"DeferredLoadingClientConfig.create_client_config", "DeferredLoadingClientConfig._load"},
               {"_scenario.main.controller"}),
-    "DR-03": ({"DelegatingLogger.v", "DelegatingLogger.fulfill"},
+    # the promoted V's read is its caller's (Go inlines the wrapper: the twin's -race report)
+    "DR-03": ({"_scenario.main.controller", "DelegatingLogger.fulfill"},
               {"_scenario.main.controller", "_scenario.main.eventually_fulfill"}),
 }
 CASES = [examples.load(c) for c in EXPECTED]

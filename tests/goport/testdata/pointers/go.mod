@@ -1,0 +1,3 @@
+module example.com/pointers
+
+go 1.24
