@@ -431,6 +431,7 @@ func encode(v reflect.Value) any {
 						m["ES"] = es
 					}
 					m["NS"] = !hasPointers(sl.Elem())
+					m["EU"] = kind(sl.Elem()) // "struct": append and copy copy the values
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
 					m["Elem"] = kind(p.Elem())

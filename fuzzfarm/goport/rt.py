@@ -307,9 +307,11 @@ def grow(old_cap: int, new_len: int, es: int, noscan: bool) -> int:
     return _roundupsize(newcap * es, noscan) // es
 
 
-def append(s, es: int, noscan: bool, *vals):
+def append(s, es: int, noscan: bool, *vals, structs: bool = False):
     """Go ``append(s, vals...)``: into ``s``'s array when the capacity allows (a slice sharing it
-    sees the new elements), else into a new array of Go's grown capacity."""
+    sees the new elements), else into a new array of Go's grown capacity. ``structs``: the
+    elements are struct values (``vals`` copies already): the new array holds copies of the old
+    elements, and an element within the capacity is written in place (a pointer to it sees it)."""
     if not vals:
         return s
     if s is None:
@@ -320,11 +322,18 @@ def append(s, es: int, noscan: bool, *vals):
     if n <= s.c:
         a = s.a
         _access(Slice(a, s.off, n, s.c), s.n, n, True)  # the new elements, in the shared array
-        a[s.off + s.n:s.off + n] = vals
+        if structs:
+            for j, v in enumerate(vals, s.off + s.n):
+                if a[j] is None:  # past a grown array's length: never a struct yet
+                    a[j] = v
+                else:
+                    a[j]._set_(v)
+        else:
+            a[s.off + s.n:s.off + n] = vals
         return Slice(a, s.off, n, s.c)
     c = grow(s.c, n, es, noscan)
     _access(s, 0, s.n, False)  # growslice copies the old elements (racereadrangepc)
-    a = list(s) + list(vals)
+    a = (struct_copies(s) if structs else list(s)) + list(vals)
     a += [None] * (c - n)  # never read: a later append writes before len covers it
     return Slice(a, 0, n, c)
 
@@ -354,15 +363,27 @@ def slice_expr(s, lo, hi, mx):
     return Slice(s.a, s.off + lo, hi - lo, mx - lo)
 
 
-def copy_slice(dst, src) -> int:
-    """Go ``copy(dst, src)``: min(len) elements, as if through a temporary (overlap is fine)."""
+def copy_slice(dst, src, structs: bool = False) -> int:
+    """Go ``copy(dst, src)``: min(len) elements, as if through a temporary (overlap is fine).
+    ``structs``: struct values, copied and written into dst's elements in place (a pointer
+    ``&dst[i]`` sees them, and src's elements stay its own)."""
     k = min(glen(dst), glen(src))
     _access(src, 0, k, False)
     _access(dst, 0, k, True)
     vals = [src[i] for i in range(k)]
+    if structs:
+        vals = struct_copies(vals)
     for i in range(k):
-        dst[i] = vals[i]
+        if structs and dst[i] is not None:  # (None: a grown array's padding, resliced)
+            dst[i]._set_(vals[i])
+        else:
+            dst[i] = vals[i]
     return k
+
+
+def struct_copies(xs) -> list:
+    """The elements of a slice of struct values, each copied (``_copy_``) as Go copies values."""
+    return [] if xs is None else [v._copy_() for v in xs]
 
 
 def mget(m, k, zero):

@@ -1607,15 +1607,20 @@ class Translator(pointers.PointerRules):
             return "rt.recover()"
         if name == "append":
             grow = f"{e['ES']}, {e['NS']}"  # growslice's element size and noscan, for the new capacity
+            # struct values are copied by Go into the array (the old ones too when it grows)
+            structs = ", structs=True" if e.get("EU") == "struct" else ""
             if e.get("Ellipsis"):
                 if args[1].get("U") == "string":
                     return self.bad(e, "append of a string's bytes", "convert it to a []byte first")
+                if structs:
+                    return f"rt.append({self.expr(args[0])}, {grow}, *rt.struct_copies({self.expr(args[1])}){structs})"
                 return f"rt.append({self.expr(args[0])}, {grow}, *({self.expr(args[1])} or ()))"  # a nil slice: no values
-            return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])})"
+            return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])}{structs})"
         if name == "copy":
             if args[1].get("U") != "slice":
                 return self.bad(e, "copy from a string", "convert it to a []byte first")
-            return f"rt.copy_slice({a[0]}, {a[1]})"
+            structs = ", structs=True" if args[0].get("EU") == "struct" else ""
+            return f"rt.copy_slice({a[0]}, {a[1]}{structs})"
         if name == "make":
             t = args[0]
             u = t.get("U")

@@ -23,8 +23,9 @@ from tests.goport.test_port import DATA, load, port
 
 # recovers: recover() is refused in a package that closes, sends or uses a WaitGroup; ctxvalue: its
 # key types would make lang's type assertions ambiguous (several int types in interfaces);
-# pointers: pointers to non-struct memory and the sync/atomic functions on it
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers")
+# pointers: pointers to non-struct memory and the sync/atomic functions on it; slicestruct: slices
+# of struct values copy the structs (append, copy, literals), slices of pointers share them
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct")
 
 
 def go_test_names(pkg):

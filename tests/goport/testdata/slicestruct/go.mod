@@ -1,0 +1,3 @@
+module example.com/slicestruct
+
+go 1.24

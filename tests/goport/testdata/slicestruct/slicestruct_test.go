@@ -1,0 +1,6 @@
+package slicestruct
+
+import "testing"
+
+func TestStructSliceValues(t *testing.T)        { StructSliceValues() }
+func TestStructPointerSliceShares(t *testing.T) { StructPointerSliceShares() }
