@@ -432,6 +432,7 @@ func encode(v reflect.Value) any {
 					}
 					m["NS"] = !hasPointers(sl.Elem())
 					m["EU"] = kind(sl.Elem()) // "struct": append and copy copy the values
+					m["EZ"] = zero(sl.Elem()) // a grown array's elements past the length: s[:cap(s)] reads them
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
 					m["Elem"] = kind(p.Elem())

@@ -307,11 +307,13 @@ def grow(old_cap: int, new_len: int, es: int, noscan: bool) -> int:
     return _roundupsize(newcap * es, noscan) // es
 
 
-def append(s, es: int, noscan: bool, *vals, structs: bool = False):
+def append(s, es: int, noscan: bool, *vals, structs: bool = False, zero=None):
     """Go ``append(s, vals...)``: into ``s``'s array when the capacity allows (a slice sharing it
     sees the new elements), else into a new array of Go's grown capacity. ``structs``: the
     elements are struct values (``vals`` copies already): the new array holds copies of the old
-    elements, and an element within the capacity is written in place (a pointer to it sees it)."""
+    elements, and an element within the capacity is written in place (a pointer to it sees it).
+    ``zero()``: the element's zero value, which fills a grown array past the new length (Go's
+    growslice clears that memory, and ``s[:cap(s)]`` reads it)."""
     if not vals:
         return s
     if s is None:
@@ -324,7 +326,7 @@ def append(s, es: int, noscan: bool, *vals, structs: bool = False):
         _access(Slice(a, s.off, n, s.c), s.n, n, True)  # the new elements, in the shared array
         if structs:
             for j, v in enumerate(vals, s.off + s.n):
-                if a[j] is None:  # past a grown array's length: never a struct yet
+                if a[j] is None:  # past the length of an array grown without a zero factory
                     a[j] = v
                 else:
                     a[j]._set_(v)
@@ -334,7 +336,7 @@ def append(s, es: int, noscan: bool, *vals, structs: bool = False):
     c = grow(s.c, n, es, noscan)
     _access(s, 0, s.n, False)  # growslice copies the old elements (racereadrangepc)
     a = (struct_copies(s) if structs else list(s)) + list(vals)
-    a += [None] * (c - n)  # never read: a later append writes before len covers it
+    a += [zero() for _ in range(c - n)] if zero is not None else [None] * (c - n)
     return Slice(a, 0, n, c)
 
 

@@ -1609,13 +1609,22 @@ class Translator(pointers.PointerRules):
             grow = f"{e['ES']}, {e['NS']}"  # growslice's element size and noscan, for the new capacity
             # struct values are copied by Go into the array (the old ones too when it grows)
             structs = ", structs=True" if e.get("EU") == "struct" else ""
+            # a grown array past the new length holds zero values (s[:cap(s)] reads them in Go)
+            pad = ""
+            if "EZ" in e:
+                before = len(self.errors)
+                zero = self.zero(e["EZ"], e)
+                if len(self.errors) == before:
+                    pad = f", zero=lambda: {zero}"
+                else:  # no zero value in the port: the append stays (its padding reads None)
+                    del self.errors[before:]
             if e.get("Ellipsis"):
                 if args[1].get("U") == "string":
                     return self.bad(e, "append of a string's bytes", "convert it to a []byte first")
                 if structs:
-                    return f"rt.append({self.expr(args[0])}, {grow}, *rt.struct_copies({self.expr(args[1])}){structs})"
-                return f"rt.append({self.expr(args[0])}, {grow}, *({self.expr(args[1])} or ()))"  # a nil slice: no values
-            return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])}{structs})"
+                    return f"rt.append({self.expr(args[0])}, {grow}, *rt.struct_copies({self.expr(args[1])}){structs}{pad})"
+                return f"rt.append({self.expr(args[0])}, {grow}, *({self.expr(args[1])} or ()){pad})"  # a nil slice: no values
+            return f"rt.append({', '.join([self.expr(args[0]), grow] + [self.val(x) for x in args[1:]])}{structs}{pad})"
         if name == "copy":
             if args[1].get("U") != "slice":
                 return self.bad(e, "copy from a string", "convert it to a []byte first")

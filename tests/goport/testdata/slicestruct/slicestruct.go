@@ -59,3 +59,19 @@ func StructPointerSliceShares() {
 	v.n = 100
 	result("%d %d %d %d %d", b[0].n, len(b), dst[0].n, s[0].n, lit[0].n)
 }
+
+// A grown array's elements past the new length are zero values (growslice clears them), and
+// s[:cap(s)] reads them: ints, strings, structs, pointers.
+func GrownPadding() {
+	ints := append([]int{1}, 2) // cap 2 -> grown
+	ints = append(ints, 3)      // len 3, cap 4: one zero past the length
+	all := ints[:cap(ints)]
+	strs := append(append([]string{"a"}, "b"), "c")
+	ss := strs[:cap(strs)]
+	cells := append(append([]cell{{1}}, cell{2}), cell{3})
+	cs := cells[:cap(cells)]
+	ptrs := append(append([]*cell{&cell{1}}, &cell{2}), &cell{3})
+	ps := ptrs[:cap(ptrs)]
+	result("%d %v | %d %q | %d %d | %d %v", len(all), all, len(ss), ss[len(ss)-1], len(cs), cs[len(cs)-1].n,
+		len(ps), ps[len(ps)-1] == nil)
+}
