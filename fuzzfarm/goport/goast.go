@@ -250,7 +250,8 @@ func zero(t types.Type) map[string]any {
 		}
 		return map[string]any{"k": "anonstruct"}
 	case *types.Array:
-		return map[string]any{"k": "array"}
+		// an array is a value: N elements, each its element type's zero (a fresh struct each)
+		return map[string]any{"k": "array", "n": u.Len(), "elem": zero(u.Elem())}
 	}
 	return map[string]any{"k": "nil"}
 }
@@ -394,6 +395,9 @@ func encode(v reflect.Value) any {
 					m["Z"] = zero(tv.Type)
 					m["Cat"] = category(tv.Type)
 					m["Q"] = qualified(tv.Type)
+					if b := boxType(tv.Type); b != nil {
+						m["NamedM"] = b // a type whose values are boxed in an interface
+					}
 					if it, ok := tv.Type.Underlying().(*types.Interface); ok {
 						var names []string
 						for i := 0; i < it.NumMethods(); i++ {
@@ -424,7 +428,20 @@ func encode(v reflect.Value) any {
 				if tv.Addressable() {
 					m["Addr"] = true
 				}
+				if ar, ok := tv.Type.Underlying().(*types.Array); ok {
+					m["ALen"] = ar.Len() // an array's length, part of its type
+					m["EZ"] = zero(ar.Elem())
+				}
+				if b, ok := boxed[expr]; ok {
+					m["Box"] = b // a named non-struct value with methods put in an interface
+				}
+				if tn, ok := typedNilAt[expr]; ok {
+					m["TypedNil"] = tn // a value that may be nil put in an interface
+				}
 				if sl, ok := tv.Type.Underlying().(*types.Slice); ok {
+					if tv.IsType() {
+						m["EZ"] = zero(sl.Elem()) // make(T, n) of a named slice type: its elements' zero
+					}
 					// what Go's growslice needs to pick the new capacity of an append
 					// (a type parameter's size is unknown: generic code is refused anyway, leave it out)
 					if es, ok := sizeof(sl.Elem()); ok {
@@ -472,6 +489,7 @@ func encode(v reflect.Value) any {
 			}
 		}
 		if ts, ok := node.(*ast.TypeSpec); ok {
+			m["Alias"] = ts.Assign.IsValid() // type A = B: another name for B
 			if o := info.Defs[ts.Name]; o != nil {
 				m["U"] = kind(o.Type())
 				if _, isStruct := o.Type().Underlying().(*types.Struct); isStruct {
@@ -549,10 +567,69 @@ func promoted(t types.Type) []any {
 	return out
 }
 
-// typedNils lists the conversions to an interface of a pointer, slice, map, channel or func
-// value that may be nil (ifaceTypes fills it). Go keeps such a nil as a typed nil (the
-// interface is not nil, `x.(*T)` gives nil, true); the port's nil is Python's None, which
-// would make it a nil interface: the translator refuses each of them.
+// boxed: the expressions converted to an interface whose type is a named non-struct type of
+// the module with methods (`type set map[string]struct{}`): the port boxes each such value
+// there (rt.Named), the box carrying the methods a call through the interface needs.
+var boxed = map[ast.Expr]map[string]any{}
+
+// boxType: {"pkg", "name"} of a named non-struct type of the module (its values are boxed in
+// interfaces: the box carries its methods and tells it from its underlying type), else nil.
+func boxType(t types.Type) map[string]any {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.TypeParams().Len() > 0 {
+		return nil
+	}
+	switch n.Underlying().(type) {
+	case *types.Struct, *types.Interface, *types.Pointer:
+		return nil // a struct is its class; a named pointer type has no methods: the object
+	}
+	if p := n.Obj().Pkg(); p != pkg && srcPkgs[p.Path()] == nil {
+		return nil // a standard type (time.Duration): its model, not a box
+	}
+	return map[string]any{"pkg": n.Obj().Pkg().Path(), "name": n.Obj().Name()}
+}
+
+// hidden: the conversions to an interface made by a multi-value call spread into results,
+// variables or parameters (`return f()`, `a, b = f()`, `g(f())`) of a value the port must
+// box or make a typed nil: there is no expression of its own to do it at, so the translator
+// refuses them (one line each) rather than leave a bare value in the interface.
+var hidden []any
+
+func hiddenConv(e ast.Expr, target func(i int) types.Type) {
+	tv, ok := info.Types[e]
+	if !ok {
+		return
+	}
+	tup, ok := tv.Type.(*types.Tuple)
+	if !ok {
+		return
+	}
+	for i := 0; i < tup.Len(); i++ {
+		t, dst := tup.At(i).Type(), target(i)
+		if dst == nil {
+			continue
+		}
+		if _, ok := dst.Underlying().(*types.Interface); !ok {
+			continue
+		}
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			continue
+		}
+		if boxType(t) != nil || nilable(t) {
+			pos := fset.Position(e.Pos())
+			hidden = append(hidden, map[string]any{"F": fileName(pos.Filename), "L": pos.Line,
+				"T": types.TypeString(t, types.RelativeTo(pkg))})
+		}
+	}
+}
+
+// typedNilAt: the conversions to an interface of a value that may be nil (a pointer, slice,
+// map, channel or func), by expression (encode writes each as "TypedNil").
+var typedNilAt = map[ast.Expr]map[string]any{}
+
+// typedNils: conversions of a value that may be nil the translator must refuse (a site
+// given by file and line). Empty now: every such conversion is marked in typedNilAt and
+// translated as Go's typed nil (rt.TypedNil); kept for the translator's refusal path.
 var typedNils []any
 
 // nilable: the kinds of value whose nil, put in an interface, is a typed nil.
@@ -702,9 +779,23 @@ func ifaceTypes(files []*ast.File) []any {
 			t = types.Default(t)
 		}
 		ts := types.TypeString(t, types.RelativeTo(pkg))
-		if nilable(t) && !nonNil(e) {
-			pos := fset.Position(e.Pos())
-			typedNils = append(typedNils, map[string]any{"F": fileName(pos.Filename), "L": pos.Line, "T": ts})
+		b := boxType(t)
+		if b != nil {
+			boxed[e] = b
+		}
+		// a box holding nil is a non-nil interface, as Go's typed nil is: exact, nothing to refuse.
+		// Any other value that may be nil is marked where it is converted: the port puts an
+		// rt.TypedNil there when it is nil (Go's typed nil: a non-nil interface of type T)
+		if b == nil && nilable(t) && !nonNil(e) {
+			tn := map[string]any{"T": ts, "Q": qualified(t), "U": kind(t)}
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && (n.Obj().Pkg() == pkg || srcPkgs[n.Obj().Pkg().Path()] != nil) {
+					if _, isStruct := n.Underlying().(*types.Struct); isStruct {
+						tn["elem"] = map[string]any{"pkg": n.Obj().Pkg().Path(), "name": n.Obj().Name()} // its methods' class
+					}
+				}
+			}
+			typedNilAt[e] = tn
 		}
 		if _, ok := seen[ts]; ok {
 			return
@@ -746,11 +837,16 @@ func ifaceTypes(files []*ast.File) []any {
 				for i := range x.Lhs {
 					note(x.Rhs[i], typeOf(x.Lhs[i]))
 				}
+			} else if len(x.Rhs) == 1 && x.Tok == token.ASSIGN {
+				hiddenConv(x.Rhs[0], func(i int) types.Type { return typeOf(x.Lhs[i]) })
 			}
 		case *ast.ValueSpec:
 			if x.Type != nil {
 				for _, v := range x.Values {
 					note(v, typeOf(x.Type))
+				}
+				if len(x.Values) == 1 && len(x.Names) > 1 {
+					hiddenConv(x.Values[0], func(int) types.Type { return typeOf(x.Type) })
 				}
 			}
 		case *ast.ReturnStmt:
@@ -758,6 +854,8 @@ func ifaceTypes(files []*ast.File) []any {
 				for i, r := range x.Results {
 					note(r, sigs[len(sigs)-1].Results().At(i).Type())
 				}
+			} else if len(sigs) > 0 && len(x.Results) == 1 {
+				hiddenConv(x.Results[0], func(i int) types.Type { return sigs[len(sigs)-1].Results().At(i).Type() })
 			}
 		case *ast.SendStmt:
 			if c, ok := typeOf(x.Chan).Underlying().(*types.Chan); ok {
@@ -842,6 +940,14 @@ func ifaceTypes(files []*ast.File) []any {
 				return true
 			}
 			n := sig.Params().Len()
+			if len(x.Args) == 1 && n > 1 {
+				hiddenConv(x.Args[0], func(i int) types.Type {
+					if sig.Variadic() && i >= n-1 {
+						return sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+					}
+					return sig.Params().At(i).Type()
+				})
+			}
 			for i, a := range x.Args {
 				var pt types.Type
 				switch {
@@ -878,6 +984,17 @@ func qualified(t types.Type) string {
 // category is what Python value stands for a Go type in a port: types of one category cannot
 // be told apart at run time.
 func category(t types.Type) string {
+	if b := boxType(t); b != nil && b["pkg"] == pkg.Path() {
+		return "box:" + b["name"].(string) // its own Python class (rt.Named): told apart from its underlying type
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" {
+			return "sync:" + n.Obj().Name() // *sync.Mutex: gosim's Mutex object, one Python class
+		}
+		if _, isStruct := p.Elem().Underlying().(*types.Struct); !isStruct {
+			return "ptr:" + types.TypeString(t, types.RelativeTo(pkg)) // a pointer cell (rtptr): one kind for every such type
+		}
+	}
 	base := derefType(t)
 	if n, ok := types.Unalias(base).(*types.Named); ok && n.Obj().Pkg() == pkg {
 		if _, ok := n.Underlying().(*types.Struct); ok {
@@ -986,23 +1103,23 @@ func main() {
 	var deps []any
 	for _, p := range srcOrder {
 		pkg = srcPkgs[p] // objInfo's "local", zero's "foreign", TypeString: relative to the package encoded
+		typedNils, hidden = nil, nil
+		ifaceTypes(srcFiles[p]) // its typed nils and boxes (its IfaceTypes are not used: assertions are per package)
 		var enc []any
 		for _, f := range srcFiles[p] {
 			enc = append(enc, encode(reflect.ValueOf(f)))
 		}
-		typedNils = nil
-		ifaceTypes(srcFiles[p]) // its typed nils (its IfaceTypes are not used: assertions are per package)
-		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc, "TypedNils": typedNils})
+		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc, "TypedNils": typedNils, "Hidden": hidden})
 	}
 	pkg = root
-	typedNils = nil
+	typedNils, hidden = nil, nil
+	iface := ifaceTypes(files) // fills typedNils and boxed, which encode reads
 	var out []any
 	for _, f := range files {
 		out = append(out, encode(reflect.ValueOf(f)))
 	}
-	iface := ifaceTypes(files) // fills typedNils (a variable read's order against a call is unspecified: read it after)
 	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps,
-		"IfaceTypes": iface, "TypedNils": typedNils})
+		"IfaceTypes": iface, "TypedNils": typedNils, "Hidden": hidden})
 	if err != nil {
 		fail("encoding: %v", err)
 	}

@@ -14,7 +14,7 @@ from fuzzfarm.gosim import runtime as _runtime
 from fuzzfarm.gosim.gopanic import go_panic, go_text
 
 from .rtptr import (atomic_add, atomic_and, atomic_cas, atomic_load, atomic_or, atomic_store,  # noqa: F401 - generated code's
-                    atomic_swap, elem_ptr, field_ptr, new_cell)
+                    atomic_swap, elem_ptr, field_ptr, new_cell, FieldPtr, ElemPtr)
 
 NS = 1e-9  # a time.Duration is int nanoseconds in a generated port; gosim's clock is seconds
 
@@ -198,6 +198,8 @@ def glen(x) -> int:
 def ieq(a, b) -> bool:
     """``==`` of interface values: the same dynamic type and value (numbers, strings, bools), else
     the same object (pointers, channels, errors)."""
+    if isinstance(a, (Named, TypedNil)):
+        return a == b  # a boxed named type, a typed nil: their own comparison (Go's panic for an uncomparable one)
     if a is b:
         return True
     if type(a) is not type(b):
@@ -504,6 +506,171 @@ def struct_eq(a, b) -> bool:
     return all(getattr(a, f) == getattr(b, f) for f in type(a)._go_fields_)
 
 
+# --- arrays, named non-struct types, struct values out of maps --------------------------------
+
+class Array(Slice):
+    """A Go array ``[N]T``: a value. Its elements live in a backing array of its own (race-checked
+    as a slice's are); assignment, passing and returning copy it (``_copy_``, made by the
+    translator where Go copies), assigning into an existing one (a field, ``*p``) writes in place
+    (``_set_``), and slicing it (``a[i:j]``) shares its memory, as in Go."""
+
+    __slots__ = ()
+
+    def _copy_(self):
+        _access(self, 0, self.n, False)  # Go reads the whole array (a range read under -race)
+        return Array([_copy_value(self.a[self.off + i]) for i in range(self.n)])
+
+    def _set_(self, v) -> None:
+        _access(v, 0, v.n, False)
+        _access(self, 0, self.n, True)
+        for i in range(self.n):
+            cur, new = self.a[self.off + i], v.a[v.off + i]
+            if hasattr(cur, "_set_"):
+                cur._set_(new)  # a struct or array element is written in place (a pointer to it sees it)
+            else:
+                self.a[self.off + i] = new
+
+
+def _copy_value(v):
+    return v._copy_() if hasattr(v, "_copy_") else v
+
+
+def new_array(n: int, zero) -> Array:
+    """The zero ``[n]T``: ``zero()`` is each element's zero value (a fresh struct or array each)."""
+    return Array([zero() for _ in range(n)])
+
+
+def array_of(n: int, zero, elems: dict) -> Array:
+    """An array composite literal ``[n]T{...}``: ``elems`` maps each given index to its value,
+    every other element is the zero value."""
+    return Array([elems[i] if i in elems else zero() for i in range(n)])
+
+
+def array_eq(a, b) -> bool:
+    """``a == b`` of arrays: element by element (structs field by field), reading both."""
+    _access(a, 0, a.n, False)
+    _access(b, 0, b.n, False)
+    for i in range(a.n):
+        x, y = a.a[a.off + i], b.a[b.off + i]
+        if isinstance(x, Array):
+            if not array_eq(x, y):
+                return False
+        elif getattr(type(x), "_go_fields_", None) is not None:
+            if not struct_eq(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def mlookup_copy(m, k, zero):
+    """``v, ok := m[k]`` of a map whose values are structs or arrays: a copy of the stored value
+    (Go copies it out of the map), or ``zero()`` and false."""
+    if m is None:
+        return zero(), False
+    v, ok = m.lookup(k)
+    return (v._copy_(), True) if ok else (zero(), False)
+
+
+class Named:
+    """The methods of a named non-struct type (``type set map[string]struct{}``): the generated
+    class's functions take the value itself as receiver (``set.has(s, k)``: Go calls a method of a
+    non-interface value statically). A value of the type put in an interface is boxed there
+    (``set._box_(s)``), so a call through the interface finds the methods and a type assertion or
+    switch tells the type from its underlying one; the box's ``_go_v_`` is the value."""
+
+    __slots__ = ("_go_v_",)  # not "v": a Go method V (snake_case v) would hide it
+    _go_methods_: tuple = ()  # the Python names of the type's methods
+    _go_copy_ = False  # an array type: each call through the interface gets a copy of the value
+
+    @classmethod
+    def _box_(cls, v):
+        b = object.__new__(cls)
+        object.__setattr__(b, "_go_v_", v)
+        return b
+
+    def __getattribute__(self, name):
+        cls = type(self)
+        if name in cls._go_methods_:
+            v = object.__getattribute__(self, "_go_v_")
+            fn = getattr(cls, name)
+            return lambda *args: fn(v._copy_() if cls._go_copy_ else v, *args)
+        return object.__getattribute__(self, name)
+
+    def __eq__(self, other) -> bool:
+        """``==`` of two interface values holding this type: its values' ``==`` (identity for a
+        channel), Go's panic for a type that is not comparable."""
+        if type(other) is not type(self):
+            return False
+        if not type(self)._go_comparable_:  # a map, slice or func type: Go panics, even for nil
+            raise go_panic(GoPanicError, f"runtime error: comparing uncomparable type {type(self)._go_name_}")
+        a, b = self._go_v_, other._go_v_
+        if isinstance(a, (int, float, str, bool)):
+            return a == b
+        if isinstance(a, Array):
+            return array_eq(a, b)
+        return a is b  # a channel: the same channel
+
+    def __hash__(self):
+        v = self._go_v_
+        return hash((type(self), v if isinstance(v, (int, float, str, bool)) else id(v)))
+
+    _go_comparable_ = True  # the generated class says (false for map, slice and func types)
+    _go_name_ = ""  # Go's name of the type, as a panic prints it
+
+
+class TypedNil:
+    """Go's typed nil: a nil pointer, slice, map, channel or func put in an interface. The
+    interface is not nil (``x == nil`` is false, ``case nil`` does not match), ``x.(*T)`` gives
+    nil and true, a method called through it runs with a nil receiver (``cls``: the class of
+    the pointer's struct, None for other kinds), and ``==`` is true for another typed nil of
+    the same type. ``name``: Go's name of the type (panic texts); ``kind``: goast's kind of it."""
+
+    __slots__ = ("cls", "name", "kind")
+
+    def __init__(self, cls, name: str, kind: str):
+        self.cls, self.name, self.kind = cls, name, kind
+
+    def __getattr__(self, attr):
+        fn = getattr(self.cls, attr, None) if self.cls is not None and not attr.startswith("_") else None
+        if not callable(fn):
+            raise AttributeError(attr)
+        return lambda *args: fn(None, *args)  # the method, its receiver nil (Go calls it so)
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not TypedNil or other.name != self.name:
+            return False
+        if self.kind in ("map", "slice", "func"):
+            raise go_panic(GoPanicError, f"runtime error: comparing uncomparable type {self.name}")
+        return True
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"TypedNil({self.name})"
+
+
+def typed(v, cls, name: str, kind: str):
+    """A value that may be nil put in an interface: itself, or Go's typed nil when nil."""
+    return TypedNil(cls, name, kind) if v is None else v
+
+
+def unnil(v):
+    """The value of an interface known to hold a pointer type: a typed nil's is nil."""
+    return None if type(v) is TypedNil else v
+
+
+def is_ptr(v, cls) -> bool:
+    """``x.(*T)``'s test where the package puts nil *T values in interfaces."""
+    return type(v) is cls or type(v) is TypedNil and v.cls is cls
+
+
+def bound(fn, recv):
+    """A method value ``x.M`` of a named non-struct type: the receiver evaluated now."""
+    return lambda *args: fn(recv, *args)
+
+
 # --- sync.Map ------------------------------------------------------------------------------------
 
 class SyncMap:
@@ -589,6 +756,10 @@ def implements(v, methods: tuple) -> bool:
         return set(methods) <= {"error"}
     if isinstance(v, (gosim.Mutex, gosim.RWMutex)) or getattr(type(v), "_go_fields_", None) is not None:
         return all(callable(getattr(v, m, None)) for m in methods)
+    if isinstance(v, Named):
+        return set(methods) <= set(type(v)._go_methods_)
+    if type(v) is TypedNil:
+        return v.cls is not None and all(callable(getattr(v.cls, m, None)) for m in methods)
     return False
 
 
@@ -598,6 +769,8 @@ def go_type_name(v, names: dict) -> str:
         return "*errors.errorString" if v.wrapped is None else "*fmt.wrapError"
     if v is gosim.DEADLINE_EXCEEDED:
         return "context.deadlineExceededError"
+    if type(v) is TypedNil:
+        return v.name
     if isinstance(v, gosim.GoError):
         return "*errors.errorString"
     return names.get(type(v), type(v).__name__)
@@ -633,6 +806,10 @@ class GoErr(gosim.GoError):
 
 
 def fmt_v(v) -> str:
+    if isinstance(v, Named) and "error" not in type(v)._go_methods_:
+        v = v._go_v_  # fmt prints the value a box holds (an Error method is called, below)
+    if type(v) is TypedNil and not (v.cls is not None and callable(getattr(v.cls, "error", None))):
+        return {"slice": "[]", "map": "map[]"}.get(v.kind, "<nil>")  # as fmt prints a nil one
     if v is None:
         return "<nil>"
     if v is True:
@@ -809,6 +986,9 @@ def test_main(test, name: str):
     def main() -> None:
         # the test's own module (its globals: the module object may have left sys.modules, e.g.
         # when the other build of the same package was imported since)
+        # `go test -race`: the detector is on from the start (a map or channel the test races on
+        # before any plain field is touched is checked too; a lazy start missed it)
+        _race.detector(_runtime._rt)
         init = getattr(test, "__globals__", {}).get("_go_init_") or getattr(sys.modules.get(test.__module__), "_go_init_", None)
         if init is not None:
             init()  # the package's vars, afresh for this run (Go initialises them once per process)

@@ -25,7 +25,8 @@ from tests.goport.test_port import DATA, load, port
 # key types would make lang's type assertions ambiguous (several int types in interfaces);
 # pointers: pointers to non-struct memory and the sync/atomic functions on it; slicestruct: slices
 # of struct values copy the structs (append, copy, literals), slices of pointers share them
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct")
+# named: named non-struct types, arrays, struct values out of maps, typed nils
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named")
 
 
 def go_test_names(pkg):
@@ -92,3 +93,17 @@ def test_translated_test_ends_as_go_test_race_does(go, tmp_path_factory, pkg, na
     mod, binary = built(pkg, tmp_path_factory)
     want = go_outcome(binary, name)
     assert port_outcomes(mod, name) == {want}, (name, want)
+
+
+def test_a_method_is_named_as_go_s_traceback_names_it(go, tmp_path_factory):
+    """A panic inside a value-receiver method of a named array type: the port's Go crash state
+    names the frames as Go's own traceback does (``named.ring.at``, not ``named.(ring).at``)."""
+    mod, binary = built("named", tmp_path_factory)
+    p = subprocess.run([binary, "-test.run", "^TestValueMethodPanics$", "-test.count=1"], capture_output=True, text=True,
+                       timeout=120)
+    go_frames = re.findall(r"^(example\.com/named\.\S+?)\(", p.stdout + p.stderr, re.M)
+    r = gosim.run(rt.test_main(mod.TestValueMethodPanics, "TestValueMethodPanics"), strategy=make("random", seed=0),
+                  check_leaks=False)
+    port_frames = [re.sub(r" \(\S+:\d+\)$", "", f) for f in r.failure.go_crash_state]
+    assert go_frames[:3] == port_frames[:3] == ["example.com/named.ring.at", "example.com/named.ValueMethodPanics",
+                                                "example.com/named.TestValueMethodPanics"], (go_frames, port_frames)

@@ -2,8 +2,8 @@ package typednil
 
 // A nil pointer, slice or map put in an interface is a typed nil in Go: the interface is not
 // nil, and asserting it back gives the nil pointer with ok true. The port's nil is Python's
-// None, which would make every one of them a nil interface: fuzzfarm port refuses the
-// conversions below (the lines tests/goport/test_port.py expects) and translates the last one.
+// None, which would make every one of them a nil interface: fuzzfarm port puts Go's typed nil
+// (rt.TypedNil) at each conversion below that may be nil (tests/goport/test_port.py).
 
 type conn struct{ open bool }
 
