@@ -116,16 +116,21 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
 
 
 def _run(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False):
-    """``(bytes input of the run of data's events under strategy, whether it failed)``."""
+    """``(bytes input of the run of data's events under strategy, its signature or None)``: the
+    signature the prober gives that bytes input, so the bounded search's candidates need no
+    second run to be refused (a replay of the bytes input makes the same schedule)."""
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
     from fuzzfarm.harness import schedule_from
 
     try:
         with wall_limit(timeout_s), schedule_from(strategy):
             ex = mod.execute(data, variant, trace=trace)
-        return ex.as_bytes_input(data), ex.failure is not None
     except (RunTimeout, MemoryError, Exception):  # noqa: BLE001 - a bad candidate is just rejected
-        return data, False
+        return data, None
+    f = ex.failure
+    sig = None if f is None else classify({"harness": mod.NAME, "failed": True, "kind": f.kind,
+                                           "exc_class": f.exc_class, "crash_state": f.crash_state})["signature"]
+    return ex.as_bytes_input(data), sig
 
 
 def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False) -> bytes:
@@ -139,8 +144,8 @@ def _bounded(mod, variant: str, timeout_s: float):
 
     def bounded(data: bytes, overrides, events: bool = True):
         strategy = BoundedStrategy(overrides)
-        candidate, failed = _run(mod, variant, timeout_s, strategy, data, trace=events)
-        return candidate, strategy.points, failed
+        candidate, sig = _run(mod, variant, timeout_s, strategy, data, trace=events)
+        return candidate, strategy.points, sig
 
     return bounded
 

@@ -92,7 +92,7 @@ class Shrinker:
         self.guide = guide
         # bounded(data, overrides, events=True) -> (bytes input of ``data``'s events under the
         # no-preemption schedule with ``overrides``, that run's decision points (each with the
-        # event before it only when ``events``), whether it failed)
+        # event before it only when ``events``), the signature it failed with or None)
         self.bounded = bounded
         self._bounded_searched: set[str] = set()  # scenarios bounded_search has covered
         self.expected = expected
@@ -258,16 +258,16 @@ class Shrinker:
         if self.bounded is None or scenario in self._bounded_searched or self.best_probe.preemptions <= 1:
             return
         self._bounded_searched.add(scenario)
-        candidate, points, failed = self._bounded({})
-        if failed and self.consider(candidate):
+        candidate, points, sig = self._bounded({})
+        if self._consider_searched(candidate, sig):
             return
         if self._beaten(1):
             return
         firsts = []
         running = {p[0]: p[1] for p in points}
         for at, choice in self._deviations(points, after=-1)[:self.BOUND_POINTS]:
-            candidate, later, failed = self._bounded({at: choice})
-            if failed and self.consider(candidate) and self.best_probe.preemptions <= 1:
+            candidate, later, sig = self._bounded({at: choice})
+            if self._consider_searched(candidate, sig) and self.best_probe.preemptions <= 1:
                 return
             firsts.append((at, choice, later))
         if self.best_probe.preemptions <= 2 or self._beaten(2):
@@ -281,9 +281,24 @@ class Shrinker:
         for tried, (_, _, at, choice, at2, choice2) in enumerate(pairs):
             if tried >= self.BOUND2_RUNS:
                 return
-            candidate, _, failed = self._bounded({at: choice, at2: choice2}, events=False)
-            if failed and self.consider(candidate) and self.best_probe.preemptions <= 2:
+            candidate, _, sig = self._bounded({at: choice, at2: choice2}, events=False)
+            if self._consider_searched(candidate, sig) and self.best_probe.preemptions <= 2:
                 return
+
+    def _consider_searched(self, data: bytes, signature: str | None) -> bool:
+        """:meth:`consider` for a candidate the bounded search has just run: its signature is
+        known, so one that did not fail or failed with another signature is refused without
+        running it again (most of the search's candidates, thousands when bound 2 finds
+        nothing); only one with the expected signature is probed, for what "smaller" compares
+        (its preemption edits and schedule length belong to the bytes input's run)."""
+        if signature == self.expected:
+            return self.consider(data)
+        data = bytes(data)
+        if signature is not None and data != self.best:
+            self.rejected_other += 1
+            # a later pass proposing the same bytes is refused on this signature, without a run
+            self.cache.setdefault(data, Probe(signature))
+        return False
 
     def _beaten(self, bound: int) -> bool:
         """Whether a schedule phase's result (the champion) already has fewer than ``bound``
