@@ -8,6 +8,9 @@ pct: their bytes reproducers), grouped into buckets by signature exactly as the 
 per bucket (taken round-robin over the strategies that found it) go through the collector's own
 ``fuzzfarm.collector.minimize`` with a ``min_budget_s`` wall budget each, which must return an
 input with the same signature. Run standalone, this first runs ``time_to_bug`` for the inputs.
+The full profile minimizes each input a second time without bound 2's give-up
+(``Shrinker.BOUND2_OTHER_STREAK``) and reports runs and seconds with / without as ratios, and
+how many results came out byte for byte the same.
 """
 
 from __future__ import annotations
