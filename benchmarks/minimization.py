@@ -8,6 +8,9 @@ pct: their bytes reproducers), grouped into buckets by signature exactly as the 
 per bucket (taken round-robin over the strategies that found it) go through the collector's own
 ``fuzzfarm.collector.minimize`` with a ``min_budget_s`` wall budget each, which must return an
 input with the same signature. Run standalone, this first runs ``time_to_bug`` for the inputs.
+The full profile minimizes each input a second time without bound 2's give-up
+(``Shrinker.BOUND2_OTHER_STREAK``) and reports runs and seconds with / without as ratios, and
+how many results came out byte for byte the same.
 """
 
 from __future__ import annotations
@@ -60,14 +63,25 @@ def measure(prof: C.Profile, inputs: list[dict], log=None) -> dict:
                 f"{len(it['data'])} bytes)")
             t0 = time.monotonic()
             res = minimize(harness, variant, it["data"], expected_signature=sig, budget_s=prof.min_budget_s)
-            runs.append({"strategy": it["strategy"], "seed": it["seed"], "size_before": res.original_size,
-                         "size_after": res.minimized_size, "preemptions_before": res.preemptions_before,
-                         "preemptions_after": res.preemptions_after, "runs": res.runs,
-                         "seconds": round(time.monotonic() - t0, 3), "stopped": res.stopped,
-                         "same_signature": res.signature == sig})
+            row = {"strategy": it["strategy"], "seed": it["seed"], "size_before": res.original_size,
+                   "size_after": res.minimized_size, "preemptions_before": res.preemptions_before,
+                   "preemptions_after": res.preemptions_after, "runs": res.runs,
+                   "seconds": round(time.monotonic() - t0, 3), "stopped": res.stopped,
+                   "same_signature": res.signature == sig}
+            if not prof.quick:  # the same input without bound 2's give-up (shrink.Shrinker.BOUND2_OTHER_STREAK)
+                t0 = time.monotonic()
+                old = minimize(harness, variant, it["data"], expected_signature=sig, budget_s=prof.min_budget_s,
+                               bound2_other_streak=NO_STREAK_LIMIT)
+                row["no_streak_limit"] = {"size_after": old.minimized_size, "preemptions_after": old.preemptions_after,
+                                          "runs": old.runs, "seconds": round(time.monotonic() - t0, 3),
+                                          "stopped": old.stopped, "same_bytes": old.data == res.data}
+            runs.append(row)
         out.append({"harness": harness, "variant": variant, "signature": sig, "label": items[0]["label"],
                     "inputs_found": len(items), "minimized": runs})
     return {"buckets": out}
+
+
+NO_STREAK_LIMIT = 10 ** 9
 
 
 def _med(xs):
@@ -91,6 +105,13 @@ def rows(data: dict) -> list[list[str]]:
         out.append([case, "time median / max",
                     f"{C.fmt_num(_med([r['seconds'] for r in m]))} s / {C.fmt_num(max(r['seconds'] for r in m))} s "
                     f"({C.fmt_num(_med([r['runs'] for r in m]))} runs; same bug {ok}/{len(m)})"])
+        old = [r for r in m if "no_streak_limit" in r]
+        if old:
+            same = sum(1 for r in old if r["no_streak_limit"]["same_bytes"])
+            out.append([case, "with / without bound 2's give-up: runs, seconds (ratio of medians)",
+                        f"x{C.fmt_num(_med([r['runs'] for r in old]) / max(1, _med([r['no_streak_limit']['runs'] for r in old])))}"
+                        f", x{C.fmt_num(_med([r['seconds'] for r in old]) / max(1e-9, _med([r['no_streak_limit']['seconds'] for r in old])))}"
+                        f"; same result {same}/{len(old)}"])
     return out
 
 

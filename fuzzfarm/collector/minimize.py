@@ -53,9 +53,12 @@ def _write_atomic(path: str, payload: bytes) -> None:
 
 
 def minimize(harness, variant: str, data: bytes, *, expected_signature: str, budget_s: float = 60,
-             max_runs: int = 20_000, timeout_s: float = 10.0, workdir: str | None = None) -> MinimizeResult:
+             max_runs: int = 20_000, timeout_s: float = 10.0, workdir: str | None = None,
+             bound2_other_streak: int | None = None) -> MinimizeResult:
     """Minimize ``data`` keeping ``expected_signature``, within ``budget_s`` wall seconds and
     ``max_runs`` runs (each run limited to ``timeout_s``). Deterministic for a given run budget.
+    ``bound2_other_streak``: ``Shrinker.BOUND2_OTHER_STREAK`` when not None (the minimization
+    benchmark's before/after).
 
     Timeout / OOM reproducers are returned unchanged (every run would take the limit). Raises
     HarnessError for an unknown harness, ValueError for an oversized input."""
@@ -70,7 +73,8 @@ def minimize(harness, variant: str, data: bytes, *, expected_signature: str, bud
     if expected_signature in (artifact_signature("timeout", target.name), artifact_signature("oom", target.name)):
         return unchanged("timeout and oom reproducers are not minimized")
     run = child.run_child("fuzzfarm.collector.minimize", target, variant, data,
-                          {"expect": expected_signature, "budget": budget_s, "max_runs": max_runs, "timeout": timeout_s},
+                          {"expect": expected_signature, "budget": budget_s, "max_runs": max_runs, "timeout": timeout_s,
+                           "bound2_other_streak": bound2_other_streak},
                           timeout=budget_s + timeout_s + 15, keep=("best",), workdir=workdir)
     info, best = run.result or {}, run.files.get("best", data)
     if not info:
@@ -116,16 +120,21 @@ def _prober(mod, name: str, variant: str, timeout_s: float):
 
 
 def _run(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False):
-    """``(bytes input of the run of data's events under strategy, whether it failed)``."""
+    """``(bytes input of the run of data's events under strategy, its signature or None)``: the
+    signature the prober gives that bytes input, so the bounded search's candidates need no
+    second run to be refused (a replay of the bytes input makes the same schedule)."""
     from fuzzfarm.engine.guard import RunTimeout, wall_limit
     from fuzzfarm.harness import schedule_from
 
     try:
         with wall_limit(timeout_s), schedule_from(strategy):
             ex = mod.execute(data, variant, trace=trace)
-        return ex.as_bytes_input(data), ex.failure is not None
     except (RunTimeout, MemoryError, Exception):  # noqa: BLE001 - a bad candidate is just rejected
-        return data, False
+        return data, None
+    f = ex.failure
+    sig = None if f is None else classify({"harness": mod.NAME, "failed": True, "kind": f.kind,
+                                           "exc_class": f.exc_class, "crash_state": f.crash_state})["signature"]
+    return ex.as_bytes_input(data), sig
 
 
 def _run_with(mod, variant: str, timeout_s: float, strategy, data: bytes, trace: bool = False) -> bytes:
@@ -139,8 +148,8 @@ def _bounded(mod, variant: str, timeout_s: float):
 
     def bounded(data: bytes, overrides, events: bool = True):
         strategy = BoundedStrategy(overrides)
-        candidate, failed = _run(mod, variant, timeout_s, strategy, data, trace=events)
-        return candidate, strategy.points, failed
+        candidate, sig = _run(mod, variant, timeout_s, strategy, data, trace=events)
+        return candidate, strategy.points, sig
 
     return bounded
 
@@ -190,6 +199,8 @@ def _shrink(mod, variant: str, data: bytes, req: dict) -> dict:
                         guide=_guide(mod, variant, t), bounded=_bounded(mod, variant, t),
                         switches=_switches(mod, variant, t), anchored=_anchored(mod, variant, t),
                         realism_s=DEFAULT_MAX_STARVATION_S)
+    if req.get("bound2_other_streak") is not None:
+        shrinker.BOUND2_OTHER_STREAK = req["bound2_other_streak"]
     reason = shrinker.run()
     result = {
         "stopped": reason.describe(max_runs=req["max_runs"], budget_s=req["budget"]),

@@ -9,6 +9,7 @@ import pytest
 
 from fuzzfarm import harness as H
 from fuzzfarm.collector import minimize
+from fuzzfarm.collector.shrink import Shrinker
 from fuzzfarm.harness.signature import classify
 from fuzzfarm.harness.runone import outcome
 from fuzzfarm.strategies import RandomStrategy
@@ -109,3 +110,28 @@ def test_bounded_runs_untraced_make_the_same_schedule_and_input():
         assert (untraced, untraced_failed) == (traced, traced_failed)
         assert [p[:4] for p in untraced_points] == [p[:4] for p in traced_points]
         assert {p[4] for p in untraced_points} == {None}
+
+
+def test_bounded_run_signature_is_the_replays():
+    """The bounded search refuses a candidate on the signature of its own run, without replaying
+    its bytes input: that signature must be the one the prober gives the bytes input, whether
+    the run failed with the bucket's bug or with another (here: the checker's hazard, whose
+    bound-1 and bound-2 schedules mostly fail with the seed bug's signature)."""
+    mod = H.get("checker").load()
+    data = _walk_until(mod, "WaitGroup reused before previous Wait returned", top="Group.wait")
+    bounded = minimize_module._bounded(mod, "buggy", 10.0)
+    prober = minimize_module._prober(mod, "checker", "buggy", 10.0)
+    _, points, _ = bounded(data, {})
+    seen = set()
+    running = {p[0]: p[1] for p in points}
+    firsts = Shrinker._deviations(points, after=-1)[:12]  # the search's order: shared-state points first
+    for at, choice in firsts:
+        candidate, later, sig = bounded(data, {at: choice})
+        assert sig == prober(candidate).signature
+        seen.add(sig)
+        back = [(at2, c2) for at2, c2 in Shrinker._deviations(later, after=at) if c2 == running[at]]
+        for at2, choice2 in back[:4]:  # bound 2's first pairs: switch back to the interrupted goroutine
+            candidate, _, sig = bounded(data, {at: choice, at2: choice2}, events=False)
+            assert sig == prober(candidate).signature
+            seen.add(sig)
+    assert seen - {None}, "no candidate failed: the check compared nothing but non-failures"
