@@ -202,12 +202,14 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
             enqueue_intake(cid, harness, variant, sha)
 
     stopping = []  # once: the job's final stats after an early stop go through the same callback
+    ticked: dict = {}  # the last tick's stats: what a cancelled slice ran (its engine's mix seconds)
 
     def on_stats(stats) -> None:
         try:
             if spool.waiting():
                 spool.flush(st, enqueue_intake)
             live = {**_as_dict(stats), "execs_base": execs_base}  # for the series point (no HGET)
+            ticked.update(live)
             if not owner:
                 st.job_stats(cid, n, live)
             elif not lease.tick(st, cid, n, k, owner, live):  # renews the lease, same round trips
@@ -238,6 +240,8 @@ def run_slice(st: S.Store, spec: dict, *, enqueue_intake: Callable[[str, str, st
             portfolio.record(st, cid, strategy, float(stats.get("elapsed_s", 0) or 0), getattr(result, "walk", None))
         stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
     except Cancelled:  # the crashes it found are already kept and their intake enqueued
+        if mix:  # the mix line shows what ran, a cancelled campaign's too (its walk arms are not known)
+            portfolio.record(st, cid, strategy, float(ticked.get("elapsed_s", 0) or 0), None)
         _cancel_job(st, cid, n, k)
         if owner:
             st.release_lease(claim, owner)
