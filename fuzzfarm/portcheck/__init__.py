@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Callable
 
 from .check import TWINS_FILE, Outcome, check, load_twins, twin_of
 from .citations import Citation, CitationError, harness_citations
@@ -65,10 +66,12 @@ def _show(path: str) -> str:
 
 
 def check_port(harness: str, go_src: str | None = None, module: str | None = None,
-               twins_file: str = TWINS_FILE) -> PortReport:
+               twins_file: str = TWINS_FILE, progress: Callable[[str], None] | None = None) -> PortReport:
     """Check the citations of ``harness``'s ports against ``go_src`` (every port), or, without
     it, each port against its twin listed in ``twins_file``. ``module``: only the port modules
-    under this dotted name. Raises CheckPortError for bad input."""
+    under this dotted name. ``progress`` gets one line per Go source directory as its check
+    starts (reading one lists its functions with Go, twice: seconds each). Raises
+    CheckPortError for bad input."""
     if go_src is not None and not os.path.isdir(go_src):
         what = "is a file, not a directory" if os.path.exists(go_src) else "does not exist"
         raise CheckPortError(f"--go-src {go_src} {what}: pass a directory of Go source (a twin or a checkout)")
@@ -99,7 +102,11 @@ def check_port(harness: str, go_src: str | None = None, module: str | None = Non
                                  f"{_show(twins_file)}; pass --go-src DIR")
     mismatches: list[str] = []
     checked: dict[str, Outcome] = {}
-    for d, group in groups.items():
+    for i, (d, group) in enumerate(groups.items(), 1):
+        if progress is not None:
+            mods = len({c.module for c in group})
+            progress(f"check-port {harness}: {_show(d)} ({i}/{len(groups)}): {len(group)} citations "
+                     f"of {mods} module(s)")
         try:
             source = read_variants(d)
         except GoSourceError as e:
