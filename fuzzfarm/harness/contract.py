@@ -198,7 +198,20 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str,
 
     argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"
     atheris.Setup([argv0] + libfuzzer_args(sys.argv[1:]), test_one_input)
+    _native_stdout_to_stderr()
     atheris.Fuzz()
+
+
+def _native_stdout_to_stderr() -> None:
+    """Send what native code writes to file descriptor 1 to stderr, and keep Python's
+    ``sys.stdout`` on the real stdout. atheris writes its crash banner (`` === Uncaught Python
+    exception: ===``) and the traceback with C++ ``std::cout``, so a standalone run's stdout
+    carried them apart from libFuzzer's crash report (stderr) that they belong to. (libFuzzer's
+    own ``-close_fd_mask=1`` would drop the traceback instead.)"""
+    sys.stdout.flush()
+    real = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = open(real, "w", buffering=1, encoding=sys.stdout.encoding, errors=sys.stdout.errors)
 
 
 def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int, scenario: str, *,
