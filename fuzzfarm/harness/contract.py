@@ -162,6 +162,11 @@ def raise_unless_tolerated(failure) -> None:
 # 8-42 runs to the seed bug, cluster-builder 7,956-11,212 -> 170-327.
 LIBFUZZER_DEFAULTS = ("-len_control=0",)
 
+# Inputs larger than this are refused everywhere (a run of one input, corpus, crash intake,
+# minimization, replay): a schedule never needs that many decisions, and it bounds what one
+# message can carry. (engine.model re-exports it for the layers above.)
+MAX_INPUT_BYTES = 1 << 20
+
 
 def libfuzzer_args(args: list[str]) -> list[str]:
     """``args`` (libFuzzer flags and corpus dirs) plus each of :data:`LIBFUZZER_DEFAULTS`
