@@ -326,8 +326,10 @@ class CPUSampler:
                 # first seen between fork and exec, it had its parent's command line (a loaded
                 # machine widens that window): classified as its parent, a fuzz child's whole CPU
                 # went to "celery fuzz worker". Classify it again once it has exec'd.
+                # A zombie's command line reads empty: it is the same exited process, not a new
+                # exec, and keeps its category (it was counted as its parent's otherwise).
                 cmd = _cmdline(pid)
-                if cmd[:120] != rec["cmd"]:
+                if cmd and cmd[:120] != rec["cmd"]:
                     rec["cat"], rec["cmd"], rec["execd"] = self.classify(cmd, cat), cmd[:120], True
             rec["cpu"], rec["ccpu"] = st[1], st[2]
             for k in kids.get(pid, ()):

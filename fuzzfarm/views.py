@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from fuzzfarm import harness as H
 from fuzzfarm.farm import store as S
@@ -218,7 +219,9 @@ def find_group(groups_: list[dict], ref: str) -> dict:
 # ---- download -----------------------------------------------------------------------------------
 def download_bucket(st: S.Store, bid: str, out_dir: str, *, overwrite: bool = True) -> list[str]:
     """Write bucket ``bid``'s artifact and its regression test into ``out_dir``; the names written.
-    Without ``overwrite``, a file of the same name there is refused before anything is written."""
+    Without ``overwrite``, a file of the same name there is refused before anything is written.
+    repro.json's ``replay_standalone`` names this interpreter (``sys.executable``), so it runs as
+    written outside fuzzfarm's venv too."""
     from fuzzfarm import collector
     from fuzzfarm.collector.artifact import safe_name
     b = st.bucket(bid)
@@ -227,6 +230,7 @@ def download_bucket(st: S.Store, bid: str, out_dir: str, *, overwrite: bool = Tr
     files = st.artifact(bid)
     if not files:
         raise ViewError(f"bucket {bid} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
+    files = collector.with_python(files, sys.executable)
     test = regression_test(b)
     names = [safe_name(n) for n in (*files, *test)]  # a hostile stored name is refused, never probed
     taken = [n for n in names if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []

@@ -26,29 +26,37 @@ with instrument_imports():  # atheris's, with the patched code cached (fuzzfarm/
 
     _CASES = _examples.all_cases()
 
-from fuzzfarm.harness import Program, ScenarioReader, declare
+from fuzzfarm.harness import HarnessError, Program, ScenarioReader, declare
 
 EXAMPLE_ENV = "FUZZFARM_EXAMPLE"
 
 
 def _pinned():
+    """The case ``FUZZFARM_EXAMPLE`` pins now, or None. Read at every run, not once at import: a
+    process that runs many inputs (a farm worker's collector, a test session) must not keep the
+    pin that happened to be set when it first imported this module (it did, and every later
+    ``examples`` input in that process ran the pinned case whatever its last byte said)."""
     name = os.environ.get(EXAMPLE_ENV)
     if not name:
         return None
     try:
-        return _examples.load(name)
+        return _examples.load(name)  # imported (and instrumented) above with every case: a lookup
     except KeyError as e:
-        sys.stderr.write(f"fuzzfarm: {EXAMPLE_ENV}: {e.args[0]}\n")
-        raise SystemExit(2)
+        raise HarnessError(f"{EXAMPLE_ENV}: {e.args[0]}") from None
 
 
-_PIN = _pinned()
+try:  # a bad pin stops a fuzzing process at its start with one line
+    _pinned()
+except HarnessError as e:
+    sys.stderr.write(f"fuzzfarm: {e}\n")
+    raise SystemExit(2)
 
 
 def read_scenario(rd: ScenarioReader):
     """The case module: pinned by ``FUZZFARM_EXAMPLE`` (reads nothing), else the last byte."""
-    if _PIN is not None:
-        return _PIN
+    pin = _pinned()
+    if pin is not None:
+        return pin
     return rd.pick(_CASES)
 
 

@@ -245,3 +245,33 @@ def test_the_web_cancel_of_a_settled_campaign_changes_nothing(store):
     assert store.campaign(cid) == before
     with pytest.raises(ValueError, match="no group or bucket"):  # split/merge: the CLI's own errors
         actions.split(store, "bnothere")
+
+
+# ---- a downloaded reproducer's standalone replay command runs as written, outside the venv ---
+def test_the_downloaded_replay_standalone_runs_as_written_outside_the_venv(store, tmp_path):
+    """repro.json's ``replay_standalone`` named a bare ``python`` (the collector's worker wrote it):
+    in a shell without fuzzfarm's venv that is another Python, or none. A download names this
+    installation's interpreter, as the replay command it prints does; the manifest still verifies."""
+    import shlex
+    import subprocess
+
+    from fuzzfarm import collector
+    from fuzzfarm.harness.runone import outcome
+
+    data = bytes(range(64))
+    out = outcome("checker", "buggy", data)
+    files = collector.build_artifact(bucket={"id": "b1", "signature": "s", "harness": "checker", "variant": "buggy"},
+                                     original=data, minimized=data, outcome=out, harness_hash="h", version="0")
+    assert json.loads(files["repro.json"])["replay_standalone"].startswith("python -m fuzzfarm.runone ")  # as stored
+    bid = "b00000000standalone"
+    store.update_bucket(bid, id=bid, state="done", harness="checker", variant="buggy")
+    store.put_artifact(bid, files)
+    code, _, err = run("download", bid, "-o", str(tmp_path / "repro"), url=store.url)
+    assert code == 0, err
+    cmd = json.loads((tmp_path / "repro" / "repro.json").read_text())["replay_standalone"]
+    assert shlex.split(cmd)[0] == os.path.abspath(__import__("sys").executable), cmd
+    collector.load_artifact(tmp_path / "repro")  # every sha256 in the manifest still matches
+    bare = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}  # no venv, nothing of fuzzfarm's
+    p = subprocess.run(["sh", "-c", cmd], cwd=tmp_path / "repro", env=bare, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode in (0, 1) and json.loads(p.stdout.splitlines()[-1])["harness"] == "checker", (cmd, p.stderr)

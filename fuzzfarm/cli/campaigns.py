@@ -55,13 +55,15 @@ def submit(harness: str = typer.Argument(..., help="Registered harness name (see
                help="Longest virtual time a runnable goroutine may wait while the schedule fires timers early, "
                     "for every run of this campaign and its triage (default: the workers' "
                     "FUZZFARM_MAX_STARVATION_S, else 0.1; docs/timing.md)."),
+           force: bool = typer.Option(False, "--force", help="dfs --wait: overwrite an existing reproducer file "
+                                                             "(dfs-<harness>-<variant>.bin here)."),
            as_json: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
     """Submit a campaign; prints its id."""
     check_max_starvation(max_starvation)  # a bad value is a usage error, before anything else
     if strategy == "dfs":
         from fuzzfarm.cli import explore
         return explore.submit_dfs(harness, variant, input_file, bound, all_failures, no_reduction, wait,
-                                      timeout, as_json, max_starvation=max_starvation)
+                                      timeout, as_json, max_starvation=max_starvation, force=force)
     duration_s = parse_duration(duration)
     check_timeout(timeout, zero_ok=True)
     _check_harness(harness, variant, jobs, strategy)  # a typo is reported as such, Redis up or not

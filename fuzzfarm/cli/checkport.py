@@ -4,7 +4,7 @@
     fuzzfarm check-port checker --go-src ~/perf-tests # against a checkout of the upstream code
 
 One line per mismatch (``file.go:LINE: what is wrong [port function at port.py:LINE]``) and
-exit 1; exit 0 with a one-line summary when every citation agrees; exit 2 for bad input (no
+exit 1; on stderr, one progress line per Go source directory (twin) as its check starts; exit 0 with a one-line summary when every citation agrees; exit 2 for bad input (no
 such harness or directory, no twin listed, Go missing). The checker is ``fuzzfarm.portcheck``.
 """
 
@@ -18,7 +18,7 @@ EXIT_MISMATCH = 1
 
 
 def register(app) -> None:
-    from fuzzfarm.cli._app import CLIError, errors_to_exit, out
+    from fuzzfarm.cli._app import CLIError, err, errors_to_exit, out
 
     @app.command("check-port")
     @errors_to_exit
@@ -33,8 +33,11 @@ def register(app) -> None:
         mismatch (one line each), 0 when all agree."""
         from fuzzfarm.portcheck import CheckPortError, check_port as run
 
+        def progress(line: str) -> None:  # on stderr: stdout stays the mismatches and the summary
+            err.print(line, markup=False)
+
         try:
-            report = run(harness, go_src=go_src, module=module)
+            report = run(harness, go_src=go_src, module=module, progress=progress)
         except CheckPortError as e:
             raise CLIError(str(e)) from None
         for line in report.mismatches:

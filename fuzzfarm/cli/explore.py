@@ -10,7 +10,6 @@ was explored clean (proven, for this scenario and bound), 3 when a budget ran ou
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import typer
@@ -88,9 +87,11 @@ def register(app) -> None:
 
 
 def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, all_failures: bool,
-               no_reduction: bool, wait: bool, timeout: float, as_json: bool, max_starvation: str | None = None) -> None:
+               no_reduction: bool, wait: bool, timeout: float, as_json: bool, max_starvation: str | None = None,
+               force: bool = False) -> None:
     """``fuzzfarm submit HARNESS --strategy dfs``: the search as subtree tasks on the fuzz queue.
-    With ``wait``: exit codes as ``explore`` (1 + reproducer file, 0 exhausted clean, 3 not
+    With ``wait``: exit codes as ``explore`` (1 + reproducer file ``dfs-<harness>-<variant>.bin``,
+    which an existing one is not replaced by without ``force``, 0 exhausted clean, 3 not
     exhausted: stopped by an error)."""
     import time
 
@@ -107,11 +108,15 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
     bad = resolve(harness).check_variant(variant)
     if bad:
         raise CLIError(bad)
-    from fuzzfarm.engine.explore import ExploreError, read_input
+    from fuzzfarm.engine.explore import ExploreError, output_problem, read_input, write_reproducer
     try:
         data = read_input(input_file) if input_file is not None else b""
     except ExploreError as e:
         raise CLIError(str(e)) from None
+    target = f"dfs-{harness}-{variant}.bin"  # where --wait writes a counterexample: said before the search
+    bad = output_problem(target, force=force) if wait else None
+    if bad:
+        raise CLIError(bad.replace("choose another -o FILE, or pass", "move it away, or pass"))
     st = _store()
     configure(st.url)
     spec = {"harness": harness, "variant": variant, "bound": bound, "reduce": not no_reduction,
@@ -132,10 +137,9 @@ def submit_dfs(harness: str, variant: str, input_file: str | None, bound: int, a
         time.sleep(0.5)
     path = None
     if s["failures"] and s["failures"][0].get("reproducer"):
-        path = f"dfs-{harness}-{variant}.bin"
-        with open(f"{path}.tmp", "wb") as f:
-            f.write(bytes.fromhex(s["failures"][0]["reproducer"]))
-        os.replace(f"{path}.tmp", path)
+        path = write_reproducer(target, bytes.fromhex(s["failures"][0]["reproducer"]))
+        if path != target:  # the directory went away during the search: the counterexample is kept
+            err.print(f"fuzzfarm: warning: could not write {target}; the reproducer is in {path}", markup=False)
     code = EXIT_FAILURE if s["failures"] else (EXIT_PROVEN if s["exhausted"] else EXIT_BUDGET)
     if as_json:
         _print_json({**s, "reproducer_file": path})

@@ -4,7 +4,8 @@ docs/INTERFACES.md. Everything that runs harness code does so in a child process
 
 from __future__ import annotations
 
-from .artifact import Artifact, ArtifactError, build_artifact, load_artifact, recorded_max_starvation, write_artifact
+from .artifact import (Artifact, ArtifactError, build_artifact, load_artifact, recorded_max_starvation, with_python,
+                       write_artifact)
 from .fixcheck import replay_on_fixed
 from .fixfuzz import fuzz_fixed
 from .fixverify import fix_verify
@@ -16,5 +17,5 @@ from .verify import VerifyResult, verify
 
 __all__ = ["signature", "signature_of", "artifact_signature", "crash_type", "classify", "minimize", "MinimizeResult",
            "verify", "VerifyResult", "replay_on_fixed", "fix_verify", "fuzz_fixed", "prove_fixed", "replay", "triage",
-           "build_artifact", "write_artifact", "recorded_max_starvation",
+           "build_artifact", "write_artifact", "recorded_max_starvation", "with_python",
            "load_artifact", "Artifact", "ArtifactError"]

@@ -174,7 +174,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "starvation_need": starvation_need(outcome.get("starvation"), starved_goroutines(outcome)),
         "go_versions": outcome.get("go_versions") or bucket.get("go_versions") or None,
         "replay_command": "fuzzfarm replay DIR",
-        "replay_standalone": f"python -m fuzzfarm.runone {harness} {variant} input.min --trace",
+        # the interpreter is this worker's: a download names its own (with_python)
+        "replay_standalone": f"{STANDALONE_PYTHON} -m fuzzfarm.runone {harness} {variant} input.min --trace",
         "reproducible": bucket.get("reproducible"),
         "verify": [bucket.get("verify_ok"), bucket.get("verify_n")] if bucket.get("verify_n") not in (None, "") else None,
         "flaky": bool(bucket.get("flaky")),
@@ -234,6 +235,39 @@ def _trace_text(outcome: dict, need: str) -> str:
     return need + text
 
 
+STANDALONE_PYTHON = "python"  # how a stored repro.json's replay_standalone names the interpreter
+
+
+def with_python(files: dict[str, bytes], python: str) -> dict[str, bytes]:
+    """``files`` (a stored artifact) as written to the machine that downloads it: repro.json's
+    ``replay_standalone`` runs ``python`` (that machine's interpreter with fuzzfarm, a full path)
+    instead of the bare ``python`` the collector wrote on its worker, which outside fuzzfarm's venv
+    is another Python or none; the manifest follows. Everything else stays byte for byte."""
+    import shlex
+
+    out = dict(files)
+    try:
+        repro = json.loads(out.get(REPRO) or b"")
+    except ValueError:
+        return out
+    cmd = repro.get("replay_standalone") if isinstance(repro, dict) else None
+    bare = f"{STANDALONE_PYTHON} -m fuzzfarm.runone "
+    if not isinstance(cmd, str) or bare not in cmd:
+        return out
+    repro["replay_standalone"] = cmd.replace(bare, f"{shlex.quote(python)} -m fuzzfarm.runone ", 1)
+    out[REPRO] = json.dumps(repro, indent=2, sort_keys=True).encode() + b"\n"
+    return _with_manifest(out)
+
+
+def _with_manifest(out: dict[str, bytes]) -> dict[str, bytes]:
+    """``out`` with its manifest (when it has one) listing the sha256 of every other file."""
+    if MANIFEST in out:
+        body = {n: d for n, d in out.items() if n != MANIFEST}
+        manifest = {"format": FORMAT, "files": {n: _sha256(d) for n, d in sorted(body.items())}}
+        out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
+    return out
+
+
 def refresh_fix(files: dict[str, bytes], before: dict, after: dict) -> dict[str, bytes]:
     """``files`` (a stored artifact of bucket record ``before``) with the fix verdict of record
     ``after`` (the same bucket once its proof was added to the fix evidence): ``repro.json``'s
@@ -254,11 +288,7 @@ def refresh_fix(files: dict[str, bytes], before: dict, after: dict) -> dict[str,
     for c in (after.get("fix_evidence") or {}).get("checks") or ():
         if c.get("reproducer_b64") and "fixed-fails.input" not in out:
             out["fixed-fails.input"] = base64.b64decode(c["reproducer_b64"])
-    if MANIFEST in out:
-        body = {n: d for n, d in out.items() if n != MANIFEST}
-        manifest = {"format": FORMAT, "files": {n: _sha256(d) for n, d in sorted(body.items())}}
-        out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
-    return out
+    return _with_manifest(out)
 
 
 def write_artifact(files: dict[str, bytes], out_dir) -> list[str]:

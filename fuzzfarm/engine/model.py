@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 
+from fuzzfarm.harness.contract import MAX_INPUT_BYTES  # noqa: F401 - re-exported for the layers above
+
 ARTIFACT_KINDS = ("crash", "timeout", "oom", "leak")
 
 
@@ -72,6 +74,5 @@ class JobResult:
                 "error": self.error,
                 "new_corpus_b64": [base64.b64encode(d).decode() for d in self.new_corpus]}
 
-# Inputs larger than this are refused everywhere (corpus, crash intake, minimization, replay):
-# a schedule never needs that many decisions, and it bounds what one message can carry.
-MAX_INPUT_BYTES = 1 << 20
+# MAX_INPUT_BYTES: inputs larger than this are refused everywhere (imported above: defined with
+# the harness contract, whose ``python -m fuzzfarm.runone`` reads inputs too).

@@ -127,6 +127,7 @@ class _Slice:
         self.harness, self.variant = spec["harness"], spec["variant"]
         self.claim = lease.claim_name(self.cid, self.n, self.k)
         self.stopping = False  # once: the job's final stats after an early stop go through the same callback
+        self.ticked: dict = {}  # the last tick's stats: what a cancelled slice ran (its engine's mix seconds)
 
     def release(self) -> None:
         if self.owner:
@@ -230,6 +231,7 @@ class _Slice:
             if spool.waiting():
                 spool.flush(st, self.enqueue_intake)
             live = {**_as_dict(stats), "execs_base": self.execs_base}  # for the series point (no HGET)
+            self.ticked.update(live)
             if not self.owner:
                 st.job_stats(cid, n, live)
             elif not lease.tick(st, cid, n, k, self.owner, live):  # renews the lease, same round trips
@@ -265,6 +267,8 @@ class _Slice:
                                  getattr(result, "walk", None))
             self.stopped = getattr(result, "stopped", False)  # engines that cannot stop early do not say
         except Cancelled:  # the crashes it found are already kept and their intake enqueued
+            if self.mix:  # the mix line shows what ran, a cancelled campaign's too (its walk arms are not known)
+                portfolio.record(st, cid, self.strategy, float(self.ticked.get("elapsed_s", 0) or 0), None)
             _cancel_job(st, cid, n, k)
             self.release()
             return "cancelled"

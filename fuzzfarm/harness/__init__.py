@@ -26,7 +26,8 @@ from .knobs import (  # noqa: F401 - re-exported
     max_starvation_s, max_starvation_text, parse_max_starvation, starvation_need, starved_goroutines
 )
 from .contract import (  # noqa: F401 - re-exported
-    Execution, FAILING_LINE, HarnessError, LIBFUZZER_DEFAULTS, RACE_ENV, SIGNATURE_LINE, ScenarioReader,
+    Execution, FAILING_LINE, HarnessError, LIBFUZZER_DEFAULTS, MAX_INPUT_BYTES, RACE_ENV, SIGNATURE_LINE,
+    ScenarioReader,
     TOLERATED_LINE, TOLERATE_ENV, VARIANT_ENV, atheris_main, bucket_signature, check_variant,
     execute_scenario, failure_signature, fixed_may_fail_error, libfuzzer_args, on_threads,
     race_detector, race_from_env, raise_unless_tolerated, schedule_from, variant_from_env

@@ -162,6 +162,11 @@ def raise_unless_tolerated(failure) -> None:
 # 8-42 runs to the seed bug, cluster-builder 7,956-11,212 -> 170-327.
 LIBFUZZER_DEFAULTS = ("-len_control=0",)
 
+# Inputs larger than this are refused everywhere (a run of one input, corpus, crash intake,
+# minimization, replay): a schedule never needs that many decisions, and it bounds what one
+# message can carry. (engine.model re-exports it for the layers above.)
+MAX_INPUT_BYTES = 1 << 20
+
 
 def libfuzzer_args(args: list[str]) -> list[str]:
     """``args`` (libFuzzer flags and corpus dirs) plus each of :data:`LIBFUZZER_DEFAULTS`
@@ -198,7 +203,20 @@ def atheris_main(test_one_input: Callable[[bytes], None], harness_file: str,
 
     argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(harness_file))}"
     atheris.Setup([argv0] + libfuzzer_args(sys.argv[1:]), test_one_input)
+    _native_stdout_to_stderr()
     atheris.Fuzz()
+
+
+def _native_stdout_to_stderr() -> None:
+    """Send what native code writes to file descriptor 1 to stderr, and keep Python's
+    ``sys.stdout`` on the real stdout. atheris writes its crash banner (`` === Uncaught Python
+    exception: ===``) and the traceback with C++ ``std::cout``, so a standalone run's stdout
+    carried them apart from libFuzzer's crash report (stderr) that they belong to. (libFuzzer's
+    own ``-close_fd_mask=1`` would drop the traceback instead.)"""
+    sys.stdout.flush()
+    real = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = open(real, "w", buffering=1, encoding=sys.stdout.encoding, errors=sys.stdout.errors)
 
 
 def execute_scenario(main: Callable[[], None], data: bytes, schedule_start: int, scenario: str, *,

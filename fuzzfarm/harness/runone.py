@@ -140,6 +140,25 @@ def _take_bound(argv: list[str]) -> tuple[list[str], str | None]:
     return rest, bound
 
 
+def read_input(path: str) -> bytes:
+    """The bytes of the input file ``path``. ValueError (one line) for what is no input file: a
+    device or a pipe (/dev/zero would be read forever, a FIFO would block: checked on the file
+    opened without waiting for a writer) or more than ``MAX_INPUT_BYTES`` (read one byte over,
+    never the whole file); OSError when it cannot be opened."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"the input {path!r} is not a regular file (a device, a pipe or a socket); "
+                             f"give the input file itself (a crash file, a reproducer's input.min)")
+        data = f.read(H.MAX_INPUT_BYTES + 1)
+    if len(data) > H.MAX_INPUT_BYTES:
+        raise ValueError(f"the input {path!r} holds more than {H.MAX_INPUT_BYTES} bytes, the most an input may; "
+                         f"give the input file itself (a crash file, a reproducer's input.min)")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if any(a.startswith("--request=") for a in argv):  # the collector's replay (fuzzfarm/harness/child.py)
@@ -159,10 +178,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     name, variant, path = args
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_input(path)
     except OSError as e:
-        sys.stderr.write(f"fuzzfarm: cannot read the input {path!r}: {e.strerror}\n")
+        sys.stderr.write(f"fuzzfarm: cannot read the input {path!r}: {e.strerror or e}\n")
+        return 2
+    except ValueError as e:
+        sys.stderr.write(f"fuzzfarm: {e}\n")
         return 2
     from fuzzfarm.instrument import disable
     disable()  # a replay needs no coverage, and instrumenting costs most of a start (fuzzfarm/instrument.py)

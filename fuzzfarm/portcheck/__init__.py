@@ -22,6 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
+from typing import Callable
+
+from fuzzfarm import gotool
 
 from .check import TWINS_FILE, Outcome, check, load_twins, twin_of
 from .citations import Citation, CitationError, harness_citations
@@ -65,10 +69,12 @@ def _show(path: str) -> str:
 
 
 def check_port(harness: str, go_src: str | None = None, module: str | None = None,
-               twins_file: str = TWINS_FILE) -> PortReport:
+               twins_file: str = TWINS_FILE, progress: Callable[[str], None] | None = None) -> PortReport:
     """Check the citations of ``harness``'s ports against ``go_src`` (every port), or, without
     it, each port against its twin listed in ``twins_file``. ``module``: only the port modules
-    under this dotted name. Raises CheckPortError for bad input."""
+    under this dotted name. ``progress`` gets one line per Go source directory as its check
+    starts (reading one lists its functions with Go, twice: seconds each). Raises
+    CheckPortError for bad input."""
     if go_src is not None and not os.path.isdir(go_src):
         what = "is a file, not a directory" if os.path.exists(go_src) else "does not exist"
         raise CheckPortError(f"--go-src {go_src} {what}: pass a directory of Go source (a twin or a checkout)")
@@ -97,9 +103,21 @@ def check_port(harness: str, go_src: str | None = None, module: str | None = Non
         if not groups:
             raise CheckPortError(f"no twin of harness {harness!r}'s ports ({', '.join(untwinned)}) is listed in "
                                  f"{_show(twins_file)}; pass --go-src DIR")
+    # What makes the input bad is said before the first progress line (one line for bad input):
+    # Go missing, or a --go-src directory holding none of the cited files.
+    try:
+        gotool.require_go()
+    except FileNotFoundError as e:
+        raise CheckPortError(str(e)) from None
+    if go_src is not None:
+        _check_holds_cited_files(go_src, cites)
     mismatches: list[str] = []
     checked: dict[str, Outcome] = {}
-    for d, group in groups.items():
+    for i, (d, group) in enumerate(groups.items(), 1):
+        if progress is not None:
+            mods = len({c.module for c in group})
+            progress(f"check-port {harness}: {_show(d)} ({i}/{len(groups)}): {len(group)} citations "
+                     f"of {mods} module(s)")
         try:
             source = read_variants(d)
         except GoSourceError as e:
@@ -115,6 +133,21 @@ def check_port(harness: str, go_src: str | None = None, module: str | None = Non
         checked[d] = outcome
         mismatches.extend(outcome.mismatches)
     return PortReport(harness, mismatches, checked, untwinned)
+
+
+def _check_holds_cited_files(go_src: str, cites: list[Citation]) -> None:
+    """CheckPortError when no .go file under ``go_src`` is one the port cites (by base name, or
+    by path suffix for a citation with directories): the wrong directory, not a wrong port."""
+    files = sorted({c.file for c in cites if not c.site})
+    if not files:
+        return
+    here = [os.path.relpath(os.path.join(r, n), go_src).replace(os.sep, "/")
+            for r, _, names in os.walk(go_src) for n in names if n.endswith(".go")]
+    bases = {posixpath.basename(p) for p in here}
+    if not any((f in bases) if "/" not in f else any(p == f or p.endswith("/" + f) for p in here) for f in files):
+        shown = ", ".join(files[:4]) + (", ..." if len(files) > 4 else "")
+        raise CheckPortError(f"none of the Go files the port cites ({shown}) is under {go_src}: "
+                             f"pass the twin or the upstream checkout the port was written from")
 
 
 def _twins_of(harness: str, twins_file: str) -> dict[str, str]:

@@ -40,6 +40,12 @@ def test_shipped_ports_agree_with_their_twins(go, harness):
     assert "not checked" not in summary[0], f"a port module of {harness} has no twin: {summary[0]}"
     checked = int(summary[0].split(": ", 1)[1].split()[0])
     assert checked > 20, summary[0]
+    # it is not silent meanwhile: on stderr, one line per twin as its check starts (it was
+    # silent for about a minute on the examples harness)
+    twins = summary[0].split(" against ", 1)[1].split(": all agree")[0].split(", ")
+    progress = p.stderr.strip().splitlines()
+    assert [ln.split(": ", 1)[1].split(" (", 1)[0] for ln in progress] == twins, p.stderr
+    assert all(f"({i}/{len(twins)}): " in ln for i, ln in enumerate(progress, 1)), p.stderr
 
 
 # -- fake plugin ports, each with one wrong citation among right ones --------------------------

@@ -139,3 +139,28 @@ def test_distributed_search_stops_on_the_first_failure(store, workers):
     assert s["failures"] and s["failures"][0]["kind"] == "deadlock"
     assert not s["exhausted"] and "proven" not in s["line"]
     assert s["failures"][0]["reproducer"]
+
+
+def test_submit_dfs_wait_refuses_to_replace_a_reproducer_without_force(store, workers, tmp_path):
+    """``submit --strategy dfs --wait`` writes its counterexample to dfs-<harness>-<variant>.bin
+    here: an existing one (an earlier finding) is refused with one line and exit 2 before anything
+    is submitted, as ``explore`` does; ``--force`` replaces it."""
+    from farm_fixtures import CLI
+    from fuzzfarm.farm import explore_jobs
+
+    store.r.flushdb()
+    (tmp_path / "input").write_bytes(HC03)
+    earlier = tmp_path / "dfs-examples-buggy.bin"
+    earlier.write_bytes(b"an earlier finding")
+    cli = CLI(store.url, str(tmp_path))
+    args = ("submit", "examples", "--variant", "buggy", "--strategy", "dfs", "--input", "input", "--wait",
+            "--timeout", "240")
+    p = cli(*args)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.strip().splitlines() == [
+        "fuzzfarm: error: dfs-examples-buggy.bin already exists; move it away, or pass --force to overwrite it"], p.stderr
+    assert earlier.read_bytes() == b"an earlier finding" and not explore_jobs.ids(store)
+    p = cli(*args, "--force")
+    assert p.returncode == 1, (p.stdout, p.stderr)  # a counterexample, written over the old file
+    assert earlier.read_bytes() not in (b"", b"an earlier finding")
+    assert [f.name for f in tmp_path.iterdir() if f.name.endswith(".tmp")] == []

@@ -174,3 +174,32 @@ def test_the_walk_mix_runs_random_first_then_the_pct_arms():
     assert {MixStrategy(s).choose() for s in range(5)} == {"random"}
     m = MixStrategy(4, prior={"random": {"runs": 3, "finds": 0, "cost": 300}})
     assert m.choose() == "pct:3"
+
+
+class _CancelledMidSlice(_Engine):
+    """Fuzzes ``ran_s`` seconds, then the campaign is cancelled and its next stats tick sees it."""
+
+    def __init__(self, st, cid, ran_s: float):
+        super().__init__("none")
+        self.st, self.cid, self.ran_s = st, cid, ran_s
+
+    def run_fuzz_job(self, *, on_stats, strategy, prior=None, **_kw):
+        self.calls.append((strategy, prior))
+        on_stats(_Stats(execs=10, elapsed_s=self.ran_s / 2))
+        self.st.request_cancel(self.cid)
+        on_stats(_Stats(execs=20, elapsed_s=self.ran_s))  # raises jobs.Cancelled
+        raise AssertionError("the tick after the cancel went on")
+
+
+def test_a_cancelled_mix_slice_counts_what_it_ran_in_the_mix_line(store, checker_hash):
+    """``fuzzfarm status`` of a cancelled mix campaign showed ``0 s`` for every engine: the
+    seconds were added only at a slice's normal end."""
+    cid = store.create_campaign({"harness": "checker", "variant": "buggy", "strategy": "mix", "jobs": 1,
+                                 "duration_s": 20.0, "harness_hash": checker_hash, "version": "0.1.0"})
+    eng = _CancelledMidSlice(store, cid, 7.0)
+    assert jobs.run_slice(store, jobs.job_spec(cid, 0, store.campaign(cid)), enqueue_intake=lambda *a: None,
+                          enqueue_next=lambda s, d: None, engine=eng) == "cancelled"
+    [(ran, _)] = eng.calls
+    c = portfolio.counts(store, cid)
+    assert c["engines"][ran]["s"] == 7.0 and sum(e["s"] for e in c["engines"].values()) == 7.0, c
+    assert f"{ran} " in portfolio.status_line(store, cid) and "7 s)" in portfolio.status_line(store, cid)

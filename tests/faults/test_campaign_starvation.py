@@ -64,10 +64,11 @@ def test_triage_runs_every_child_under_the_campaigns_bound(store, site, monkeypa
 
 
 def _standalone(directory) -> subprocess.CompletedProcess:
-    """repro.json's ``replay_standalone`` run as written, in the reproducer's directory (its
-    ``python`` is this interpreter), with no FUZZFARM_MAX_STARVATION_S here: the default 0.1 s."""
+    """repro.json's ``replay_standalone`` run as written, in the reproducer's directory, with no
+    FUZZFARM_MAX_STARVATION_S here: the default 0.1 s. A downloaded one names this interpreter; an
+    artifact as the collector stored it names a bare ``python``, which stands for it."""
     argv = shlex.split(json.loads((directory / "repro.json").read_text())["replay_standalone"])
-    assert argv[:3] == ["python", "-m", "fuzzfarm.runone"], argv
+    assert argv[0] in ("python", sys.executable) and argv[1:3] == ["-m", "fuzzfarm.runone"], argv
     env = {k: v for k, v in os.environ.items() if k != "FUZZFARM_MAX_STARVATION_S"}
     return subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, timeout=120,
                           cwd=str(directory), env={**env, "PYTHONPATH": faultlib.SITE})

@@ -19,13 +19,17 @@ def _request(pid: int) -> dict:
         return {}
 
 
-def _minimizer(signature: str = ""):
+def _minimizer(collector_pid: int, signature: str = ""):
+    """(pool process, minimizer child) of the collect worker ``collector_pid`` minimizing
+    ``signature``. Only that worker's: another pytest process on the machine (a second copy of
+    the suite, another checkout's CI) runs this very test on the same harness and signature, and
+    killing its pool process failed both (this one's log had no SIGKILL)."""
     for pid in faultlib.processes("fuzzfarm.collector.minimize", "--request="):
         req = _request(pid)
         if req.get("harness") != "ff-crashy" or not str(req.get("expect") or "").startswith(signature):
             continue
         pool = faultlib.ppid_of(pid)
-        if "celery" in faultlib.cmdline(pool):
+        if "celery" in faultlib.cmdline(pool) and faultlib.ppid_of(pool) == collector_pid:
             return pool, pid
     return None
 
@@ -40,11 +44,13 @@ def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
     tasks.enqueue_intake(cid, "ff-crashy", "slow", sha)
     # The farm is shared with other fault tests: wait for *this* campaign's bucket to be
     # minimizing and pick the minimizer working on its signature.
+    collector = next(w for w in fault_farm.workers if w.queues == ["collect"])
+
     def minimizing():
         ids = fst.campaign_bucket_ids(cid)
         if not ids or fst.bucket(ids[0])["state"] != S.B_MINIMIZING:
             return None
-        found = _minimizer(fst.bucket(ids[0])["signature"])
+        found = _minimizer(collector.proc.pid, fst.bucket(ids[0])["signature"])
         return (ids[0], *found) if found else None
 
     bid, pool, child = faultlib.wait_until(minimizing, 60, "the minimizer to run")
@@ -56,12 +62,12 @@ def test_collector_pool_process_killed_while_minimizing(fault_farm, fst):
     assert b["state"] in (S.B_NEW, S.B_MINIMIZING) and int(b["count"]) == 1
     assert fst.artifact(bid) is not None
     # minimization restarts in a new pool process and the triage completes
-    faultlib.wait_until(lambda: (_minimizer(sig) or (0,))[0] not in (0, pool), 60, "minimization to restart")
+    faultlib.wait_until(lambda: (_minimizer(collector.proc.pid, sig) or (0,))[0] not in (0, pool), 60,
+                        "minimization to restart")
     faultlib.wait_until(lambda: fst.bucket(bid)["state"] in S.BUCKET_FINAL, 120, "the bucket's triage to finish")
     b = fst.bucket(bid)
     assert b["state"] == S.B_DONE, b.get("error")
     assert b["minimized_size"] < len(data) and int(b["count"]) == 1 and fst.bucket_inputs(bid) == {sha}
     assert b["reproducible"] is True
-    log = next(w for w in fault_farm.workers if w.queues == ["collect"]).log_text()
-    assert "signal 9 (SIGKILL)" in log
+    assert "signal 9 (SIGKILL)" in collector.log_text()
     print(f"collector kill: bucket {bid} minimized {len(data)} -> {b['minimized_size']} bytes after the restart")

@@ -33,47 +33,64 @@ def test_a_job_on_a_lost_box_resumes_on_another_worker_and_runs_once(fault_farm,
     with faultlib.publishing_to(url) as st:
         st.r.flushdb()
         try:
-            a = Worker(url, ["fuzz"], env=env, logfile=str(tmp_path / "a.log"), name="box-a").start()
-            workers.append(a)
-            a.wait_ready()
+            # Both boxes are up before the job is submitted: one takes it, the other stays idle.
+            # (Box b used to be started once box a was fuzzing: on a loaded machine its start-up
+            # outlasted a's whole slice, and the freeze then met a's slice end, its upload window
+            # or the finished job instead of a running slice.)
+            for name in ("box-a", "box-b"):
+                w = Worker(url, ["fuzz"], env=env, logfile=str(tmp_path / f"{name}.log"), name=name).start()
+                workers.append(w)
+            for w in workers:
+                w.wait_ready()
             cid = faultlib.submit(st, "ff-crashy", "buggy", jobs=1, duration=DURATION_S)
-            faultlib.wait_until(lambda: int(st.job(cid, 0).get("execs", 0) or 0) > 0, 60, "the job fuzzing on box a")
-            assert st.job(cid, 0)["worker"].startswith("box-a@")
-            b = Worker(url, ["fuzz"], env=env, logfile=str(tmp_path / "b.log"), name="box-b").start()
-            workers.append(b)
-            b.wait_ready()
-            assert st.job(cid, 0)["worker"].startswith("box-a@")  # b is idle: a still runs the job
+            job = faultlib.wait_until(lambda: (j := st.job(cid, 0)) and int(j.get("execs", 0) or 0) > 0 and j,
+                                      60, "the job fuzzing on a box")
+            a, b = workers if job["worker"].startswith("box-a@") else workers[::-1]
+            lost, other = job["worker"].split("@")[0], ("box-b" if job["worker"].startswith("box-a@") else "box-a")
 
             t0 = time.monotonic()
             os.killpg(a.proc.pid, signal.SIGKILL if fault == "sigkill" else signal.SIGSTOP)
+            # What earlier slices of the job counted (a slice whose fuzzer died early under load
+            # ends and the job goes on in its next slice): the lost slice must add nothing to it.
+            base = st.job(cid, 0)
+            assert base["worker"].startswith(lost + "@"), base  # the box stopped is the one running it
             job = faultlib.wait_until(lambda: (j := st.job(cid, 0)).get("recovery") and j, 60,
                                       "the janitor to requeue the lost job")
             lost_s = time.monotonic() - t0
-            assert job["recovery"] == lease.RECOVERY and job["lost_worker"].startswith("box-a@"), job
-            if job["state"] == S.JOB_QUEUED:  # (box b may have started it already)
-                assert lease.state_label(job).startswith("lost → requeued (was on box-a@"), job
-                assert int(job.get("execs", 0)) == 0 and int(job.get("execs_base", 0) or 0) == 0, job
-            faultlib.wait_until(lambda: st.job(cid, 0).get("worker", "").startswith("box-b@")
-                                and int(st.job(cid, 0).get("execs", 0) or 0) > 0, 60, "box b fuzzing the job")
+            assert job["recovery"] == lease.RECOVERY and job["lost_worker"].startswith(lost + "@"), job
+            if job["state"] == S.JOB_QUEUED:  # (the other box may have started it already)
+                assert lease.state_label(job).startswith(f"lost → requeued (was on {lost}@"), job
+                assert int(job.get("execs", 0)) == 0, job
+                assert int(job.get("execs_base", 0) or 0) == int(base.get("execs_base", 0) or 0), (base, job)
+            faultlib.wait_until(lambda: st.job(cid, 0).get("worker", "").startswith(other + "@")
+                                and int(st.job(cid, 0).get("execs", 0) or 0) > 0, 60, "the other box fuzzing the job")
             resumed_s = time.monotonic() - t0
-            print(f"{fault}: lost → requeued after {lost_s:.1f} s, fuzzing again on box b after {resumed_s:.1f} s")
+            print(f"{fault}: lost → requeued after {lost_s:.1f} s, fuzzing again on {other} after {resumed_s:.1f} s")
             assert resumed_s < 60
 
-            if fault == "freeze":  # the box comes back while b runs its slice
+            if fault == "freeze":  # the box comes back while the other runs its slice
                 os.killpg(a.proc.pid, signal.SIGCONT)
                 # at its next stats tick, or at its slice's end if its time ran out while frozen
-                faultlib.wait_until(lambda: "nothing recorded" in a.log_text(), 30,
-                                    "the thawed box to notice its lease is gone")
-                assert st.job(cid, 0).get("worker", "").startswith("box-b@")
+                try:
+                    faultlib.wait_until(lambda: "nothing recorded" in a.log_text(), 30,
+                                        "the thawed box to notice its lease is gone")
+                except AssertionError as e:  # what the thawed box did instead
+                    raise AssertionError(f"{e}\n{lost}'s log:\n{a.log_text()[-4000:]}") from None
+                assert st.job(cid, 0).get("worker", "").startswith(other + "@")
 
-            faultlib.wait_until(lambda: st.job(cid, 0).get("state") in S.JOB_FINAL, DURATION_S * 3,
-                                "the job to finish on box b")
+            # the rest of the job on the other box: a fresh fuzzer's start (seconds on a loaded
+            # machine), its slice, the corpus upload; 90 s bounds a hang, it times nothing
+            try:
+                faultlib.wait_until(lambda: st.job(cid, 0).get("state") in S.JOB_FINAL, 90,
+                                    "the job to finish on the other box")
+            except AssertionError as e:
+                raise AssertionError(f"{e}\njob: {st.job(cid, 0)}\n{other}'s log:\n{b.log_text()[-4000:]}") from None
             job = st.job(cid, 0)
             assert job["state"] == S.JOB_DONE, job
             assert int(job["lost"]) == 1, job
-            # its fuzzing time and execs counted once: only box b's complete slice
+            # its fuzzing time and execs counted once: the slices that ended, not the lost one
             assert abs(float(job["elapsed_base"]) - DURATION_S) < 1.0, job
-            assert int(job["execs"]) == 0 and int(job["execs_base"]) > 0, job
+            assert int(job["execs"]) == 0 and int(job["execs_base"]) > int(base.get("execs_base", 0) or 0), job
             assert st.r.zcard(keys.leases()) == 0
             if fault == "freeze":
                 assert "its end is not recorded" not in a.log_text()  # it stopped at a tick, long before
