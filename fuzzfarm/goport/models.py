@@ -94,6 +94,11 @@ STDLIB = (
         "testing.T": {"Run": "run"}}),
     Model("runtime", funcs={"Gosched": "gosim.gosched", "NumGoroutine": "goruntime.num_goroutine"},
           imports=("from fuzzfarm.goport import goruntime",)),
+    # a leak check's report (goroutine dump to os.Stderr): written nowhere (goruntime.Profile)
+    Model("runtime/pprof", funcs={"Lookup": "goruntime.pprof_lookup"},
+          methods={"runtime/pprof.Profile": {"WriteTo": "write_to"}}, imports=("from fuzzfarm.goport import goruntime",)),
+    Model("os", values={"Stderr": "goruntime.STDERR", "Stdout": "goruntime.STDOUT"},
+          imports=("from fuzzfarm.goport import goruntime",)),
     Model("strconv", funcs={"Itoa": "str", "Atoi": "rt.atoi"}),
     # log: each call takes the logger's mutex around its write (golog: Go's happens-before edges)
     Model("log", funcs={"Printf": "golog.printf", "Println": "golog.println", "Print": "golog.print_",
