@@ -86,13 +86,19 @@ STDLIB = (
           durations={"WithTimeout": (1,)},
           values={"Canceled": "gosim.CANCELED", "DeadlineExceeded": "gosim.DEADLINE_EXCEEDED"},
           methods={"context.Context": {"Done": "done", "Err": "err"}}),  # Deadline, Value, WithValue: Translator.e_CallExpr
-    Model("errors", funcs={"New": "rt.errors_new", "Is": "rt.errors_is"}),
+    Model("errors", funcs={"New": "rt.errors_new", "Is": "rt.errors_is", "Join": "rt.errors_join"}),
     Model("fmt", funcs={"Errorf": "rt.errorf", "Sprintf": "rt.sprintf", "Sprint": "rt.sprint"}),
     Model("testing", methods={"testing.common": {
         "Fatal": "fatal", "Fatalf": "fatalf", "Error": "error", "Errorf": "errorf", "Helper": "helper",
         "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"},
         "testing.T": {"Run": "run"}}),
-    Model("runtime", funcs={"Gosched": "gosim.gosched"}),
+    Model("runtime", funcs={"Gosched": "gosim.gosched", "NumGoroutine": "goruntime.num_goroutine"},
+          imports=("from fuzzfarm.goport import goruntime",)),
+    # a leak check's report (goroutine dump to os.Stderr): written nowhere (goruntime.Profile)
+    Model("runtime/pprof", funcs={"Lookup": "goruntime.pprof_lookup"},
+          methods={"runtime/pprof.Profile": {"WriteTo": "write_to"}}, imports=("from fuzzfarm.goport import goruntime",)),
+    Model("os", values={"Stderr": "goruntime.STDERR", "Stdout": "goruntime.STDOUT"},
+          imports=("from fuzzfarm.goport import goruntime",)),
     Model("strconv", funcs={"Itoa": "str", "Atoi": "rt.atoi"}),
     # log: each call takes the logger's mutex around its write (golog: Go's happens-before edges)
     Model("log", funcs={"Printf": "golog.printf", "Println": "golog.println", "Print": "golog.print_",

@@ -13,6 +13,7 @@ from fuzzfarm.gosim import race as _race
 from fuzzfarm.gosim import runtime as _runtime
 from fuzzfarm.gosim.gopanic import go_panic, go_text
 
+from . import goruntime
 from .rtptr import (atomic_add, atomic_and, atomic_cas, atomic_load, atomic_or, atomic_store,  # noqa: F401 - generated code's
                     atomic_swap, elem_ptr, field_ptr, new_cell, FieldPtr, ElemPtr)
 
@@ -771,6 +772,8 @@ def go_type_name(v, names: dict) -> str:
         return "context.deadlineExceededError"
     if type(v) is TypedNil:
         return v.name
+    if hasattr(type(v), "_go_type_name_"):  # JoinError
+        return type(v)._go_type_name_
     if isinstance(v, gosim.GoError):
         return "*errors.errorString"
     return names.get(type(v), type(v).__name__)
@@ -886,11 +889,46 @@ def errorf(fmt: str, *args) -> GoErr:
     return GoErr(sprintf(fmt, *args), wrapped)
 
 
+class JoinError:
+    """Go's ``*errors.joinError`` (errors/join.go, Go 1.20+), from ``errors.Join``: compared by
+    identity (a pointer); ``Error()`` joins the errors' texts with newlines at each call, as Go's
+    method does."""
+
+    _go_type_name_ = "*errors.joinError"
+
+    def __init__(self, errs: list):
+        self.errs = errs
+
+    def error(self) -> str:
+        return "\n".join(error_text(e) for e in self.errs)
+
+    def __repr__(self) -> str:
+        return f"JoinError({self.errs!r})"
+
+
+def errors_join(*errs):
+    """``errors.Join(errs...)``: nil when all are nil (a typed nil is not nil: Go keeps it)."""
+    kept = [e for e in errs if e is not None]
+    return JoinError(kept) if kept else None
+
+
 def errors_is(err, target) -> bool:
-    while err is not None:
-        if err is target:
+    """``errors.Is`` (errors/wrap.go): ``err`` or an error it wraps, depth first (``%w``'s one,
+    a join's list), is ``target`` (identity: the port's errors are pointers or sentinels); with
+    a nil side, whether both are nil."""
+    if err is None or target is None:
+        return err is target
+    stack = [err]
+    while stack:
+        e = stack.pop()
+        if e is None:
+            continue
+        if e is target:
             return True
-        err = getattr(err, "wrapped", None)
+        if isinstance(e, JoinError):
+            stack.extend(reversed(e.errs))
+        else:
+            stack.append(getattr(e, "wrapped", None))
     return False
 
 
@@ -989,6 +1027,8 @@ def test_main(test, name: str):
         # `go test -race`: the detector is on from the start (a map or channel the test races on
         # before any plain field is touched is checked too; a lazy start missed it)
         _race.detector(_runtime._rt)
+        # runtime.NumGoroutine counts go test's main goroutine too (goruntime.num_goroutine)
+        _runtime._rt.go_test_extra_goroutines = goruntime.GO_TEST_EXTRA_GOROUTINES
         init = getattr(test, "__globals__", {}).get("_go_init_") or getattr(sys.modules.get(test.__module__), "_go_init_", None)
         if init is not None:
             init()  # the package's vars, afresh for this run (Go initialises them once per process)

@@ -25,8 +25,9 @@ from tests.goport.test_port import DATA, load, port
 # key types would make lang's type assertions ambiguous (several int types in interfaces);
 # pointers: pointers to non-struct memory and the sync/atomic functions on it; slicestruct: slices
 # of struct values copy the structs (append, copy, literals), slices of pointers share them
-# named: named non-struct types, arrays, struct values out of maps, typed nils
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named")
+# named: named non-struct types, arrays, struct values out of maps, typed nils; goerrs: errors.Join
+# and runtime.NumGoroutine (goruntime)
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs")
 
 
 def go_test_names(pkg):

@@ -47,17 +47,8 @@ EXPECTED = {
     'examples/hc08': None,
     'examples/hc09': None,
     'examples/hc10': None,
-    'examples/hc11': [
-        'method runtime/pprof.Profile.WriteTo has no gosim model',
-        'os.Stderr: import "os" has no gosim model and os.Stderr is not a function a stub can stand for',
-        'runtime.NumGoroutine has no gosim model',
-    ],
-    'examples/hc12': [
-        'errors.Join has no gosim model',
-        'method runtime/pprof.Profile.WriteTo has no gosim model',
-        'os.Stderr: import "os" has no gosim model and os.Stderr is not a function a stub can stand for',
-        'runtime.NumGoroutine has no gosim model',
-    ],
+    'examples/hc11': None,
+    'examples/hc12': None,
     'examples/hc15': None,
     'examples/hc16': None,
     'examples/hc17': None,
@@ -87,6 +78,13 @@ OPEN = {
     "examples/hc03": "it finds the lock-order deadlock, but its crash state is the other goroutine of the pair "
                      "(handleLocalPodSelectorDelFuncOld <- removeHandler, the hand port's removeHandler <- "
                      "handleLocalPodSelectorDelFuncOld)",
+    # hc11, hc12: the Go test's own leak check (runtime.NumGoroutine after a 10 ms grace) fails with
+    # t.Fatalf where the hand port ends as gosim's goroutine leak: the kinds differ by design
+    "examples/hc11": "the Go test's leak check fails (checkLeaks <- TestScenario, 200/200 random and pct runs) where "
+                     "the hand port ends as gosim's goroutine leak; fixed fails 5/200 random runs under a 0.1 s "
+                     "realism bound (the poller, runnable, waits past the twin's 10 ms grace; 0/200 at 1 ms)",
+    "examples/hc12": "the Go test's leak check fails (checkLeaks <- TestScenario, 177/200 random runs) where the "
+                     "hand port ends as gosim's goroutine leak; fixed clean (200 random, 200 pct)",
 }
 
 

@@ -1,0 +1,3 @@
+module example.com/goerrs
+
+go 1.24
