@@ -37,12 +37,13 @@ def _follow(tmp_path, farm_url: str | None):
                     "venv of its own?); remove it with `.venv/bin/pip uninstall -y fuzzfarm-tracker fuzzfarm-tracker-gen`, then rerun")
     work = tmp_path / "work"
     work.mkdir()
-    env = G.user_env(str(tmp_path), **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
+    # no $FUZZFARM_REDIS_URL in the shell: sections 1 to 8 are what a user without a farm runs (the
+    # demo on the local farm); run_guide sets it for the farm blocks (section 9) only
+    env = G.user_env(str(tmp_path), **FAST_ENV)
     try:
-        results = G.run_guide(str(work), env, farm=farm_url is not None)
+        results = G.run_guide(str(work), env, farm_url=farm_url)
     finally:  # the guide stops its local farm itself; if a block failed before that, stop it here
-        subprocess.run(["fuzzfarm", "down"], env={k: v for k, v in env.items() if k != "FUZZFARM_REDIS_URL"},
-                       capture_output=True, timeout=120)
+        subprocess.run(["fuzzfarm", "down"], env=env, capture_output=True, timeout=120)
     return work, results
 
 
