@@ -107,13 +107,15 @@ def venv_env(bindir: str, **extra) -> dict:
     return env
 
 
-def run_guide(workdir: str, env: dict, *, farm_url: str | None, timeout: float = 600) -> list[tuple[Block, str]]:
+def run_guide(workdir: str, env: dict, *, farm_url: str | None, timeout: float = 600,
+              guide: str = GUIDE) -> list[tuple[Block, str]]:
     """Run the guide's ``sh`` (and ``python run``) blocks in one bash session; check ``text
     expect`` blocks and file excerpts. ``sh farm`` blocks run only with ``farm_url``, which is
     ``$FUZZFARM_REDIS_URL`` in those blocks and nowhere else. Returns ``[(block, its output)]``;
     raises AssertionError naming the block that failed."""
     assert "FUZZFARM_REDIS_URL" not in env, "the farm's URL is run_guide's farm_url: the guide sets it for section 9 only"
-    bs = blocks()
+    bs = blocks(guide)
+    doc = os.path.relpath(guide, REPO) if os.path.abspath(guide).startswith(REPO + os.sep) else guide
     bad = check_markers(bs)
     assert not bad, "\n".join(bad)
     script = ["set -euo pipefail", "exec 2>&1"]
@@ -144,7 +146,7 @@ def run_guide(workdir: str, env: dict, *, farm_url: str | None, timeout: float =
     outputs = {int(parts[k]): parts[k + 1] for k in range(1, len(parts) - 1, 2)}
     if p.returncode != 0 or "@@end" not in p.stdout:
         last = max(outputs) if outputs else None
-        where = f"docs/HARNESSES.md:{bs[last].line}" if last is not None else "the first block"
+        where = f"{doc}:{bs[last].line}" if last is not None else "the first block"
         raise AssertionError(f"the guide's block at {where} failed (exit {p.returncode}):\n"
                              f"{textwrap.indent(bs[last].text if last is not None else '', '  ')}\n"
                              f"output tail:\n{p.stdout[-5000:]}")
@@ -155,13 +157,13 @@ def run_guide(workdir: str, env: dict, *, farm_url: str | None, timeout: float =
         if b.lang == "text" and b.marker == "expect":
             commands = (("sh", ""), ("sh", "farm"), ("python", "run"))
             prev = max((j for j in range(i) if (bs[j].lang, bs[j].marker) in commands), default=None)
-            assert prev is not None, f"docs/HARNESSES.md:{b.line}: an expect block with no command before it"
+            assert prev is not None, f"{doc}:{b.line}: an expect block with no command before it"
             if prev not in outputs:  # a farm block, not run this time
                 continue
             for line in b.text.splitlines():
                 line = line.strip()
                 if line and line != "...":
-                    assert line in outputs[prev], (f"docs/HARNESSES.md:{b.line}: expected {line!r} in the output "
+                    assert line in outputs[prev], (f"{doc}:{b.line}: expected {line!r} in the output "
                                                    f"of the block at line {bs[prev].line}; got:\n{outputs[prev][-3000:]}")
     return results
 
