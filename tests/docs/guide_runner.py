@@ -6,8 +6,10 @@ Every fenced block carries a marker in its info string:
   directory, in the shell a user has after ``scripts/setup`` (:func:`user_env`: ``fuzzfarm`` on
   ``PATH`` through a link to the test venv's, no venv active, no ``pip`` or ``python`` of the
   test venv); the guide makes and activates a venv of its own (``fuzzfarm venv``) before it
-  installs anything; ``sh farm`` blocks need a farm (a redis-server and ``$FUZZFARM_REDIS_URL``)
-  and run only when the caller provides one;
+  installs anything; ``sh farm`` blocks need a farm (a redis-server) and run only when the caller
+  provides its URL, exported as ``$FUZZFARM_REDIS_URL`` for those blocks alone: the blocks before
+  them are what a user without a farm runs (``fuzzfarm demo`` on the local farm), and they must
+  show what the guide shows with or without a farm further on;
 * ``text expect`` - output of the ``sh`` block before it: each non-empty line must occur in that
   block's output (a line ``...`` is skipped);
 * ``python|go|toml file=PATH`` - an excerpt of a file ``fuzzfarm new`` writes (PATH is
@@ -105,19 +107,27 @@ def venv_env(bindir: str, **extra) -> dict:
     return env
 
 
-def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> list[tuple[Block, str]]:
+def run_guide(workdir: str, env: dict, *, farm_url: str | None, timeout: float = 600,
+              guide: str = GUIDE) -> list[tuple[Block, str]]:
     """Run the guide's ``sh`` (and ``python run``) blocks in one bash session; check ``text
-    expect`` blocks and file excerpts. Returns ``[(block, its output)]``; raises AssertionError
-    naming the block that failed."""
-    bs = blocks()
+    expect`` blocks and file excerpts. ``sh farm`` blocks run only with ``farm_url``, which is
+    ``$FUZZFARM_REDIS_URL`` in those blocks and nowhere else. Returns ``[(block, its output)]``;
+    raises AssertionError naming the block that failed."""
+    assert "FUZZFARM_REDIS_URL" not in env, "the farm's URL is run_guide's farm_url: the guide sets it for section 9 only"
+    bs = blocks(guide)
+    doc = os.path.relpath(guide, REPO) if os.path.abspath(guide).startswith(REPO + os.sep) else guide
     bad = check_markers(bs)
     assert not bad, "\n".join(bad)
     script = ["set -euo pipefail", "exec 2>&1"]
     runnable = []
     for i, b in enumerate(bs):
-        if b.lang == "sh" and (b.marker == "" or (farm and b.marker == "farm")):
+        if b.lang == "sh" and b.marker == "":
             runnable.append(i)
             script += [f"echo '@@block {i}'", f"date +@@t%s.%N >&3", b.text]
+        elif b.lang == "sh" and b.marker == "farm" and farm_url:
+            runnable.append(i)  # the user of a farm has its URL in the environment from here on
+            script += [f"echo '@@block {i}'", f"date +@@t%s.%N >&3", f"export FUZZFARM_REDIS_URL={shlex.quote(farm_url)}",
+                       b.text, "unset FUZZFARM_REDIS_URL"]
         elif b.lang == "python" and b.marker == "run":
             runnable.append(i)
             py = os.path.join(workdir, f".guide-block-{i}.py")
@@ -136,7 +146,7 @@ def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> l
     outputs = {int(parts[k]): parts[k + 1] for k in range(1, len(parts) - 1, 2)}
     if p.returncode != 0 or "@@end" not in p.stdout:
         last = max(outputs) if outputs else None
-        where = f"docs/HARNESSES.md:{bs[last].line}" if last is not None else "the first block"
+        where = f"{doc}:{bs[last].line}" if last is not None else "the first block"
         raise AssertionError(f"the guide's block at {where} failed (exit {p.returncode}):\n"
                              f"{textwrap.indent(bs[last].text if last is not None else '', '  ')}\n"
                              f"output tail:\n{p.stdout[-5000:]}")
@@ -147,13 +157,13 @@ def run_guide(workdir: str, env: dict, *, farm: bool, timeout: float = 600) -> l
         if b.lang == "text" and b.marker == "expect":
             commands = (("sh", ""), ("sh", "farm"), ("python", "run"))
             prev = max((j for j in range(i) if (bs[j].lang, bs[j].marker) in commands), default=None)
-            assert prev is not None, f"docs/HARNESSES.md:{b.line}: an expect block with no command before it"
+            assert prev is not None, f"{doc}:{b.line}: an expect block with no command before it"
             if prev not in outputs:  # a farm block, not run this time
                 continue
             for line in b.text.splitlines():
                 line = line.strip()
                 if line and line != "...":
-                    assert line in outputs[prev], (f"docs/HARNESSES.md:{b.line}: expected {line!r} in the output "
+                    assert line in outputs[prev], (f"{doc}:{b.line}: expected {line!r} in the output "
                                                    f"of the block at line {bs[prev].line}; got:\n{outputs[prev][-3000:]}")
     return results
 

@@ -37,14 +37,37 @@ def _follow(tmp_path, farm_url: str | None):
                     "venv of its own?); remove it with `.venv/bin/pip uninstall -y fuzzfarm-tracker fuzzfarm-tracker-gen`, then rerun")
     work = tmp_path / "work"
     work.mkdir()
-    env = G.user_env(str(tmp_path), **FAST_ENV, **({"FUZZFARM_REDIS_URL": farm_url} if farm_url else {}))
+    # no $FUZZFARM_REDIS_URL in the shell: sections 1 to 8 are what a user without a farm runs (the
+    # demo on the local farm); run_guide sets it for the farm blocks (section 9) only
+    env = G.user_env(str(tmp_path), **FAST_ENV)
     try:
-        results = G.run_guide(str(work), env, farm=farm_url is not None)
+        results = G.run_guide(str(work), env, farm_url=farm_url)
     finally:  # the guide stops its local farm itself; if a block failed before that, stop it here
-        subprocess.run(["fuzzfarm", "down"], env={k: v for k, v in env.items() if k != "FUZZFARM_REDIS_URL"},
-                       capture_output=True, timeout=120)
+        subprocess.run(["fuzzfarm", "down"], env=env, capture_output=True, timeout=120)
     return work, results
 
+
+
+def test_the_farm_url_is_in_the_farm_blocks_only(tmp_path):
+    """The runner gives the guide's shell what its reader has: no farm URL before section 9 (so the
+    demo of section 7 runs on the local farm, as shown), the farm's URL in the ``sh farm`` blocks.
+    A URL leaked into the whole session made the slow on-a-farm run miss section 7's line."""
+    fence = "`" * 3
+    guide = tmp_path / "GUIDE.md"
+    guide.write_text("\n".join([
+        f"{fence}sh", 'echo "before: ${FUZZFARM_REDIS_URL:-none}"', fence,
+        f"{fence}text expect", "before: none", fence,
+        f"{fence}sh farm", 'echo "farm: $FUZZFARM_REDIS_URL"', fence,
+        f"{fence}text expect", "farm: redis://127.0.0.1:1/0", fence,
+        f"{fence}sh", 'echo "after: ${FUZZFARM_REDIS_URL:-none}"', fence,
+        f"{fence}text expect", "after: none", fence, ""]))
+    env = G.user_env(str(tmp_path))
+    url = "redis://127.0.0.1:1/0"  # never contacted: the blocks only echo it
+    outs = [out.splitlines()[0] for _, out in G.run_guide(str(tmp_path), env, farm_url=url, guide=str(guide))]
+    assert outs == ["before: none", "farm: redis://127.0.0.1:1/0", "after: none"]
+    # without a farm the farm block is not run, and the others are as before
+    outs = [out.splitlines()[0] for _, out in G.run_guide(str(tmp_path), env, farm_url=None, guide=str(guide))]
+    assert outs == ["before: none", "after: none"]
 
 GUARDS = ("tests/engine/test_fuzz_child_imports.py::test_atheris_child_instruments_only_our_code",
           "tests/docs/test_harness_guide.py::test_the_guide_works_as_written")
