@@ -223,34 +223,47 @@ def test_the_twin_ports_as_the_table_says(table, twin):
     assert ff is None, f"{twin}: the generated port fails on fixed: {ff}"
 
 
-def check_seed(twin, out):
+def check_seed(twin, out, seeds=None, fixed_runs=FIXED_RUNS, hand_runs=HAND_SEED_RUNS):
     """A seed twin: the generated harness carries the twin's bound; under it the generated port
     finds a goroutine panic whose Go crash state is one the hand harness gives for the seed bug
-    (which shape, S1/S2/S3, is the schedule's), and stays clean on fixed."""
+    (which shape, S1/S2/S3, is the schedule's), and stays clean on fixed. ``seeds``: the
+    strategy seeds to search (default: SEED's runs from 0)."""
     import importlib
     import random
 
     from fuzzfarm.strategies import make
     module, strategy, runs = SEED[twin]
+    seeds = range(runs) if seeds is None else seeds
     pkg = "fuzzfarm.dev/gotwins/" + twin
     bound = load(out, "harness").harness.run_kw.get("max_starvation_s")
     assert bound == T.BOUND[twin], bound
     buggy, fixed = load(out, "buggy"), load(out, "fixed")
 
-    def first(mod, n):
-        for seed in range(n):
+    def first(mod, seeds):
+        for seed in seeds:
             f = gosim.run(rt.test_main(mod.TestScenario, "TestScenario"), strategy=make(strategy, seed=seed),
                           check_leaks=False, max_starvation_s=bound).failure
             if f is not None:
                 return f
-    gf = first(buggy, runs)
-    assert gf is not None, f"{twin}: the generated port found nothing in {runs} {strategy} runs"
+    gf = first(buggy, seeds)
+    assert gf is not None, f"{twin}: the generated port found nothing in {strategy} seeds {seeds}"
     hand = importlib.import_module(module).harness
     rng = random.Random(1)
     states = {tuple(f.go_crash_state) for f in (hand.execute(rng.randbytes(rng.randrange(64)), "buggy").report.failure
-                                                for _ in range(HAND_SEED_RUNS)) if f is not None and f.kind == gf.kind}
+                                                for _ in range(hand_runs)) if f is not None and f.kind == gf.kind}
     assert any(same_state(list(h), gf.go_crash_state, pkg) for h in states), (gf.kind, gf.go_crash_state, states)
-    assert first(fixed, FIXED_RUNS) is None, f"{twin}: the generated port fails on fixed"
+    assert first(fixed, range(fixed_runs)) is None, f"{twin}: the generated port fails on fixed"
+
+
+def test_the_checker_seed_twin_bounded(table):
+    """The default tier's guard of the checker (its full check is slow): ported with its bound, the
+    pct seeds around the first that finds the seed bug (136 of 0..299) still find it, with a crash
+    state of the hand harness's seed bug, and 20 fixed runs stay clean."""
+    tmp, binary = table
+    out = tmp / "checker-bounded"
+    files, refused = T.port_twin("checker", str(out), binary)
+    assert refused is None, refused
+    check_seed("checker", out, seeds=range(130, 140), fixed_runs=20, hand_runs=30)
 
 
 def test_same_state_tells_crash_states_apart():
