@@ -87,3 +87,29 @@ def test_the_parser_refuses_what_is_no_finite_number_of_seconds(raw):
     infinite one (written out it is not JSON; 'none' is the unbounded bound)."""
     with pytest.raises(ValueError, match="none"):
         H.parse_max_starvation(raw)
+
+
+def test_a_declared_harness_s_own_bound_wins_over_the_worker_s(monkeypatch):
+    """``declare(..., max_starvation_s=S)`` (what ``fuzzfarm port --max-starvation`` writes): every
+    run of the harness goes by S, whatever ``FUZZFARM_MAX_STARVATION_S`` says (docs/timing.md, "A
+    campaign's own bound", rule 1), and a bad S is an error naming the harness at import."""
+    from fuzzfarm import gosim
+    from fuzzfarm.harness import declare
+
+    def program(scenario, variant):
+        def main():
+            timeout = gosim.after(0.06)  # a scaled program's timeout: 60 "seconds" in milliseconds
+            done = gosim.Chan()
+            gosim.go(done.close)
+            i, _, _ = gosim.select(gosim.recv_case(done), gosim.recv_case(timeout))
+            assert i == 0, "timed out"  # only a worker starved 60 ms (over the 0.1 ms bound) misses it
+        return main
+    h = declare("scaled_clock", name="scaled", variants=("port",), description="d",
+                decode=lambda rd: None, program=program, max_starvation_s=0.0001)
+    monkeypatch.setenv(H.MAX_STARVATION_ENV, "label")
+    ex = h.execute(b"\x01" * 64, "port")
+    assert ex.report.failure is None, ex.report.failure
+    assert ex.max_starvation_s == 0.0001 and ex.report.max_starvation_s == 0.0001
+    with pytest.raises(ValueError, match="harness 'bad': max_starvation_s: 'soon' is not"):
+        declare("bad_mod", name="bad", variants=("port",), description="d", decode=lambda rd: None,
+                program=program, max_starvation_s="soon")

@@ -18,13 +18,25 @@ def register(app: typer.Typer) -> None:
     def port(sources: List[str] = typer.Argument(..., help="Go files or a package directory."),
              output: str = typer.Option(..., "-o", "--output", help="Directory of the package to write (absent or empty)."),
              test: Optional[str] = typer.Option(None, "--test", help="Go test to run as the harness's program, e.g. TestScenario."),
-             name: Optional[str] = typer.Option(None, "--name", help="Harness name (default: the output directory's name).")) -> None:
+             name: Optional[str] = typer.Option(None, "--name", help="Harness name (default: the output directory's name)."),
+             max_starvation: Optional[str] = typer.Option(
+                 None, "--max-starvation", metavar="SECONDS|none|label",
+                 help="The generated harness's own starvation bound (docs/timing.md), e.g. 0.0001 when the Go's "
+                      "clock counts upstream seconds in milliseconds; default: the 0.1 s realism bound as a label.")) -> None:
         """Translate Go source into a gosim port inside a harness plugin package (docs/PORT.md)."""
-        from fuzzfarm.goport.package import port as do_port
+        from fuzzfarm.goport.package import NOT_GIVEN, port as do_port
         from fuzzfarm.goport.translate import PortError
+        from fuzzfarm.harness import parse_max_starvation
+        bound = NOT_GIVEN
+        if max_starvation is not None:
+            try:
+                bound = parse_max_starvation(max_starvation)
+            except ValueError as e:
+                err.print(f"fuzzfarm port: --max-starvation {e}; e.g. --max-starvation 0.0001", markup=False)
+                raise SystemExit(EXIT_ERROR) from None
         stubs = {}
         try:
-            files = do_port(sources, output, name=name, test=test, stubs_out=stubs)
+            files = do_port(sources, output, name=name, test=test, stubs_out=stubs, max_starvation=bound)
         except PortError as e:
             for line in e.lines:
                 err.print(f"fuzzfarm port: {line}", markup=False)

@@ -34,8 +34,9 @@ import sys
 from typing import Any, Callable
 
 from fuzzfarm.harness import contract as H
+from fuzzfarm.harness.knobs import parse_max_starvation
 
-_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race", "go_version")
+_RUN_OPTIONS = ("max_steps", "check_leaks", "leak_grace", "race", "go_version", "max_starvation_s")
 
 
 @dataclasses.dataclass
@@ -146,7 +147,11 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
       None = auto, which ``FUZZFARM_RACE`` overrides; ``go_version``: the Go release the port's
       code is built with, ``"1.22"``, or the path of the upstream ``go.mod`` whose ``go`` line
       says it, relative to the harness file: it decides the timer semantics,
-      docs/RUNTIME.md#go-version); unset ones keep ``gosim.run``'s defaults.
+      docs/RUNTIME.md#go-version; ``max_starvation_s``: this harness's own starvation bound,
+      seconds, None (no bound in time) or ``"label"``, which wins over the campaign's and the
+      worker's, docs/timing.md#a-campaigns-own-bound: a program whose clock is scaled, e.g. a Go
+      twin counting upstream's seconds in milliseconds, scales the realism bound with it); unset
+      ones keep ``gosim.run``'s defaults.
     """
     variants = tuple(variants)
     if not variants or not all(isinstance(v, str) and v for v in variants):
@@ -156,6 +161,11 @@ def declare(module: str, *, name: str, variants=("buggy", "fixed"), description:
         raise TypeError(f"harness {name!r}: unknown option(s) {', '.join(bad)}; choose from {', '.join(_RUN_OPTIONS)}")
     if "go_version" in run_kw:
         run_kw["go_version"] = _go_version(run_kw["go_version"], module, name)
+    if "max_starvation_s" in run_kw:
+        try:  # a bad bound is an error at import, not a run that searches under another one
+            run_kw["max_starvation_s"] = parse_max_starvation(run_kw["max_starvation_s"])
+        except ValueError as e:
+            raise ValueError(f"harness {name!r}: max_starvation_s: {e}") from None
     bad_hazard = H.fixed_may_fail_error(fixed_may_fail, name)
     if bad_hazard:
         raise ValueError(bad_hazard)

@@ -235,3 +235,29 @@ def test_a_typed_nil_is_go_s_typed_nil_not_a_nil_interface(go, tmp_path):
         r = gosim.run(rt.test_main(mod.TestTypedNilIsNotNil, "TestTypedNilIsNotNil"), strategy=make("random", seed=seed),
                       check_leaks=False)
         assert r.failure is None, f"go test passes; the translation fails: {r.failure}"
+
+
+def test_max_starvation_is_written_into_the_generated_harness(go, tmp_path, capsys):
+    """`--max-starvation` is the generated harness's own bound (docs/PORT.md, docs/timing.md). A
+    Go clock counting upstream's seconds in milliseconds (testdata/scaledclock: a 60 ms sync
+    timeout Go meets on an idle machine: `go test -count=200` passed when it was written) fails under the
+    default 0.1 s realism bound only by starving the worker 60 ms; under the bound scaled with
+    the clock (0.1 ms) the harness runs under that bound and never fails. A bad value is one line,
+    exit 2, nothing written."""
+    src = os.path.join(DATA, "scaledclock")
+    default = load(port(tmp_path / "a", src, "--test", "TestScenario"), "harness")
+    runs = [default.execute(d, "port") for d in inputs()]
+    failed = [ex for ex in runs if ex.report.failure is not None]
+    assert failed and all("timed out waiting for the worker" in ex.report.failure.go_message for ex in failed)
+    assert all(ex.report.starvation > 0.05 for ex in failed)  # each needs the worker starved 60 ms
+    scaled = load(port(tmp_path / "b", src, "--test", "TestScenario", "--max-starvation", "0.0001"), "harness")
+    for d in inputs():
+        ex = scaled.execute(d, "port")
+        assert ex.max_starvation_s == 0.0001 and ex.report.failure is None, (d.hex(), ex.report.failure)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", src, "-o", str(tmp_path / "c"), "--test", "TestScenario", "--max-starvation", "soon"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fuzzfarm port: --max-starvation 'soon' is not"), err
+    assert not (tmp_path / "c").exists()

@@ -72,9 +72,6 @@ HAND = {"examples/hc01": "hc01", "examples/hc09": "hc09", "examples/dr02": "dr02
 # translated twins whose comparison with the hand port is still open, and why (docs/PORT.md's
 # table): the test checks they translate; what they find is not compared yet
 OPEN = {
-    "checker": "its Go twin's clock is in milliseconds (unit = time.Millisecond): under the harness's default "
-               "realism bound (0.1 s) every run starves the informer past its 60 ms sync timeout; at 1 ms, pct "
-               "finds the seed's nil dereference in objectChecker.Stop <- Map.DeleteAndStop (3 of 300 runs)",
     "examples/hc03": "it finds the lock-order deadlock, but its crash state is the other goroutine of the pair "
                      "(handleLocalPodSelectorDelFuncOld <- removeHandler, the hand port's removeHandler <- "
                      "handleLocalPodSelectorDelFuncOld)",
@@ -86,6 +83,13 @@ OPEN = {
     "examples/hc12": "the Go test's leak check fails (checkLeaks <- TestScenario, 177/200 random runs) where the "
                      "hand port ends as gosim's goroutine leak; fixed clean (200 random, 200 pct)",
 }
+
+
+# the seed twins, whose hand port is a harness of harnesses/ (not an examples case): that harness,
+# and the strategy and runs the generated port gets (checker: at its bound, T.BOUND, pct finds
+# the nil dereference in 3 of 300 runs, first at seed 136; random in none of 300)
+SEED = {"checker": ("harnesses.checker_race", "pct", 300)}
+HAND_SEED_RUNS = 300  # random inputs to the hand harness: its crash states of the seed bug (all three shapes)
 
 
 # the hand edits a translated twin needs: its stubs filled in (twin -> {file: [(text, replacement)]});
@@ -134,7 +138,7 @@ def test_every_shipped_twin_is_in_the_table():
     import tomllib
     listed = {v for tbl in tomllib.load(open(f"{T.TWINS_DIR}/TWINS.toml", "rb")).values() for v in tbl.values()}
     assert listed == set(T.TWINS) == set(EXPECTED), (listed ^ set(EXPECTED))
-    assert set(HAND) | set(OPEN) == {t for t, v in EXPECTED.items() if v is None}
+    assert set(HAND) | set(OPEN) | set(SEED) == {t for t, v in EXPECTED.items() if v is None}
 
 
 def norm(frame: str, pkg: str | None = None) -> str:
@@ -189,6 +193,8 @@ def test_the_twin_ports_as_the_table_says(table, twin):
     assert refused is None, refused
     if twin in OPEN:
         return  # translated; the comparison with the hand port is open (OPEN says why)
+    if twin in SEED:
+        return check_seed(twin, out)
     sys.path.insert(0, "tests/gosim")
     from tests.gosim.test_examples import MEASURED, bound as measured_bound
     from tests.gosim.test_hard_cases import FIND
@@ -213,6 +219,49 @@ def test_the_twin_ports_as_the_table_says(table, twin):
         assert same_state(hf.go_crash_state, gf.go_crash_state, pkg), (hf.go_crash_state, gf.go_crash_state)
     _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False)
     assert ff is None, f"{twin}: the generated port fails on fixed: {ff}"
+
+
+def check_seed(twin, out, seeds=None, fixed_runs=FIXED_RUNS, hand_runs=HAND_SEED_RUNS):
+    """A seed twin: the generated harness carries the twin's bound; under it the generated port
+    finds a goroutine panic whose Go crash state is one the hand harness gives for the seed bug
+    (which shape, S1/S2/S3, is the schedule's), and stays clean on fixed. ``seeds``: the
+    strategy seeds to search (default: SEED's runs from 0)."""
+    import importlib
+    import random
+
+    from fuzzfarm.strategies import make
+    module, strategy, runs = SEED[twin]
+    seeds = range(runs) if seeds is None else seeds
+    pkg = "fuzzfarm.dev/gotwins/" + twin
+    bound = load(out, "harness").harness.run_kw.get("max_starvation_s")
+    assert bound == T.BOUND[twin], bound
+    buggy, fixed = load(out, "buggy"), load(out, "fixed")
+
+    def first(mod, seeds):
+        for seed in seeds:
+            f = gosim.run(rt.test_main(mod.TestScenario, "TestScenario"), strategy=make(strategy, seed=seed),
+                          check_leaks=False, max_starvation_s=bound).failure
+            if f is not None:
+                return f
+    gf = first(buggy, seeds)
+    assert gf is not None, f"{twin}: the generated port found nothing in {strategy} seeds {seeds}"
+    hand = importlib.import_module(module).harness
+    rng = random.Random(1)
+    states = {tuple(f.go_crash_state) for f in (hand.execute(rng.randbytes(rng.randrange(64)), "buggy").report.failure
+                                                for _ in range(hand_runs)) if f is not None and f.kind == gf.kind}
+    assert any(same_state(list(h), gf.go_crash_state, pkg) for h in states), (gf.kind, gf.go_crash_state, states)
+    assert first(fixed, range(fixed_runs)) is None, f"{twin}: the generated port fails on fixed"
+
+
+def test_the_checker_seed_twin_bounded(table):
+    """The default tier's guard of the checker (its full check is slow): ported with its bound, the
+    pct seeds around the first that finds the seed bug (136 of 0..299) still find it, with a crash
+    state of the hand harness's seed bug, and 20 fixed runs stay clean."""
+    tmp, binary = table
+    out = tmp / "checker-bounded"
+    files, refused = T.port_twin("checker", str(out), binary)
+    assert refused is None, refused
+    check_seed("checker", out, seeds=range(130, 140), fixed_runs=20, hand_runs=30)
 
 
 def test_same_state_tells_crash_states_apart():

@@ -1,5 +1,6 @@
 """Shared by tests/goport/test_twins.py and `python -m tests.goport.twin_table` (which prints the
-per-twin table of docs/PORT.md): `fuzzfarm port --test TestScenario` on every shipped Go twin."""
+per-twin table of docs/PORT.md; with `--runs CAP` also each generated port's runs to the first
+failure): `fuzzfarm port --test TestScenario` on every shipped Go twin."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TWINS_DIR = os.path.join(ROOT, "gotwins")
 TWINS = ["checker", "clusterbuilder"] + [f"examples/{d}" for d in sorted(os.listdir(os.path.join(TWINS_DIR, "examples")))]
 _SITE = re.compile(r"^[^:]+:\d+: ")
+# `fuzzfarm port --max-starvation` per twin: a twin whose clock is scaled carries the realism
+# bound (0.1 s) scaled with it (docs/PORT.md). The checker counts upstream's seconds in
+# milliseconds (gotwins/checker/doc.go: unit = time.Millisecond): 0.1 ms.
+BOUND = {"checker": 0.0001}
 
 
 def constructs(lines: list[str]) -> list[str]:
@@ -68,7 +73,8 @@ def port_twin(twin: str, out: str, binary: str, cache: dict | None = None):
         return hit
     package.read_go = read
     try:
-        return package.port([os.path.join(TWINS_DIR, twin)], out, name=twin.replace("/", "-"), test="TestScenario"), None
+        return package.port([os.path.join(TWINS_DIR, twin)], out, name=twin.replace("/", "-"), test="TestScenario",
+                            max_starvation=BOUND.get(twin, package.NOT_GIVEN)), None
     except translate.PortError as e:
         return None, e.lines
     finally:
@@ -79,12 +85,40 @@ def py_lines(files) -> int:
     return sum(sum(1 for ln in open(f) if ln.strip()) for f in files if f.endswith(".py"))
 
 
+def runs_to_first_failure(out: str, twin: str, strategy: str, cap: int) -> tuple[int | None, set]:
+    """docs/PORT.md's figure for a generated port: the worst over seeds s = 1..10 of the runs to
+    its first failure, each seed a run of strategy seeds 100000·s, 100000·s+1, ... (None: some
+    seed found nothing in ``cap`` runs), with the kinds seen. Buggy build, ``go test``'s leak
+    rule, and the twin's bound (BOUND) or none, as test_twins runs them."""
+    from fuzzfarm import gosim
+    from fuzzfarm.goport import rt
+    from fuzzfarm.strategies import make
+    from tests.goport.test_port import load
+    mod = load(out, "buggy")
+    worst, kinds = 0, set()
+    for s in range(1, 11):
+        for i in range(cap):
+            f = gosim.run(rt.test_main(mod.TestScenario, "TestScenario"), strategy=make(strategy, seed=100000 * s + i),
+                          check_leaks=False, max_starvation_s=BOUND.get(twin)).failure
+            if f is not None:
+                worst, kinds = max(worst, i + 1), kinds | {f.kind}
+                break
+        else:
+            return None, kinds
+    return worst, kinds
+
+
 if __name__ == "__main__":
     import tempfile
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 0  # --runs CAP: also the figures
     tmp = tempfile.mkdtemp()
     b = goast_binary(tmp)
     for t in TWINS:
         files, refused = port_twin(t, os.path.join(tmp, t.replace("/", "-")), b)
+        if runs and files:
+            for strat in ("random", "pct"):
+                n, kinds = runs_to_first_failure(os.path.join(tmp, t.replace("/", "-")), t, strat, runs)
+                print(f"{t} {strat}: {n if n else f'>{runs}'} ({', '.join(sorted(kinds))})")
         print(f"| {t} | {go_lines(t)} | {py_lines(files) if files else '-'} | "
               + (("yes" + "".join(f" (stub to fill in: {os.path.basename(f)})" for f in sorted(files) if os.path.basename(f).startswith("stub_")))
                  if files else "refused: " + "; ".join(constructs(refused))) + " |")

@@ -1,0 +1,3 @@
+module example.com/scaledclock
+
+go 1.24
