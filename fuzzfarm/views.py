@@ -217,6 +217,15 @@ def find_group(groups_: list[dict], ref: str) -> dict:
 
 
 # ---- download -----------------------------------------------------------------------------------
+def artifact_files(st: S.Store, bid: str) -> dict[str, bytes] | None:
+    """Bucket ``bid``'s artifact as this machine downloads it (the CLI writes these bytes, the web
+    view serves them): repro.json's ``replay_standalone`` names this interpreter (``sys.executable``),
+    so it runs as written outside fuzzfarm's venv too; None without an artifact."""
+    from fuzzfarm import collector
+    files = st.artifact(bid)
+    return collector.with_python(files, sys.executable) if files else files
+
+
 def download_bucket(st: S.Store, bid: str, out_dir: str, *, overwrite: bool = True) -> list[str]:
     """Write bucket ``bid``'s artifact and its regression test into ``out_dir``; the names written.
     Without ``overwrite``, a file of the same name there is refused before anything is written.
@@ -227,10 +236,9 @@ def download_bucket(st: S.Store, bid: str, out_dir: str, *, overwrite: bool = Tr
     b = st.bucket(bid)
     if b is None:
         raise ViewError(f"unknown bucket {bid!r}; list buckets with `fuzzfarm crashes`")
-    files = st.artifact(bid)
+    files = artifact_files(st, bid)
     if not files:
         raise ViewError(f"bucket {bid} has no artifact yet (triage: {b.get('state')}); retry in a few seconds")
-    files = collector.with_python(files, sys.executable)
     test = regression_test(b)
     names = [safe_name(n) for n in (*files, *test)]  # a hostile stored name is refused, never probed
     taken = [n for n in names if os.path.lexists(os.path.join(out_dir, n))] if not overwrite else []

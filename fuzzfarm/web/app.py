@@ -144,7 +144,7 @@ class _Site:
 
     def bucket_file(self, request: Request):
         bid, name = request.path_params["bid"], request.path_params["name"]
-        files = self.st.artifact(bid)
+        files = views.artifact_files(self.st, bid)  # the bytes `fuzzfarm download` writes
         if not files or name not in files:
             raise HTTPException(404, f"bucket {bid} has no file {name}")
         body = files[name]
