@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .nodes import walk
+
 _ATOMIC_FUNC = re.compile(r"(Add|Load|Store|Swap|CompareAndSwap|And|Or)(Int32|Int64|Uint32|Uint64|Uintptr|Pointer)\Z")
 _WIDTH = {"Int32": (32, True), "Int64": (64, True), "Uint32": (32, False), "Uint64": (64, False), "Uintptr": (64, False)}
 # what a pointer may point to and be dereferenced as a plain cell (goast's kind of the element)
@@ -31,7 +33,7 @@ def addressed_vars(body) -> set:
     """The object ids of the variables ``&x`` takes the address of, where ``x`` is not a struct
     or sync value (those are objects already): they live in ``gosim.Var`` cells."""
     out = set()
-    for n in _walk(body):
+    for n in walk(body):
         if n.get("K") == "UnaryExpr" and n["Op"] == "&":
             x = _unparen(n["X"])
             if x.get("K") == "Ident" and (x.get("Use") or {}).get("k") == "var" and not _is_object(x.get("U", "")):
@@ -44,7 +46,7 @@ def addressed_struct_vars(body) -> set:
     a pointer-method call (``x.M()`` is ``(&x).M()``): the object is the pointer, so assigning
     the variable must write it in place (``_set_``), or the pointer would keep the old value."""
     out = set()
-    for n in _walk(body):
+    for n in walk(body):
         x = None
         if n.get("K") == "UnaryExpr" and n["Op"] == "&":
             x = _unparen(n["X"])
@@ -53,16 +55,6 @@ def addressed_struct_vars(body) -> set:
         if x is not None and x.get("K") == "Ident" and (x.get("Use") or {}).get("k") == "var" and x.get("U") == "struct":
             out.add(x["Use"]["id"])
     return out
-
-
-def _walk(node):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v)
 
 
 def _is_object(u: str) -> bool:

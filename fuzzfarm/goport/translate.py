@@ -27,6 +27,7 @@ import re
 from fuzzfarm import gotool
 
 from . import models, pointers
+from .nodes import walk
 from .valuetypes import ValueTypes
 
 GOAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goast.go")
@@ -133,17 +134,6 @@ class Func:
         self.nclosures = 0
         self.tmp = 0
         self.results: list[str] = []
-
-
-def walk(node):
-    """Every dict node under ``node`` (itself included)."""
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from walk(v)
 
 
 class Translator(ValueTypes, pointers.PointerRules):

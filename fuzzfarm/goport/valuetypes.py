@@ -23,16 +23,7 @@ from __future__ import annotations
 import builtins
 import keyword
 
-
-def _walk(node):
-    """Every dict node under ``node`` (translate.walk; not imported: translate imports this)."""
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v)
+from .nodes import walk
 
 
 class ValueTypes:
@@ -193,7 +184,7 @@ class ValueTypes:
     def nil_types(self) -> set:
         """The types whose nil values the package puts in interfaces (typed nils)."""
         if not hasattr(self, "_nil_types"):
-            self._nil_types = {n["TypedNil"]["T"] for n in _walk(self.files) if "TypedNil" in n}
+            self._nil_types = {n["TypedNil"]["T"] for n in walk(self.files) if "TypedNil" in n}
         return self._nil_types
 
     def ptr_check(self, t, v: str) -> str | None:
