@@ -66,18 +66,12 @@ FOLD = {
 
 def to_upper(c: str) -> str:
     r = UPPER.get(ord(c))
-    if r is not None:
-        return chr(r)
-    u = c.upper()
-    return u if len(u) == 1 else c
+    return chr(r) if r is not None else _one(c.upper(), c)
 
 
 def to_lower(c: str) -> str:
     r = LOWER.get(ord(c))
-    if r is not None:
-        return chr(r)
-    u = c.lower()
-    return u if len(u) == 1 else c
+    return chr(r) if r is not None else _one(c.lower(), c)
 
 
 def fold(c: str) -> str:
