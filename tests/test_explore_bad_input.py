@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from fuzzfarm.engine import explore as E
+from tests.test_bad_input_leftovers import one_line  # exit 2, one "fuzzfarm: error:" line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
@@ -33,15 +34,6 @@ def run(*args: str, cwd, env: dict | None = None, url: str | None = None):
     finally:
         os.chdir(here)
     return r.exit_code, r.stdout, r.stderr
-
-
-def one_line(code: int, stderr: str, *needles: str) -> str:
-    lines = [ln for ln in stderr.splitlines() if ln.strip()]
-    assert code == 2 and len(lines) == 1, (code, stderr)
-    assert lines[0].startswith("fuzzfarm: error: ") and "Traceback" not in stderr, stderr
-    for n in needles:
-        assert n in lines[0], lines[0]
-    return lines[0]
 
 
 def leftovers(d) -> list[str]:
