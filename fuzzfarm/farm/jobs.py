@@ -249,11 +249,14 @@ class _Slice:
         if engine is None:
             from fuzzfarm import engine
         corpus = st.corpus(self.harness)
-        # A work directory of this job still here belongs to a slice whose process was killed (the
-        # slices of a job never run at the same time): remove it.
+        # A work directory of this job still here belongs to a slice whose process was killed: remove
+        # it. One whose process still lives is a slice that lost its lease while frozen (SIGSTOP, a
+        # suspended VM): it must find that out when it thaws and record nothing; removing its
+        # directory made it fail the job this slice now runs ("internal error: FileNotFoundError").
         for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(f"fuzzfarm-{cid}-{n}-") + "*")):
-            shutil.rmtree(stale, ignore_errors=True)
-        workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-")
+            if not _process_alive(stale, f"fuzzfarm-{cid}-{n}-"):
+                shutil.rmtree(stale, ignore_errors=True)
+        workdir = tempfile.mkdtemp(prefix=f"fuzzfarm-{cid}-{n}-{os.getpid()}-")
         try:
             result = self.result = engine.run_fuzz_job(
                 harness=self.harness, variant=self.variant, strategy=self.strategy, seed=slice_seed(spec),
@@ -360,6 +363,21 @@ def _record_end(st: S.Store, cid: str, n: int, k: int, owner: str, fields: dict)
 def _cancel_job(st: S.Store, cid: str, n: int, k: int) -> None:
     log.info("job %s/%s slice %s: campaign cancelled; job stopped", cid, n, k)
     st.update_job(cid, n, state=S.JOB_CANCELLED, finished=time.time())
+
+
+def _process_alive(workdir: str, prefix: str) -> bool:
+    """Whether the process that made ``workdir`` (``<prefix><pid>-<random>``) still lives on this
+    host; a directory named otherwise has no owner to ask (False)."""
+    pid = os.path.basename(workdir)[len(prefix):].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:

@@ -4,6 +4,7 @@ changes no count."""
 
 from __future__ import annotations
 
+import os
 import types
 
 import pytest
@@ -122,6 +123,25 @@ def test_a_killed_slice_leaves_no_work_directory_behind(store, camp, tmp_path, m
                           engine=_engine(None)) == "done"
     assert not stale.exists() and other_job.exists()
     assert [p.name for p in tmp_path.iterdir()] == [other_job.name]
+
+
+def test_a_frozen_slice_keeps_its_work_directory_a_killed_one_does_not(store, camp, tmp_path, monkeypatch):
+    """A slice that lost its lease while its box was frozen still lives: the slice that took the job
+    over must leave its work directory alone (removing it made the thawed slice fail the job with
+    FileNotFoundError: CI, test_job_lease[freeze]); a dead process's directory goes."""
+    import subprocess
+    import tempfile
+    cid, spec = camp
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    frozen = tmp_path / f"fuzzfarm-{cid}-0-{os.getpid()}-abc"  # a live process: this one
+    killed = tmp_path / f"fuzzfarm-{cid}-0-{gone.pid}-def"
+    for d in (frozen, killed):
+        (d / "corpus").mkdir(parents=True)
+    assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                          engine=_engine(None)) == "done"
+    assert frozen.exists() and not killed.exists()
 
 
 def test_a_restored_copy_of_a_running_slice_never_runs_it_a_second_time(store, camp):
