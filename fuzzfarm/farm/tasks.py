@@ -190,14 +190,13 @@ def fuzz_job(self, spec: dict) -> str:
                               worker=self.request.hostname or "", owner=lease.delivery_owner(self.request.id or ""),
                               enqueue_merge=enqueue_merge)
     except SoftTimeLimitExceeded:
-        jobs.fail_job(st, spec["campaign"], int(spec["job"]),
-                      f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")
-        return "failed"
+        return fail_slice(st, spec, self.request.id or "",
+                          f"slice {spec.get('slice', 0)} exceeded its time limit; the fuzzer was stopped")
     except _REDIS_ERRORS as e:
         raise _requeue(e) from e
     except OSError as e:
         if e.errno not in diskcheck.LOCAL_ERRNOS:
-            jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
+            fail_slice(st, spec, self.request.id or "", f"internal error: {type(e).__name__}: {e}")
             raise
         # this worker's disk (full, read-only, quota), not the job: another worker runs the slice
         owner = lease.delivery_owner(self.request.id or "")
@@ -205,8 +204,21 @@ def fuzz_job(self, spec: dict) -> str:
         return diskcheck.hand_back(st, spec, (e.filename or tempfile.gettempdir(), e),
                                    worker=self.request.hostname or "", enqueue=enqueue_fuzz)
     except Exception as e:
-        jobs.fail_job(st, spec["campaign"], int(spec["job"]), f"internal error: {type(e).__name__}: {e}")
+        fail_slice(st, spec, self.request.id or "", f"internal error: {type(e).__name__}: {e}")
         raise
+
+
+def fail_slice(st: S.Store, spec: dict, task_id: str, error: str) -> str:
+    """Fail the job of slice ``spec`` for ``error``, unless task ``task_id`` no longer runs that
+    slice: a slice that lost its lease (a frozen box thawed, a healed partition) and then hit an
+    error is not the job's fate, since another worker runs the job now; it records nothing
+    ("lost"), as :func:`jobs.run_slice` does when it notices the lost lease itself."""
+    if lease.taken_over(st, spec, task_id):
+        log.warning("job %s/%s slice %s: %s, after this worker lost the slice to another; nothing recorded",
+                    spec["campaign"], spec["job"], spec.get("slice", 0), error)
+        return "lost"
+    jobs.fail_job(st, spec["campaign"], int(spec["job"]), error)
+    return "failed"
 
 
 @app.task(name=config.TASK_INTAKE, bind=True, **_RETRY)

@@ -119,6 +119,9 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
     res.jobs_done, res.jobs_failed = states.count(S.JOB_DONE), states.count(S.JOB_FAILED)
     # a kill was survived when the job it hit finished
     res.kills_survived = sum(1 for n, *_ in victims if states[n] == S.JOB_DONE)
+    for j in st.jobs(cid):  # why a job failed, for the assertion's message
+        if j.get("state") == S.JOB_FAILED:
+            res.notes.append(f"job {j['job']} failed: {j.get('error', '')}")
 
     crashes = set(st.r.smembers(S.P + f"campaign:{cid}:crashes"))
     intaken = set(st.r.smembers(S.P + f"campaign:{cid}:intaken"))

@@ -12,7 +12,7 @@ def test_sigkill_pool_process_mid_job_5_times(fault_farm, fst):
     res = killdrill.run(fst, kills=5, jobs=2, duration=12.0, log=lambda m: None)
     print("kill drill:", res.figures(), res.notes)
     assert res.kills_tried == 5, res.notes
-    assert res.jobs_failed == 0 and res.jobs_done == 2, res.figures()
+    assert res.jobs_failed == 0 and res.jobs_done == 2, (res.figures(), res.notes)
     assert res.kills_survived == res.kills_tried
     assert res.crashes_before_kills > 0, "no crash was reported before a kill: the drill proved nothing"
     assert res.crashes_lost == 0, (res.figures(), res.notes)

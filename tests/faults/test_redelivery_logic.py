@@ -192,3 +192,31 @@ def test_a_fuzzer_that_ends_early_is_not_counted_for_the_whole_slice(store):
     job = store.job(cid, 0)
     assert float(job["elapsed_base"]) == 3.0 and "exited with code 1" in job["warning"]
     assert [(s["slice"], d) for s, d in nxt] == [(1, 7.0)]
+
+
+def test_a_slice_that_lost_its_lease_and_then_fails_leaves_the_job_alone(store, camp):
+    """A frozen slice thaws after the janitor handed its job to another worker and hits an error
+    (its work directory, its fuzzer): the job runs elsewhere, so the error must not fail it; the
+    slice that still holds its lease fails its job as before (farm/tasks.py fail_slice)."""
+    import time
+
+    from fuzzfarm.farm import lease, tasks
+
+    cid, spec = camp
+
+    def frozen_then_fails(**kw):
+        # the janitor, while this slice was frozen past its lease: the slice is another message's now
+        later = time.time() + lease.LEASE_TTL_S + 60
+        assert [lease.take_over(store, m, later) for m in lease.expired(store, later)] == [1]
+        raise RuntimeError("the thawed slice's fuzzer restart failed")
+
+    owner = lease.delivery_owner("task-frozen")
+    with pytest.raises(RuntimeError):
+        jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
+                       engine=types.SimpleNamespace(run_fuzz_job=frozen_then_fails), owner=owner)
+    assert tasks.fail_slice(store, spec, "task-frozen", "internal error: RuntimeError") == "lost"
+    assert store.job(cid, 0)["state"] != "failed"
+    # the slice's new owner hits the same error: that one is the job's
+    store.r.set(f"fuzzfarm:lease:slice:{cid}:0:0", lease.delivery_owner("task-requeued"))
+    assert tasks.fail_slice(store, spec, "task-requeued", "internal error: RuntimeError") == "failed"
+    assert store.job(cid, 0)["state"] == "failed"
