@@ -369,15 +369,7 @@ def _process_alive(workdir: str, prefix: str) -> bool:
     """Whether the process that made ``workdir`` (``<prefix><pid>-<random>``) still lives on this
     host; a directory named otherwise has no owner to ask (False)."""
     pid = os.path.basename(workdir)[len(prefix):].split("-", 1)[0]
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
+    return pid.isdigit() and not lease.process_gone(int(pid))
 
 
 def fail_job(st: S.Store, cid: str, n: int, error: str) -> None:

@@ -70,7 +70,8 @@ def owner_task(owner: str) -> str:
     return owner.split(" ", 1)[0]
 
 
-def _process_gone(pid: int) -> bool:
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` of this host has ended (a zombie not reaped yet counts as ended)."""
     try:
         with open(f"/proc/{pid}/stat") as f:  # a killed pool process not reaped yet is a zombie
             return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
@@ -97,7 +98,7 @@ def take_from_dead_delivery(st: S.Store, claim: str, owner: str, *, same_message
     same = parts[:2] == mine[:2] if same_message else parts[1:2] == mine[1:2]
     if len(parts) != 3 or len(mine) != 3 or not same or not parts[2].isdigit():
         return False
-    if not _process_gone(int(parts[2])):
+    if not process_gone(int(parts[2])):
         return False
     return st.take_lease_from(claim, holder, owner)
 

@@ -131,17 +131,23 @@ def test_a_frozen_slice_keeps_its_work_directory_a_killed_one_does_not(store, ca
     FileNotFoundError: CI, test_job_lease[freeze]); a dead process's directory goes."""
     import subprocess
     import tempfile
+    import time
     cid, spec = camp
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.Popen(["true"])
     gone.wait()
+    zombie = subprocess.Popen(["true"])  # killed, not reaped yet by its parent (a pool process at once)
+    while open(f"/proc/{zombie.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
     frozen = tmp_path / f"fuzzfarm-{cid}-0-{os.getpid()}-abc"  # a live process: this one
     killed = tmp_path / f"fuzzfarm-{cid}-0-{gone.pid}-def"
-    for d in (frozen, killed):
+    unreaped = tmp_path / f"fuzzfarm-{cid}-0-{zombie.pid}-ghi"
+    for d in (frozen, killed, unreaped):
         (d / "corpus").mkdir(parents=True)
     assert jobs.run_slice(store, spec, enqueue_intake=lambda *a: None, enqueue_next=lambda *a: None,
                           engine=_engine(None)) == "done"
-    assert frozen.exists() and not killed.exists()
+    zombie.wait()
+    assert frozen.exists() and not killed.exists() and not unreaped.exists()
 
 
 def test_a_restored_copy_of_a_running_slice_never_runs_it_a_second_time(store, camp):
