@@ -22,7 +22,7 @@ import time
 
 import faultlib
 from fuzzfarm.farm import store as S
-from fuzzfarm.farm import config
+from fuzzfarm.farm import config, lease
 
 
 @dataclasses.dataclass
@@ -62,7 +62,17 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
     cid = faultlib.submit(st, "ff-crashy", jobs=jobs, duration=duration)
     res = DrillResult(cid)
     reported_before: set[str] = set()
-    per_message: dict[tuple[int, int], int] = {}
+    per_message: dict[str, int] = {}  # kills per task message (its id: what the poison-pill limit counts)
+
+    def message_of(n: int, k: int, pid: int | None = None) -> str | None:
+        """The task id of the delivery that holds slice ``k`` of job ``n`` (in process ``pid``):
+        the job record's slice number moves on before the pool process has finished the slice
+        message it ran, so the slice number alone can name the wrong message."""
+        holder = (st.lease_holder(lease.claim_name(cid, n, k)) or "").split(" ")
+        if len(holder) != 3 or (pid is not None and holder[2] != str(pid)):
+            return None
+        return holder[0]
+
     victims = []
     while res.kills_tried < kills:
         s = st.campaign_summary(cid)
@@ -72,7 +82,8 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
         running = [j for j in st.jobs(cid) if j.get("state") == S.JOB_RUNNING]
         # never kill one task message more than MAX_DELIVERIES - 1 times: that is a poison pill
         cands = [j for j in running
-                 if per_message.get((int(j["job"]), int(j.get("slice", 0) or 0)), 0) < config.MAX_DELIVERIES - 1]
+                 if per_message.get(message_of(int(j["job"]), int(j.get("slice", 0) or 0)) or "", 0)
+                 < config.MAX_DELIVERIES - 1]
         if not cands:
             time.sleep(0.2)
             continue
@@ -85,23 +96,28 @@ def run(st, *, kills: int, jobs: int = 2, duration: float | None = None, seed: i
         time.sleep(rng.uniform(0.3, 1.5))  # mid-slice, with crashes in flight
         now = st.job(cid, n)
         k_now = int(now.get("slice", 0) or 0)
-        if now.get("state") != S.JOB_RUNNING or not faultlib.alive(pool) or \
-                per_message.get((n, k_now), 0) >= config.MAX_DELIVERIES - 1:
-            continue  # the slice ended meanwhile; pick again
+        msg = message_of(n, k_now, pool)
+        if now.get("state") != S.JOB_RUNNING or not faultlib.alive(pool) or msg is None or \
+                per_message.get(msg, 0) >= config.MAX_DELIVERIES - 1:
+            continue  # the slice ended meanwhile (or that process is between slices); pick again
         # the fuzzer run now (libFuzzer restarts after every crash, so it may be a newer one)
         fuzzer = next((f for f in faultlib.fuzzers(cid, n) if faultlib.ppid_of(f) == pool), fuzzer)
         reported_before |= set(st.r.smembers(S.P + f"campaign:{cid}:crashes"))
-        others = [o for o in st.jobs(cid) if o.get("state") == S.JOB_RUNNING and int(o["job"]) != n]
+        others = []  # (worker, message) of the other running slices: a whole-worker kill hits its own
+        for o in st.jobs(cid):
+            if o.get("state") == S.JOB_RUNNING and int(o["job"]) != n:
+                m = message_of(int(o["job"]), int(o.get("slice", 0) or 0))
+                if m:
+                    others.append((str(o.get("worker", "")).split("@")[0], m))
         whole = kill(pool) if kill else None
         if not whole and not faultlib.kill(pool):
             continue
         res.kills_tried += 1
-        per_message[(n, k_now)] = per_message.get((n, k_now), 0) + 1
+        per_message[msg] = per_message.get(msg, 0) + 1
         if whole:  # every job that worker ran died with it
-            for o in others:
-                if str(o.get("worker", "")).split("@")[0] == whole:
-                    key = (int(o["job"]), int(o.get("slice", 0) or 0))
-                    per_message[key] = per_message.get(key, 0) + 1
+            for w, m in others:
+                if w == whole:
+                    per_message[m] = per_message.get(m, 0) + 1
         victims.append((n, k_now, pool, fuzzer))
         log(f"kill {res.kills_tried}/{kills}: job {n} slice {k_now}: "
             + (f"whole worker {whole}" if whole else f"pool process {pool}") + f" (fuzzer {fuzzer})")
