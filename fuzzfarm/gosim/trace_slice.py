@@ -74,9 +74,15 @@ def _objects(events, failure: F.GoFailure) -> tuple[list[str], str]:
     if failure.kind in _CHANNEL_KINDS:  # the channel of the failing close or send
         last = next((e for e in reversed(events) if e.gid == g and e.objs), None)
         return list(last.objs) if last is not None else [], f"the channel G{g} closed or sent on"
-    # a panic on a value (a nil func or pointer, a bad index) follows the goroutine's last read of
-    # race-checked state: that state leads, whatever locks the goroutine let go of on the way out
-    last_read = next((e for e in reversed(events) if e.gid == g and e.kind == "read" and e.objs), None)
+    # a panic on a value (a nil func or pointer, a bad index) follows the goroutine's read of
+    # race-checked state at the failing frame's own line: that state leads, whatever locks the
+    # goroutine let go of, and whatever its deferred functions read, on the way out (Go runs the
+    # defers while the panic unwinds); without such a read, its last read
+    reads = [e for e in reversed(events) if e.gid == g and e.kind == "read" and e.objs]
+    top = failure.stack[0] if failure.stack else None
+    at = f"{top.file}:{top.line}" if top is not None else None
+    last_read = next((e for e in reads if at and e.site.rstrip("]").endswith((" " + at, "[" + at))),
+                     reads[0] if reads else None)
     objs = list(last_read.objs) if last_read is not None else []
     for e in reversed(events):
         if e.gid == g and e.objs:

@@ -134,9 +134,11 @@ def test_goroutine_leak_slice_is_the_channel_the_leaked_goroutine_waits_on():
 
 class _Checker:
     cancel = gosim.Shared(None)
+    stopped = gosim.Shared(False)
 
     def __init__(self):
         self.cancel = None
+        self.stopped = False
 
 
 def test_nil_call_slice_leads_with_the_nil_state_whatever_locks_are_released_after():
@@ -158,3 +160,24 @@ def test_nil_call_slice_leads_with_the_nil_state_whatever_locks_are_released_aft
     assert sl.objects[0] == "_Checker.cancel", sl.objects
     kinds = [(rep.trace.events[i].kind, rep.trace.events[i].objs) for i in sl.events]
     assert ("read", ["_Checker.cancel"]) in [(k, list(o)) for k, o in kinds], kinds
+
+
+def test_nil_call_slice_leads_with_the_read_at_the_panic_not_a_deferred_one():
+    """The checker reproducer's shape: after the nil ``cancel`` call panics, deferred functions
+    on the way out read other state (Go runs defers while the panic unwinds). The read the panic
+    followed is the one at the failing frame's own line, not the last read of the goroutine."""
+    from fuzzfarm.gosim.trace_slice import failure_slice
+
+    def program():
+        c = _Checker()
+        try:
+            c.cancel()
+        finally:  # a deferred function: runs while the panic unwinds
+            assert c.stopped is False
+
+    rep = gosim.run(program, strategy=RandomStrategy(1), trace=True)
+    assert rep.failure is not None and rep.failure.kind == "goroutine panic"
+    reads = [e.objs for e in rep.trace.events if e.kind == "read"]
+    assert reads[-1] == ("_Checker.stopped",), reads  # the deferred read came last
+    sl = failure_slice(rep.trace.events, rep.failure)
+    assert sl.objects[0] == "_Checker.cancel", sl.objects

@@ -109,6 +109,17 @@ def test_s1_and_s2_inputs_crash_buggy_only():
     assert outcome_sig(S2_INPUT, "fixed") is None
 
 
+def test_the_seed_bugs_trace_slice_leads_with_the_nil_cancel():
+    """trace.txt's slice of a seed-bug reproducer names the nil ``cancel`` the panic read at
+    wait_for_controlled_pods.go:713, not state a deferred function read while the panic unwound
+    (it named ``op_resource_version``)."""
+    from fuzzfarm.gosim.trace_slice import failure_slice
+    for data in (S1_INPUT, S2_INPUT):
+        rep = H.execute(data, "buggy", trace=True).report
+        assert rep.failure.go_crash_state[0] == "objectChecker.Stop (wait_for_controlled_pods.go:713)"
+        assert failure_slice(rep.trace.events, rep.failure).objects[0] == "ObjectChecker.cancel"
+
+
 def test_s3_schedule_as_input_bytes():
     # Dispose right after start: with the default schedule M clears is_running before W handles
     # the Add, so no checker exists. Let W run ahead of M (checkers starved), record that
