@@ -41,6 +41,7 @@ var (
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Implicits:  map[ast.Node]types.Object{},
+		Instances:  map[*ast.Ident]types.Instance{},
 	}
 	pkg *types.Package
 
@@ -388,6 +389,11 @@ func encode(v reflect.Value) any {
 		}
 		if expr, ok := node.(ast.Expr); ok {
 			if tv, ok := info.Types[expr]; ok && tv.Type != nil {
+				orig := tv.Type
+				tv.Type = sub(tv.Type) // inside a generic function's instance: its type arguments
+				if subst != nil && tv.IsType() && isTypeParam(orig) {
+					m["TParam"] = true // T itself: a conversion T(x), a literal T{...}
+				}
 				m["T"] = types.TypeString(tv.Type, types.RelativeTo(pkg))
 				m["U"] = kind(tv.Type)
 				if tv.IsType() {
@@ -417,11 +423,11 @@ func encode(v reflect.Value) any {
 				// expression's own type is a tuple in a comma-ok assignment)
 				switch x := expr.(type) {
 				case *ast.UnaryExpr:
-					if c, ok := info.Types[x.X].Type.Underlying().(*types.Chan); ok {
+					if c, ok := sub(info.Types[x.X].Type).Underlying().(*types.Chan); ok {
 						m["VZ"] = zero(c.Elem())
 					}
 				case *ast.IndexExpr:
-					if mt, ok := info.Types[x.X].Type.Underlying().(*types.Map); ok {
+					if mt, ok := sub(info.Types[x.X].Type).Underlying().(*types.Map); ok {
 						m["VZ"] = zero(mt.Elem())
 					}
 				}
@@ -435,6 +441,9 @@ func encode(v reflect.Value) any {
 				if b, ok := boxed[expr]; ok {
 					m["Box"] = b // a named non-struct value with methods put in an interface
 				}
+				if cv, ok := assignConvs[expr]; ok {
+					m["Conv"] = cv // a multi-value call's results converted to interfaces where assigned
+				}
 				if tn, ok := typedNilAt[expr]; ok {
 					m["TypedNil"] = tn // a value that may be nil put in an interface
 				}
@@ -443,7 +452,8 @@ func encode(v reflect.Value) any {
 						m["EZ"] = zero(sl.Elem()) // make(T, n) of a named slice type: its elements' zero
 					}
 					// what Go's growslice needs to pick the new capacity of an append
-					// (a type parameter's size is unknown: generic code is refused anyway, leave it out)
+					// (a generic function's instance has its type arguments here; a size that still
+					// depends on a type parameter is left out)
 					if es, ok := sizeof(sl.Elem()); ok {
 						m["ES"] = es
 					}
@@ -459,12 +469,21 @@ func encode(v reflect.Value) any {
 		if id, ok := node.(*ast.Ident); ok {
 			if o := info.Defs[id]; o != nil {
 				m["Def"] = objInfo(o)
-				m["DZ"] = zero(o.Type())
-				m["DU"] = kind(o.Type())
+				m["DZ"] = zero(sub(o.Type()))
+				m["DU"] = kind(sub(o.Type()))
 			} else if o := info.Uses[id]; o != nil {
 				m["Use"] = objInfo(o)
 				if _, ok := m["U"]; !ok {
-					m["U"] = kind(o.Type())
+					m["U"] = kind(sub(o.Type()))
+				}
+			}
+			if in, ok := info.Instances[id]; ok {
+				if fn, ok := info.Uses[id].(*types.Func); ok {
+					if n, ok := instIndex(fn.Origin(), in.TypeArgs); ok {
+						m["InstN"] = n // a generic function's instance: its own translation (stenciled)
+					} else {
+						m["InstN"] = -1
+					}
 				}
 			}
 		}
@@ -473,7 +492,10 @@ func encode(v reflect.Value) any {
 				k := map[types.SelectionKind]string{types.FieldVal: "field", types.MethodVal: "method", types.MethodExpr: "methodexpr"}[s.Kind()]
 				m["SelK"] = k
 				m["Indirect"] = s.Indirect()
-				m["RecvU"] = kind(s.Recv())
+				if isTypeParam(derefType(s.Recv())) {
+					m["TPRecv"] = true // a method of a type parameter's value: refused (its method set is the instantiation's)
+				}
+				m["RecvU"] = kind(sub(s.Recv()))
 				if n, ok := types.Unalias(derefType(s.Recv())).(*types.Named); ok && n.Obj().Pkg() == pkg && len(s.Index()) > 1 {
 					// (a standard type's model flattens what it embeds: testing.T's common)
 					// a promoted field or method: the embedded fields walked to reach it
@@ -496,6 +518,24 @@ func encode(v reflect.Value) any {
 					m["Promoted"] = promoted(o.Type())
 				}
 			}
+		}
+		if fd, ok := node.(*ast.FuncDecl); ok && fd.Type.TypeParams != nil && subst == nil {
+			// a generic function is translated once per instantiation (stenciled): each instance
+			// is the declaration encoded again with its type parameters replaced by the type
+			// arguments, so every type-dependent rule sees concrete types; the generic body
+			// itself is not printed (Go compiles no code for it either)
+			m["Body"] = nil
+			var insts []any
+			if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+				for i, in := range instances[fn] {
+					subst = in.subst
+					im := encode(v).(map[string]any)
+					subst = nil
+					im["InstN"], im["InstKey"] = i, in.key
+					insts = append(insts, im)
+				}
+			}
+			m["Insts"] = insts
 		}
 		if cc, ok := node.(*ast.CaseClause); ok {
 			if o := info.Implicits[cc]; o != nil {
@@ -612,7 +652,11 @@ func hiddenConv(e ast.Expr, target func(i int) types.Type) {
 		if _, ok := dst.Underlying().(*types.Interface); !ok {
 			continue
 		}
-		if _, ok := t.Underlying().(*types.Interface); ok {
+		if _, ok := t.Underlying().(*types.Interface); ok && !isTypeParam(t) {
+			continue
+		}
+		if mentionsTypeParam(t) {
+			refuseGeneric(e.Pos(), "a value of type "+types.TypeString(t, types.RelativeTo(pkg))+" (a type parameter's) put in an interface by a multi-value call")
 			continue
 		}
 		if boxType(t) != nil || nilable(t) {
@@ -621,6 +665,55 @@ func hiddenConv(e ast.Expr, target func(i int) types.Type) {
 				"T": types.TypeString(t, types.RelativeTo(pkg))})
 		}
 	}
+}
+
+// assignConvs: a multi-value call assigned to variables (a, b = f()), by call: result index ->
+// how the port converts it to its variable's interface type ({"TypedNil": ...} or {"Box": ...}).
+var assignConvs = map[ast.Expr][]any{}
+
+func assignConv(e ast.Expr, target func(i int) types.Type) {
+	tv, ok := info.Types[e]
+	if !ok {
+		return
+	}
+	tup, ok := tv.Type.(*types.Tuple)
+	if !ok {
+		return
+	}
+	for i := 0; i < tup.Len(); i++ {
+		t, dst := tup.At(i).Type(), target(i)
+		if dst == nil {
+			continue
+		}
+		if _, ok := dst.Underlying().(*types.Interface); !ok || isTypeParam(dst) {
+			continue
+		}
+		if _, ok := t.Underlying().(*types.Interface); ok && !isTypeParam(t) {
+			continue
+		}
+		if mentionsTypeParam(t) {
+			refuseGeneric(e.Pos(), "a value of type "+types.TypeString(t, types.RelativeTo(pkg))+" (a type parameter's) put in an interface by a multi-value call")
+			continue
+		}
+		if b := boxType(t); b != nil {
+			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "Box": b, "U": kind(t)})
+		} else if nilable(t) {
+			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "TypedNil": typedNilInfo(t), "U": kind(t)})
+		}
+	}
+}
+
+// typedNilInfo: what the port's rt.typed needs of a type whose nil is a typed nil in an interface.
+func typedNilInfo(t types.Type) map[string]any {
+	tn := map[string]any{"T": types.TypeString(t, types.RelativeTo(pkg)), "Q": qualified(t), "U": kind(t)}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && (n.Obj().Pkg() == pkg || srcPkgs[n.Obj().Pkg().Path()] != nil) {
+			if _, isStruct := n.Underlying().(*types.Struct); isStruct {
+				tn["elem"] = map[string]any{"pkg": n.Obj().Pkg().Path(), "name": n.Obj().Name()} // its methods' class
+			}
+		}
+	}
+	return tn
 }
 
 // typedNilAt: the conversions to an interface of a value that may be nil (a pointer, slice,
@@ -764,6 +857,9 @@ func ifaceTypes(files []*ast.File) []any {
 		if e == nil || target == nil {
 			return
 		}
+		if isTypeParam(target) {
+			return // assigned to a T (of T only): no interface conversion
+		}
 		if _, ok := target.Underlying().(*types.Interface); !ok {
 			return
 		}
@@ -772,6 +868,12 @@ func ifaceTypes(files []*ast.File) []any {
 			return
 		}
 		t := tv.Type
+		if mentionsTypeParam(t) {
+			// in a generic function: whether it must be boxed or kept a typed nil depends on the
+			// instantiation, and the conversion is marked once for all of them
+			refuseGeneric(e.Pos(), "a value of type "+types.TypeString(t, types.RelativeTo(pkg))+" (a type parameter's) put in an interface")
+			return
+		}
 		if _, isIface := t.Underlying().(*types.Interface); isIface {
 			return
 		}
@@ -787,15 +889,7 @@ func ifaceTypes(files []*ast.File) []any {
 		// Any other value that may be nil is marked where it is converted: the port puts an
 		// rt.TypedNil there when it is nil (Go's typed nil: a non-nil interface of type T)
 		if b == nil && nilable(t) && !nonNil(e) {
-			tn := map[string]any{"T": ts, "Q": qualified(t), "U": kind(t)}
-			if p, ok := t.Underlying().(*types.Pointer); ok {
-				if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && (n.Obj().Pkg() == pkg || srcPkgs[n.Obj().Pkg().Path()] != nil) {
-					if _, isStruct := n.Underlying().(*types.Struct); isStruct {
-						tn["elem"] = map[string]any{"pkg": n.Obj().Pkg().Path(), "name": n.Obj().Name()} // its methods' class
-					}
-				}
-			}
-			typedNilAt[e] = tn
+			typedNilAt[e] = typedNilInfo(t)
 		}
 		if _, ok := seen[ts]; ok {
 			return
@@ -837,8 +931,21 @@ func ifaceTypes(files []*ast.File) []any {
 				for i := range x.Lhs {
 					note(x.Rhs[i], typeOf(x.Lhs[i]))
 				}
-			} else if len(x.Rhs) == 1 && x.Tok == token.ASSIGN {
-				hiddenConv(x.Rhs[0], func(i int) types.Type { return typeOf(x.Lhs[i]) })
+			} else if len(x.Rhs) == 1 && len(x.Lhs) > 1 {
+				// a, b = f() (and x, err := f() redeclaring an interface x): each result converted
+				// to its variable's interface type is marked on the call (Conv); the translator
+				// takes the results apart and converts each there
+				assignConv(x.Rhs[0], func(i int) types.Type {
+					if id, ok := ast.Unparen(x.Lhs[i]).(*ast.Ident); ok {
+						if id.Name == "_" || info.Defs[id] != nil {
+							return nil // a new variable: the result's own type
+						}
+						if o := info.Uses[id]; o != nil {
+							return o.Type()
+						}
+					}
+					return typeOf(x.Lhs[i])
+				})
 			}
 		case *ast.ValueSpec:
 			if x.Type != nil {
@@ -1100,26 +1207,28 @@ func main() {
 		fail("%v", err)
 	}
 	root := pkg
+	collectInstances(append(append([]*ast.File{}, files...), allSrcFiles()...))
 	var deps []any
 	for _, p := range srcOrder {
 		pkg = srcPkgs[p] // objInfo's "local", zero's "foreign", TypeString: relative to the package encoded
-		typedNils, hidden = nil, nil
+		typedNils, hidden, genericRefused = nil, nil, nil
 		ifaceTypes(srcFiles[p]) // its typed nils and boxes (its IfaceTypes are not used: assertions are per package)
 		var enc []any
 		for _, f := range srcFiles[p] {
 			enc = append(enc, encode(reflect.ValueOf(f)))
 		}
-		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc, "TypedNils": typedNils, "Hidden": hidden})
+		deps = append(deps, map[string]any{"package": pkg.Name(), "path": p, "files": enc, "TypedNils": typedNils, "Hidden": hidden,
+			"GenericRefused": genericRefused})
 	}
 	pkg = root
-	typedNils, hidden = nil, nil
+	typedNils, hidden, genericRefused = nil, nil, nil
 	iface := ifaceTypes(files) // fills typedNils and boxed, which encode reads
 	var out []any
 	for _, f := range files {
 		out = append(out, encode(reflect.ValueOf(f)))
 	}
 	b, err := json.Marshal(map[string]any{"package": name, "path": path, "files": out, "deps": deps,
-		"IfaceTypes": iface, "TypedNils": typedNils, "Hidden": hidden})
+		"IfaceTypes": iface, "TypedNils": typedNils, "Hidden": hidden, "GenericRefused": genericRefused})
 	if err != nil {
 		fail("encoding: %v", err)
 	}
@@ -1136,4 +1245,254 @@ func firstLine(msg, path string) string {
 		return parts[0] + ":" + parts[1] + ":" + parts[3]
 	}
 	return line
+}
+
+// --- generic functions: one instance per instantiation (stenciled) ------------------------------
+//
+// The translator emits a generic function once per distinct list of type arguments it is
+// instantiated with (types.Info.Instances, closed over instantiations inside other generic
+// functions): each instance is the declaration encoded with subst set, so that every type goast
+// reports (kinds, zero values, element sizes, method receivers) is the instantiation's.
+
+// subst maps the type parameters of the generic function being encoded to its type arguments
+// (nil outside an instance).
+var subst map[*types.TypeParam]types.Type
+
+type instance struct {
+	key   string // the type arguments, package-qualified, comma-separated
+	subst map[*types.TypeParam]types.Type
+}
+
+// instances: each generic function of the module (its origin) -> its instances, sorted by key.
+var instances = map[*types.Func][]instance{}
+
+// genericRefused: constructs of a generic function whose translation would depend on the
+// instantiation in a way one marking cannot say (the translator refuses each, file:line).
+var genericRefused []any
+
+func refuseGeneric(p token.Pos, what string) {
+	pos := fset.Position(p)
+	genericRefused = append(genericRefused, map[string]any{"F": fileName(pos.Filename), "L": pos.Line, "what": what})
+}
+
+func isTypeParam(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.TypeParam)
+	return ok
+}
+
+// mentionsTypeParam: t is, or is built from, a type parameter.
+func mentionsTypeParam(t types.Type) bool {
+	switch u := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Pointer:
+		return mentionsTypeParam(u.Elem())
+	case *types.Slice:
+		return mentionsTypeParam(u.Elem())
+	case *types.Array:
+		return mentionsTypeParam(u.Elem())
+	case *types.Chan:
+		return mentionsTypeParam(u.Elem())
+	case *types.Map:
+		return mentionsTypeParam(u.Key()) || mentionsTypeParam(u.Elem())
+	case *types.Named:
+		for i := 0; i < u.TypeArgs().Len(); i++ {
+			if mentionsTypeParam(u.TypeArgs().At(i)) {
+				return true
+			}
+		}
+	case *types.Signature:
+		return mentionsTypeParam(u.Params()) || mentionsTypeParam(u.Results())
+	case *types.Tuple:
+		for i := 0; i < u.Len(); i++ {
+			if mentionsTypeParam(u.At(i).Type()) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if mentionsTypeParam(u.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var instCtxt = types.NewContext()
+
+// sub is t with the current instance's type arguments in place of its type parameters.
+func sub(t types.Type) types.Type {
+	if subst == nil || t == nil || !mentionsTypeParam(t) {
+		return t
+	}
+	return substWith(t, subst)
+}
+
+func substWith(t types.Type, m map[*types.TypeParam]types.Type) types.Type {
+	switch u := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		if r, ok := m[u]; ok {
+			return r
+		}
+		return u
+	case *types.Pointer:
+		return types.NewPointer(substWith(u.Elem(), m))
+	case *types.Slice:
+		return types.NewSlice(substWith(u.Elem(), m))
+	case *types.Array:
+		return types.NewArray(substWith(u.Elem(), m), u.Len())
+	case *types.Chan:
+		return types.NewChan(u.Dir(), substWith(u.Elem(), m))
+	case *types.Map:
+		return types.NewMap(substWith(u.Key(), m), substWith(u.Elem(), m))
+	case *types.Named:
+		if u.TypeArgs().Len() == 0 {
+			return u
+		}
+		var args []types.Type
+		for i := 0; i < u.TypeArgs().Len(); i++ {
+			args = append(args, substWith(u.TypeArgs().At(i), m))
+		}
+		if r, err := types.Instantiate(instCtxt, u.Origin(), args, false); err == nil {
+			return r
+		}
+		return u
+	case *types.Tuple:
+		return substTuple(u, m)
+	case *types.Signature:
+		return types.NewSignatureType(nil, nil, nil, substTuple(u.Params(), m), substTuple(u.Results(), m), u.Variadic())
+	case *types.Struct:
+		var fields []*types.Var
+		var tags []string
+		for i := 0; i < u.NumFields(); i++ {
+			f := u.Field(i)
+			fields = append(fields, types.NewField(f.Pos(), f.Pkg(), f.Name(), substWith(f.Type(), m), f.Embedded()))
+			tags = append(tags, u.Tag(i))
+		}
+		return types.NewStruct(fields, tags)
+	}
+	return t
+}
+
+func substTuple(t *types.Tuple, m map[*types.TypeParam]types.Type) *types.Tuple {
+	if t == nil {
+		return nil
+	}
+	var vars []*types.Var
+	for i := 0; i < t.Len(); i++ {
+		v := t.At(i)
+		vars = append(vars, types.NewParam(v.Pos(), v.Pkg(), v.Name(), substWith(v.Type(), m)))
+	}
+	return types.NewTuple(vars...)
+}
+
+func instKey(args []types.Type) string {
+	var parts []string
+	for _, a := range args {
+		parts = append(parts, types.TypeString(a, nil))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// instIndex: the index of the instance of generic function fn with type arguments targs (as
+// written at a use, substituted by the instance being encoded), or false.
+func instIndex(fn *types.Func, targs *types.TypeList) (int, bool) {
+	var args []types.Type
+	for i := 0; i < targs.Len(); i++ {
+		args = append(args, sub(targs.At(i)))
+	}
+	key := instKey(args)
+	for i, in := range instances[fn] {
+		if in.key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func allSrcFiles() []*ast.File {
+	var out []*ast.File
+	for _, p := range srcOrder {
+		out = append(out, srcFiles[p]...)
+	}
+	return out
+}
+
+// collectInstances fills instances: every instantiation of a generic function declared in files
+// whose type arguments are concrete, and, through each instance's body, the instantiations it
+// makes in turn (F[T] calling G[[]T]), to a fixpoint.
+func collectInstances(files []*ast.File) {
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Type.TypeParams != nil {
+				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+					decls[fn] = fd
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var work []struct {
+		fn *types.Func
+		in instance
+	}
+	add := func(fn *types.Func, args []types.Type) {
+		for _, a := range args {
+			if mentionsTypeParam(a) {
+				return // in a generic body: its instances come through the enclosing function's
+			}
+		}
+		key := instKey(args)
+		id := fmt.Sprintf("%p|%s", fn, key)
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		tps := fn.Type().(*types.Signature).TypeParams()
+		m := map[*types.TypeParam]types.Type{}
+		for i := 0; i < tps.Len() && i < len(args); i++ {
+			m[tps.At(i)] = args[i]
+		}
+		in := instance{key: key, subst: m}
+		instances[fn] = append(instances[fn], in)
+		work = append(work, struct {
+			fn *types.Func
+			in instance
+		}{fn, in})
+	}
+	argsOf := func(tl *types.TypeList, m map[*types.TypeParam]types.Type) []types.Type {
+		var out []types.Type
+		for i := 0; i < tl.Len(); i++ {
+			if m == nil {
+				out = append(out, tl.At(i))
+			} else {
+				out = append(out, substWith(tl.At(i), m))
+			}
+		}
+		return out
+	}
+	for id, in := range info.Instances {
+		if fn, ok := info.Uses[id].(*types.Func); ok && decls[fn.Origin()] != nil {
+			add(fn.Origin(), argsOf(in.TypeArgs, nil))
+		}
+	}
+	for len(work) > 0 {
+		w := work[0]
+		work = work[1:]
+		ast.Inspect(decls[w.fn].Body, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if in, ok := info.Instances[id]; ok {
+					if fn, ok := info.Uses[id].(*types.Func); ok && decls[fn.Origin()] != nil {
+						add(fn.Origin(), argsOf(in.TypeArgs, w.in.subst))
+					}
+				}
+			}
+			return true
+		})
+	}
+	for fn := range instances {
+		sort.Slice(instances[fn], func(i, j int) bool { return instances[fn][i].key < instances[fn][j].key })
+	}
 }

@@ -9,7 +9,8 @@ modules the generated port must import for it.
 Where models come from, in this order (a later one for the same path replaces an earlier one):
 
 1. the standard-library models below (``sync``, ``time``, ``context``, ``errors``, ``fmt``,
-   ``testing``, ``runtime``, ``strconv``, ``log`` (:mod:`.golog`), ``strings`` (:mod:`.gostrings`)),
+   ``testing``, ``runtime``, ``strconv``, ``log`` (:mod:`.golog`), ``strings`` (:mod:`.gostrings`),
+   ``sort.Strings``/``sort.Ints`` (:mod:`.gosort`), ``net/http``'s ``Client`` and ``Transport`` (:mod:`.gohttp`)),
    then the Kubernetes ones (:mod:`.k8s`);
 2. entry points of the group ``fuzzfarm.gomodels`` of installed packages: each names a
    :class:`Model` or a list of them (``[project.entry-points."fuzzfarm.gomodels"]
@@ -117,6 +118,10 @@ STDLIB = (
           methods={"strings.Builder": {"WriteString": "write_string", "WriteRune": "write_rune", "String": "string",
                                        "Len": "len_", "Reset": "reset"}},
           imports=("from fuzzfarm.goport import gostrings",)),
+    Model("sort", funcs={"Strings": "gosort.strings", "Ints": "gosort.ints"}, imports=("from fuzzfarm.goport import gosort",)),
+    # net/http without a network: the Client and Transport structs (gohttp cites Go's semantics)
+    Model("net/http", types={"net/http.Client": "gohttp.Client", "net/http.Transport": "gohttp.Transport"},
+          imports=("from fuzzfarm.goport import gohttp",)),
 )
 
 # apimachinery's wait and client-go's workqueue (fuzzfarm.goport.k8s, which cites upstream's lines)

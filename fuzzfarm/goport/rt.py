@@ -413,6 +413,40 @@ def mitems(m):
     return () if m is None else m.items()
 
 
+class StructKey:
+    """A struct value used as a map key: Go hashes and compares a struct key by its fields (two
+    ``T{"a"}`` are one key), where a Python object would be compared by identity. Holds a copy
+    of the key (``value``, what a range over the map gives back, copied again) and the tuple of
+    its fields it is compared by: struct-valued fields (the class's ``_go_nested_``) by their own
+    fields, every other field as Go compares it in the port (pointers, channels, maps by
+    identity; numbers, strings, bools by value)."""
+
+    __slots__ = ("value", "_t")
+
+    def __init__(self, v):
+        self.value = v
+        self._t = _key_tuple(v)
+
+    def __eq__(self, other):
+        return type(other) is StructKey and self._t == other._t
+
+    def __hash__(self):
+        return hash(self._t)
+
+    def __repr__(self):
+        return f"StructKey({self._t!r})"
+
+
+def _key_tuple(v) -> tuple:
+    nested = getattr(type(v), "_go_nested_", ())
+    return (type(v),) + tuple(_key_tuple(getattr(v, f)) if f in nested else getattr(v, f) for f in v._go_fields_)
+
+
+def struct_key(v) -> StructKey:
+    """``m[k]`` with a struct ``k`` (already a copy: translate's val): the key as Go compares it."""
+    return StructKey(v)
+
+
 def recv(ch, zero):
     """``<-ch`` (nil blocks forever; closed gives the zero value)."""
     v, ok = gosim.recv_ok(ch)

@@ -178,6 +178,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         # nil interface: `x == nil` true, `x.(*T)` failing)
         self.typed_nils: dict[tuple, str] = {(ent["F"], ent["L"]): ent["T"] for ent in data.get("TypedNils") or []}
         self.hidden = data.get("Hidden") or []  # goast: conversions no expression of their own stands for
+        self.generic_refused = data.get("GenericRefused") or []  # goast: what an instance cannot say
         self.assert_names = False  # a panicking assertion needs _GO_TYPES_
         self.unrecoverable = self.gosim_panic_site()
         self.pkg_var_specs: list = []  # package-level vars other than sentinel errors (_go_init_)
@@ -229,11 +230,19 @@ class Translator(ValueTypes, pointers.PointerRules):
                                 self.consts.append(f"{snake(n['Name'])} = {self.const_value(n['Def'], n)}  # {n['F']}:{n['L']}")
                 elif d["Tok"] == "var":
                     self.package_vars(d)
+        # a generic function: one function per instantiation (goast's Insts, see generic_name);
+        # one never instantiated has no code, in Go as here
+        funcs = [i for d in funcs for i in ((d.get("Insts") or []) if d["Type"].get("TypeParams") and d["Recv"] is None else [d])]
+        for r in self.generic_refused:
+            self.bad(r, r["what"], "keep interface conversions out of the generic function (convert at its caller), "
+                                   "or port this function by hand")
         for d in funcs:
             if d["Recv"] is not None:
                 rt = d["Recv"]["List"][0]["Type"]
                 base = rt["X"] if rt["K"] == "StarExpr" else rt
-                if base["Name"] in self.structs:
+                if base["K"] in ("IndexExpr", "IndexListExpr"):
+                    self.bad(d, "method of a generic type")
+                elif base["Name"] in self.structs:
                     self.structs[base["Name"]].methods.append(d)
                 elif not self.named_method(d, base["Name"]):
                     self.bad(d, f"method on non-struct type {base['Name']}")
@@ -388,9 +397,13 @@ class Translator(ValueTypes, pointers.PointerRules):
         package initialisation; rt.test_main calls it) so no state leaks from one run into the
         next. A var of a plain type is a race-checked ``gosim.Var`` (goroutines share it), one of
         a struct, sync or atomic type the object itself (its fields are checked)."""
-        if not self.pkg_var_specs and not self.user_inits:
+        # the package named on the command line initialises the packages of its module first,
+        # dependencies first, each once (Go: an imported package is initialised before its
+        # importer); their own _go_init_ does not chain (a package imported twice is not re-run)
+        deps = [self.mods.module[p] for p in self.mods.order] if self.path not in self.mods.module else []
+        if not self.pkg_var_specs and not self.user_inits and not deps:
             return
-        first = (self.pkg_var_specs or self.user_inits)[0]
+        first = (self.pkg_var_specs or self.user_inits or [self.files[0]])[0]
         self.fn = Func(f"{self.pkg}.init", first["F"])
         self.fn.captured = set()
         self.indent = 0
@@ -402,6 +415,10 @@ class Translator(ValueTypes, pointers.PointerRules):
         self.indent = 1
         if names:
             self.line(f"global {', '.join(names)}")
+        for m in deps:
+            self.line(f"from . import {m} as _dep")
+            self.line("if hasattr(_dep, '_go_init_'):")
+            self.line("    _dep._go_init_()")
         seen: set[str] = set()
         for sp in self.pkg_var_specs:
             vals = sp["Values"] or []
@@ -554,7 +571,8 @@ class Translator(ValueTypes, pointers.PointerRules):
         # Go statement that copies or assigns, not at a frame of the translation
         names = tuple(p for _, p, _, _ in s.fields)
         nested = tuple(p for _, p, ty, _ in s.fields if ty["Z"]["k"] in ("struct", "foreign", "array") and not is_time(ty["Z"]))
-        o += ["", f"    _copy_ = rt.struct_copy({names!r}, {nested!r})", f"    _set_ = rt.struct_set({names!r}, {nested!r})"]
+        o += ["", f"    _go_nested_ = {nested!r}  # struct-valued fields (a map key compares them field-wise: rt.StructKey)",
+              f"    _copy_ = rt.struct_copy({names!r}, {nested!r})", f"    _set_ = rt.struct_set({names!r}, {nested!r})"]
         for d in s.methods:
             self.func_decl(d, s)
             if d["Name"]["Name"] == "Error" and not d["Type"]["Params"]["List"]:
@@ -639,10 +657,12 @@ class Translator(ValueTypes, pointers.PointerRules):
 
     def func_decl(self, d, struct: Struct | None) -> None:
         name = d["Name"]["Name"]
-        if d["Type"].get("TypeParams"):
+        if d["Type"].get("TypeParams") and "InstN" not in d:
             self.bad(d, "generic function")
             return
-        if struct is not None:
+        if "InstN" in d:  # an instance of a generic function: Go's tracebacks name every one F[...]
+            goname = f"{self.path}.{name}[...]"
+        elif struct is not None:
             recv = d["Recv"]["List"][0]
             ptr = recv["Type"]["K"] == "StarExpr"
             # as Go's tracebacks name them: pkg.(*T).M for a pointer receiver, pkg.T.M for a value one
@@ -668,6 +688,10 @@ class Translator(ValueTypes, pointers.PointerRules):
                     fn.copy_self = True
         params += self.params(d["Type"]["Params"])
         pyname = snake(name) if struct else (name if name.startswith("Test") else snake(name))
+        if "InstN" in d:
+            pyname = generic_name(name, d["InstN"])
+            self.line("")
+            self.line(f"# {name}[{d['InstKey']}]: instance {d['InstN']} of the generic function ({d['F']}:{d['L']})")
         if struct is None and name == "init":
             pyname = f"_go_init_{goname.rsplit('.', 1)[1]}_"
         self.indent = ind
@@ -862,7 +886,7 @@ class Translator(ValueTypes, pointers.PointerRules):
             return ("sattr" if x.get("U") in ("struct", "array") else "attr", self.embedded(self.operand(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
-                return ("map", self.expr(x["X"]), self.val(x["Index"]))
+                return ("map", self.expr(x["X"]), self.map_key(x["Index"]))
             if x["X"].get("U") in ("slice", "array") and x.get("U") == "struct":
                 # a struct element is written in place, as a struct field is: a pointer &xs[i]
                 # (the element's object) sees the new value, and -race sees the field writes
@@ -910,8 +934,12 @@ class Translator(ValueTypes, pointers.PointerRules):
         if len(rhs) == 1 and len(lhs) == 2 and (rhs[0]["K"] == "IndexExpr" and rhs[0]["X"].get("U") == "map" or rhs[0]["K"] == "TypeAssertExpr"
                                                          or rhs[0]["K"] == "UnaryExpr" and rhs[0]["Op"] == "<-"):
             r = rhs[0]
+            if r.get("Conv"):
+                self.bad(r, f"a {r['Conv'][0].get('TypedNil', r['Conv'][0].get('Box', {})).get('T', r['Conv'][0]['U'])} put in an interface "
+                            "by a comma-ok expression (it must be boxed or kept a typed nil there)",
+                         "assign it to a variable of its own type first, then to the interface")
             if r["K"] == "IndexExpr" and r["X"].get("U") == "map":
-                value = self.map_lookup(r) or f"rt.mlookup({self.expr(r['X'])}, {self.val(r['Index'])}, {self.zero(r['VZ'], r)})"
+                value = self.map_lookup(r) or f"rt.mlookup({self.expr(r['X'])}, {self.map_key(r['Index'])}, {self.zero(r['VZ'], r)})"
             elif r["K"] == "UnaryExpr" and r["Op"] == "<-":
                 value = f"rt.recv2({self.expr(r['X'])}, {self.zero(r['VZ'], r)})"
             else:
@@ -920,6 +948,8 @@ class Translator(ValueTypes, pointers.PointerRules):
             values = None
         elif len(rhs) == 1 and len(lhs) > 1:
             value, values = self.expr(rhs[0]), None
+            if rhs[0].get("Conv"):
+                return self.assign_converted(s, lhs, rhs[0], value, tok)
         else:
             values = [self.val(r) for r in rhs]
             value = None
@@ -941,6 +971,24 @@ class Translator(ValueTypes, pointers.PointerRules):
             self.stmt_line(s, f"{', '.join(tmps)} = {value if value is not None else ', '.join(values)}")
             for t, v in zip(tgts, tmps):
                 self.put(s, t, v)
+
+    def assign_converted(self, s, lhs, call, value: str, tok: str) -> None:
+        """``a, b = f()`` where a result goes into an interface variable as a value the port
+        boxes or keeps a typed nil (goast's Conv): the results taken apart, each converted as
+        its own expression would be (``rt.typed``, ``Cls._box_``), then assigned in order."""
+        self.fn.tmp += 1
+        tmps = [f"_t{self.fn.tmp}_{i}" for i in range(len(lhs))]
+        self.stmt_line(s, f"{', '.join(tmps)} = {value}")
+        conv = {c["i"]: c for c in call["Conv"]}
+        for i, x in enumerate(lhs):
+            v = tmps[i]
+            if i in conv:
+                c = conv[i]
+                node = {"K": "Ident", "_py": v, "F": call["F"], "L": call["L"], "U": c["U"],
+                        **({"Box": c["Box"]} if "Box" in c else {"TypedNil": c["TypedNil"]})}
+                v = self.expr(node)
+            tgt = ("def", x) if tok == ":=" and x["K"] == "Ident" and "Def" in x else self.lvalue(x)
+            self.put(s, tgt, v)
 
     def put(self, s, tgt, value: str) -> None:
         if tgt[0] == "def":
@@ -1146,11 +1194,16 @@ class Translator(ValueTypes, pointers.PointerRules):
                 assigns.append((value, f"rt.at({sl}, {target}){cp}"))
         elif u == "map":
             it = f"rt.mitems({self.expr(x)})"
-            target = f"{kn}, {vn}"
+            kt, vt = kn, vn
+            if key is not None and key.get("DU") == "struct" and kn != "_":
+                self.fn.tmp += 1  # a struct key (rt.StructKey): the range variable is a copy of it
+                kt = f"_mk{self.fn.tmp}"
+                assigns.append((key, f"_mk{self.fn.tmp}.value._copy_()"))
             if value is not None and value.get("DU") in ("struct", "array"):
                 self.fn.tmp += 1
-                target = f"{kn}, _mv{self.fn.tmp}"
+                vt = f"_mv{self.fn.tmp}"
                 assigns.append((value, f"_mv{self.fn.tmp}._copy_()"))  # a copy, as in Go
+            target = f"{kt}, {vt}"
         elif u == "chan":
             it = f"rt.chrange({self.expr(x)})"
             target = kn
@@ -1349,6 +1402,8 @@ class Translator(ValueTypes, pointers.PointerRules):
             py = self.fn.names.get(o["id"], snake(n))
             return f"{py}.load()" if o["id"] in self.fn.cells else py
         if k == "func":
+            if "InstN" in e:
+                return self.instance(e)
             return n if n.startswith("Test") else snake(n)
         if k == "builtin":
             return self.bad(e, f"builtin {n} used as a value")
@@ -1449,15 +1504,38 @@ class Translator(ValueTypes, pointers.PointerRules):
     def e_BinaryExpr(self, e):
         return self.binop(e["Op"], e["X"], e["Y"], e)
 
+    def instance(self, e) -> str:
+        """The Python function of the generic function instance an identifier names."""
+        if e["InstN"] < 0:
+            return self.bad(e, f"instance of generic function {e['Name']} goast did not list")
+        return generic_name(e["Name"], e["InstN"])
+
+    def e_IndexListExpr(self, e):
+        if "InstN" in e["X"] or "InstN" in (e["X"].get("Sel") or {}):
+            return self.expr(e["X"])  # F[A, B]: the instance the identifier names
+        return self.bad(e, f"instantiation of {e['X'].get('T')}")
+
     def e_IndexExpr(self, e):
+        if "InstN" in e["X"] or "InstN" in (e["X"].get("Sel") or {}):
+            return self.expr(e["X"])  # F[A]: an explicit instantiation, the instance the identifier names
         u = e["X"].get("U")
         if u == "map":
             if e["Index"].get("U") == "array":
                 return self.bad(e, "map with an array key", "use a struct of the elements or a string key")
-            return f"rt.mget({self.expr(e['X'])}, {self.val(e['Index'])}, {self.zero(e['VZ'], e)})"
+            return f"rt.mget({self.expr(e['X'])}, {self.map_key(e['Index'])}, {self.zero(e['VZ'], e)})"
         if u in ("slice", "array"):
             return f"rt.at({self.expr(e['X'])}, {self.expr(e['Index'])})"
         return self.bad(e, f"index of {e['X'].get('T')}")
+
+    def map_key(self, k) -> str:
+        """A map key as Go compares it: a struct value by its fields (rt.struct_key), any other
+        value as itself."""
+        if k.get("U") == "struct":
+            t = k.get("T", "")
+            if t not in self.structs and not ("." in t and t.rsplit(".", 1)[0] in self.mods.alias):
+                return self.bad(k, f"map key of struct type {t} (no class of the port)", "use a struct of this module or a string key")
+            return f"rt.struct_key({self.val(k)})"
+        return self.val(k)
 
     def e_SelectorExpr(self, e):
         x = e["X"]
@@ -1469,6 +1547,8 @@ class Translator(ValueTypes, pointers.PointerRules):
                 n = e["Sel"]["Name"]
                 if o.get("k") == "type":
                     return f"{sib}.{n}"
+                if "InstN" in e["Sel"]:
+                    return f"{sib}.{self.instance(e['Sel'])}"
                 return f"{sib}.{n if n.startswith('Test') and o.get('k') == 'func' else snake(n)}"
             if q in self.pkg_values:
                 return self.pkg_values[q]
@@ -1500,6 +1580,9 @@ class Translator(ValueTypes, pointers.PointerRules):
             if x.get("T", "").lstrip("*") in self.model_types:  # a field of a modelled import's struct
                 return f"{self.expr(x)}.{snake(e['Sel']['Name'])}"
             return f"{self.operand(x)}.{self.field_name(e['Sel']['Name'])}"
+        if e.get("TPRecv"):
+            return self.bad(e, f"method {e['Sel']['Name']} called on a value of a type parameter",
+                            "call it through an interface parameter instead of a type parameter")
         if e.get("SelK") == "method" and self.named_recv(e) is not None:
             return self.named_method_value(e)  # a method value of a named non-struct type
         if e.get("SelK") == "method":
@@ -1592,6 +1675,9 @@ class Translator(ValueTypes, pointers.PointerRules):
                 return f"float({a})"
             if u == "string" and args[0].get("U") == "string":
                 return a
+            if u == "interface" and f.get("TParam") and args[0].get("U") != "interface":
+                return self.bad(e, f"conversion T(x) of a {args[0].get('T')} to a type parameter instantiated with interface {f.get('T')}",
+                                "convert at the caller, where the interface type is written")
             if u in ("func", "interface"):
                 return a
             if u in ("slice", "map", "chan", "ptrstruct") and args[0].get("U") in (u, "nil"):
@@ -1617,7 +1703,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         if name == "close":
             return f"gosim.close({a[0]})"
         if name == "delete":
-            return f"rt.mdelete({a[0]}, {a[1]})"
+            return f"rt.mdelete({a[0]}, {self.map_key(args[1])})"
         if name == "panic":
             return f"rt.panic({a[0]})"
         if name == "recover":
@@ -1718,9 +1804,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                     kw.append(f"{st.fields[i][1]}={self.val(el)}")
             return f"{name}({', '.join(kw)})"
         if u == "map":
-            if (e.get("Type") or {}).get("Key", {}).get("U") == "struct":
-                return self.bad(e, "map with a struct key")
-            items = ", ".join(f"{self.val(el['Key'])}: {self.val(el['Value'])}" for el in elts)
+            items = ", ".join(f"{self.map_key(el['Key'])}: {self.val(el['Value'])}" for el in elts)
             return f"gosim.Map({{{items}}})"
         if u == "slice":
             if any(el["K"] == "KeyValueExpr" for el in elts):
@@ -1807,6 +1891,11 @@ class ModuleSet:
                     nonstruct.add((d.get("path"), n["Name"]["Name"]))
         self.named_types = nonstruct & recvs
         self.nonstruct_types = nonstruct  # every one has a class (valuetypes: boxed in interfaces)
+
+
+def generic_name(name: str, n: int) -> str:
+    """The Python function of instance ``n`` of generic function ``name`` (goast's InstN)."""
+    return f"{snake(name).rstrip('_')}__g{n}"
 
 
 def translate_all(data: dict, stubs: dict | None = None) -> dict[str, str]:
