@@ -373,10 +373,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         Any other package-level var would carry state from one run into the next: an error."""
         for sp in d["Specs"]:
             vals = sp["Values"] or []
-            sentinel = len(vals) == len(sp["Names"]) and all(
-                v["K"] == "CallExpr" and v["Fun"]["K"] == "SelectorExpr" and v["Fun"]["X"].get("Use", {}).get("pkg") == "errors"
-                and v["Fun"]["Sel"]["Name"] == "New" and all("Const" in a for a in v["Args"] or []) for v in vals)
-            if not sentinel:
+            if not is_sentinel(sp):
                 self.pkg_var_specs.append(sp)
                 continue
             for n, v in zip(sp["Names"], vals):
@@ -986,7 +983,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                 c = conv[i]
                 node = {"K": "Ident", "_py": v, "F": call["F"], "L": call["L"], "U": c["U"],
                         **({"Box": c["Box"]} if "Box" in c else {"TypedNil": c["TypedNil"]})}
-                v = self.expr(node)
+                v = self.box(node) if "Box" in c else self.typed_nil_value(node)
             tgt = ("def", x) if tok == ":=" and x["K"] == "Ident" and "Def" in x else self.lvalue(x)
             self.put(s, tgt, v)
 
@@ -1549,6 +1546,8 @@ class Translator(ValueTypes, pointers.PointerRules):
                     return f"{sib}.{n}"
                 if "InstN" in e["Sel"]:
                     return f"{sib}.{self.instance(e['Sel'])}"
+                if o.get("k") in ("global", "var") and (x["Use"]["pkg"], n) in self.mods.cell_globals:
+                    return f"{sib}.{snake(n)}.load()"  # its gosim.Var (race-checked, made by its _go_init_)
                 return f"{sib}.{n if n.startswith('Test') and o.get('k') == 'func' else snake(n)}"
             if q in self.pkg_values:
                 return self.pkg_values[q]
@@ -1890,7 +1889,27 @@ class ModuleSet:
                 elif n.get("K") == "TypeSpec" and (n.get("Type") or {}).get("K") != "InterfaceType" and not n.get("Alias"):
                     nonstruct.add((d.get("path"), n["Name"]["Name"]))
         self.named_types = nonstruct & recvs
+        # (path, name) of each package's vars held in a gosim.Var (Translator.register_package_vars'
+        # rule): another package of the module reads them with .load()
+        self.cell_globals: set = set()
+        for d in every:
+            for f in d["files"]:
+                for decl in f.get("Decls") or []:
+                    if decl.get("K") == "GenDecl" and decl.get("Tok") == "var":
+                        for sp in decl["Specs"]:
+                            if not is_sentinel(sp):
+                                for n in sp["Names"]:
+                                    if n["Name"] != "_" and n["DZ"]["k"] not in ("struct", "sync", "atomic"):
+                                        self.cell_globals.add((d.get("path") or d.get("package"), n["Name"]))
         self.nonstruct_types = nonstruct  # every one has a class (valuetypes: boxed in interfaces)
+
+
+def is_sentinel(sp) -> bool:
+    """A package-level ``var ErrX = errors.New("...")`` spec: a module-level value no run changes."""
+    vals = sp["Values"] or []
+    return len(vals) == len(sp["Names"]) and all(
+        v["K"] == "CallExpr" and v["Fun"]["K"] == "SelectorExpr" and v["Fun"]["X"].get("Use", {}).get("pkg") == "errors"
+        and v["Fun"]["Sel"]["Name"] == "New" and all("Const" in a for a in v["Args"] or []) for v in vals)
 
 
 def generic_name(name: str, n: int) -> str:

@@ -26,8 +26,10 @@ from tests.goport.test_port import DATA, load, port
 # pointers: pointers to non-struct memory and the sync/atomic functions on it; slicestruct: slices
 # of struct values copy the structs (append, copy, literals), slices of pointers share them
 # named: named non-struct types, arrays, struct values out of maps, typed nils; goerrs: errors.Join
-# and runtime.NumGoroutine (goruntime)
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs")
+# and runtime.NumGoroutine (goruntime); generics: generic functions (an instance per
+# instantiation, one from another package of the module), struct-keyed maps, multi-value calls
+# assigned into interfaces, net/http's Client/Transport and sort (issue 31's clusterbuilder)
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs", "generics")
 
 
 def go_test_names(pkg):
