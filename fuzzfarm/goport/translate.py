@@ -286,7 +286,9 @@ class Translator(ValueTypes, pointers.PointerRules):
         self.out[at:at] = used + [f"from {up} import {models.stub_module_name(p)}  # Go import \"{p}\": a stub to fill in"
                                                 for p in sorted(self.stubs)] + [
             f"from . import {self.mods.module[p]} as {self.mods.alias[p]}  # Go package {p}"
-            for p in self.mods.order if p in self.imported_paths()]
+            for p in self.mods.order if p in self.imported_paths()] + [
+            f"from . import {m} as _dep_{m}  # initialised by _go_init_ (Go initialises imported packages first)"
+            for m in getattr(self, "dep_imports", [])]
         return "\n".join(self.out) + "\n"
 
     def gosim_panic_site(self) -> str | None:
@@ -412,10 +414,10 @@ class Translator(ValueTypes, pointers.PointerRules):
         self.indent = 1
         if names:
             self.line(f"global {', '.join(names)}")
-        for m in deps:
-            self.line(f"from . import {m} as _dep")
-            self.line("if hasattr(_dep, '_go_init_'):")
-            self.line("    _dep._go_init_()")
+        for m in deps:  # the module objects this one imported (a later import by name may be another copy)
+            self.line(f"if hasattr(_dep_{m}, '_go_init_'):")
+            self.line(f"    _dep_{m}._go_init_()")
+        self.dep_imports = deps
         seen: set[str] = set()
         for sp in self.pkg_var_specs:
             vals = sp["Values"] or []

@@ -19,6 +19,12 @@ _SITE = re.compile(r"^[^:]+:\d+: ")
 # bound (0.1 s) scaled with it (docs/PORT.md). The checker counts upstream's seconds in
 # milliseconds (gotwins/checker/doc.go: unit = time.Millisecond): 0.1 ms.
 BOUND = {"checker": 0.0001}
+# gosim.run keywords per twin, as its hand harness runs: clusterbuilder's hand harness keeps the
+# race detector off (prow's report is the production crash, `fatal error: concurrent map writes`,
+# not a -race report; harnesses/cluster_builder_race.py RACE), so its generated port is compared
+# the same way (with the detector on, as `go test -race`, every run ends as the data race on
+# DefaultNamespaces first: 100 of 100 random runs)
+RUN_KW = {"clusterbuilder": {"race": False}}
 
 
 def constructs(lines: list[str]) -> list[str]:
@@ -89,7 +95,7 @@ def runs_to_first_failure(out: str, twin: str, strategy: str, cap: int) -> tuple
     """docs/PORT.md's figure for a generated port: the worst over seeds s = 1..10 of the runs to
     its first failure, each seed a run of strategy seeds 100000·s, 100000·s+1, ... (None: some
     seed found nothing in ``cap`` runs), with the kinds seen. Buggy build, ``go test``'s leak
-    rule, and the twin's bound (BOUND) or none, as test_twins runs them."""
+    rule, and the twin's bound (BOUND) or none and RUN_KW, as test_twins runs them."""
     from fuzzfarm import gosim
     from fuzzfarm.goport import rt
     from fuzzfarm.strategies import make
@@ -99,7 +105,7 @@ def runs_to_first_failure(out: str, twin: str, strategy: str, cap: int) -> tuple
     for s in range(1, 11):
         for i in range(cap):
             f = gosim.run(rt.test_main(mod.TestScenario, "TestScenario"), strategy=make(strategy, seed=100000 * s + i),
-                          check_leaks=False, max_starvation_s=BOUND.get(twin)).failure
+                          check_leaks=False, max_starvation_s=BOUND.get(twin), **RUN_KW.get(twin, {})).failure
             if f is not None:
                 worst, kinds = max(worst, i + 1), kinds | {f.kind}
                 break
