@@ -152,6 +152,16 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
     ("package p\n\ntype T struct{}\n\nfunc f() (*T, int) { return nil, 1 }\n\nfunc g(a any, n int) bool { return a == nil }\n\n"
      "func G() bool {\n\treturn g(f())\n}\n",
      "a.go:10: a *T put in an interface by a multi-value call (it must be boxed or kept a typed nil there): not supported;"),
+    # generics: what one instance per instantiation cannot say exactly (docs/PORT.md)
+    ("package p\n\ntype S interface{ M() int }\n\nfunc F[T S](x T) int {\n\treturn x.M()\n}\n\n"
+     "type A struct{}\n\nfunc (A) M() int { return 1 }\n\nfunc G() int { return F(A{}) }\n",
+     "a.go:6: method M called on a value of a type parameter: not supported;"),
+    ("package p\n\nfunc F[T any](x T) any {\n\treturn x\n}\n\nfunc G() any { return F(1) }\n",
+     "a.go:4: a value of type T (a type parameter's) put in an interface: not supported;"),
+    ("package p\n\ntype Box[T any] struct{ v T }\n",
+     "a.go:3: generic type: not supported;"),
+    ("package p\n\ntype T struct{}\n\nfunc F(m map[string]*T) any {\n\tvar x any\n\tvar ok bool\n\tx, ok = m[\"a\"]\n\t_ = ok\n\treturn x\n}\n",
+     "a.go:8: a *T put in an interface by a comma-ok expression (it must be boxed or kept a typed nil there): not supported;"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
     src = tmp_path / "src"
