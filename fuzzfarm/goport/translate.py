@@ -233,6 +233,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         # a generic function: one function per instantiation (goast's Insts, see generic_name);
         # one never instantiated has no code, in Go as here
         funcs = [i for d in funcs for i in ((d.get("Insts") or []) if d["Type"].get("TypeParams") and d["Recv"] is None else [d])]
+        self.module_names_clash(funcs)
         for r in self.generic_refused:
             self.bad(r, r["what"], "keep interface conversions out of the generic function (convert at its caller), "
                                    "or port this function by hand")
@@ -290,6 +291,27 @@ class Translator(ValueTypes, pointers.PointerRules):
             f"from . import {m} as _dep_{m}  # initialised by _go_init_ (Go initialises imported packages first)"
             for m in getattr(self, "dep_imports", [])]
         return "\n".join(self.out) + "\n"
+
+    def module_names_clash(self, funcs) -> None:
+        """Refuse two package-level Go names with one Python name (a var ``calls`` and a func
+        ``Calls`` are both ``calls``: the later definition would silently replace the other)."""
+        seen: dict[str, str] = {}
+
+        def claim(go_name: str, node) -> None:
+            py = go_name if go_name.startswith("Test") else snake(go_name)
+            if py in seen and seen[py] != go_name:
+                self.bad(node, f"package-level {seen[py]} and {go_name} have one Python name {py}", "rename one")
+            seen.setdefault(py, go_name)
+        for f in self.files:
+            for d in f["Decls"] or []:
+                if d["K"] == "GenDecl" and d["Tok"] in ("var", "const"):
+                    for sp in d["Specs"]:
+                        for n in sp["Names"]:
+                            if n["Name"] != "_":
+                                claim(n["Name"], n)
+        for d in funcs:
+            if d["Recv"] is None and d["Name"]["Name"] != "init" and "InstN" not in d:
+                claim(d["Name"]["Name"], d)
 
     def gosim_panic_site(self) -> str | None:
         """Where the package does something whose Go panic gosim records as the run's failure the

@@ -149,9 +149,11 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
     ("package p\n\ntype set map[string]bool\n\nfunc (s set) Len() int { return len(s) }\n\nfunc f() (set, error) { return set{}, nil }\n\n"
      "func G() (interface{ Len() int }, error) {\n\treturn f()\n}\n",
      "a.go:10: a set put in an interface by a multi-value call (it must be boxed or kept a typed nil there): not supported;"),
-    ("package p\n\ntype T struct{}\n\nfunc f() (*T, int) { return nil, 1 }\n\nfunc g(a any, n int) bool { return a == nil }\n\n"
-     "func G() bool {\n\treturn g(f())\n}\n",
+    ("package p\n\ntype T struct{}\n\nfunc f() (*T, int) { return nil, 1 }\n\nfunc use(a any, n int) bool { return a == nil }\n\n"
+     "func G() bool {\n\treturn use(f())\n}\n",
      "a.go:10: a *T put in an interface by a multi-value call (it must be boxed or kept a typed nil there): not supported;"),
+    ("package p\n\nvar calls = 0\n\nfunc Calls() int { return calls }\n",
+     "a.go:5: package-level calls and Calls have one Python name calls: not supported;"),
     # generics: what one instance per instantiation cannot say exactly (docs/PORT.md)
     ("package p\n\ntype S interface{ M() int }\n\nfunc F[T S](x T) int {\n\treturn x.M()\n}\n\n"
      "type A struct{}\n\nfunc (A) M() int { return 1 }\n\nfunc G() int { return F(A{}) }\n",
