@@ -9,6 +9,22 @@ knows them; go/types is the reference one, ships with Go, and evaluates ``//go:b
 exactly as ``go build`` does. Go is already what fuzzfarm asks to judge a port, so a user who
 can run their Go test can run the translator. tree-sitter would give syntax only.
 
+Generic functions are translated once per instantiation (stenciled), not once with the type
+parameters erased. Python is dynamically typed, so most of a generic body would read the same
+for every instantiation, but exactly the parts that matter for fidelity do not: whether ``r[k] =
+v`` or ``*ptr`` copies a struct (``Clone[map[string]Config]``, ``Deref[Config]``), what ``*new(T)``
+and ``var z T`` are, whether ``==`` is identity, field-wise or an interface comparison, which
+element size growslice uses, whether a value put in an interface must be boxed or kept a typed
+nil. Erasing would mean re-deriving each of those rules for a type parameter and dispatching at
+run time, each a place to go silently wrong; stenciling reuses the rules unchanged on concrete
+types, as Go's own compiler does per GC shape. goast collects every instantiation of each generic
+function of the module from ``types.Info.Instances`` (closed over the instantiations generic
+functions make of each other), and encodes the declaration once per instance with the type
+parameters substituted; the translator emits each as ``name__gN`` and each call site names its
+instance. All instances carry Go's traceback name ``pkg.F[...]``. What an instance cannot say
+exactly is refused with file:line: a method called on a type parameter's value, a value of a
+type parameter put in an interface, ``T(x)`` to an interface instantiation, generic types.
+
 The translation is statement by statement; every generated function carries
 ``@gosim.go_func("pkg.Func", "file.go:LINE")`` and every statement line a ``# :N`` comment with
 its Go line. Whatever is not in the subset raises :class:`Unsupported` entries (one per
