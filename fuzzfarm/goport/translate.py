@@ -310,7 +310,9 @@ class Translator(ValueTypes, pointers.PointerRules):
 
     def module_names_clash(self, funcs) -> None:
         """Refuse two package-level Go names with one Python name (a var ``calls`` and a func
-        ``Calls`` are both ``calls``: the later definition would silently replace the other)."""
+        ``Calls`` are both ``calls``: the later definition would silently replace the other).
+        Constants are not claimed: every use is translated as the constant's value, so their
+        module-level names are never read (checker's ``Deleted`` and ``deleted``)."""
         seen: dict[str, str] = {}
 
         def claim(go_name: str, node) -> None:
@@ -320,7 +322,7 @@ class Translator(ValueTypes, pointers.PointerRules):
             seen.setdefault(py, go_name)
         for f in self.files:
             for d in f["Decls"] or []:
-                if d["K"] == "GenDecl" and d["Tok"] in ("var", "const"):
+                if d["K"] == "GenDecl" and d["Tok"] == "var":
                     for sp in d["Specs"]:
                         for n in sp["Names"]:
                             if n["Name"] != "_":
