@@ -23,7 +23,7 @@ functions make of each other), and encodes the declaration once per instance wit
 parameters substituted; the translator emits each as ``name__gN`` and each call site names its
 instance. All instances carry Go's traceback name ``pkg.F[...]``. What an instance cannot say
 exactly is refused with file:line: a method called on a type parameter's value, a value of a
-type parameter put in an interface, ``T(x)`` to an interface instantiation, generic types.
+type parameter put in an interface, generic types.
 
 The translation is statement by statement; every generated function carries
 ``@gosim.go_func("pkg.Func", "file.go:LINE")`` and every statement line a ``# :N`` comment with
@@ -1716,6 +1716,8 @@ class Translator(ValueTypes, pointers.PointerRules):
                 return f"float({a})"
             if u == "string" and args[0].get("U") == "string":
                 return a
+            # a guard: Go rejects T(x) of a non-interface x when T may be an interface (its type
+            # set holds no interface type), so no instance should reach this
             if u == "interface" and f.get("TParam") and args[0].get("U") != "interface":
                 return self.bad(e, f"conversion T(x) of a {args[0].get('T')} to a type parameter instantiated with interface {f.get('T')}",
                                 "convert at the caller, where the interface type is written")
