@@ -176,7 +176,7 @@ def write_junit(path: str, *, target: str, campaign: str, verdicts_: list[dict],
             f"reproducible: {reproducibility(b)}\nfixed: {views.fix_label(b)}\nstarvation: {views.starvation_need(b)}\n"
             f"replay: {replay.get(b['id'], '-')}\n\n" for b in v["buckets"])
         if v["fails"]:
-            f = Failure(f"new bug: {_label(r)} in {(views.crash_frames(r) or ['?'])[0]}"
+            f = Failure(f"new bug: {_label(r)} {views.crash_where(r)}"
                         + (f" ({len(v['buckets'])} buckets of one group)" if len(v["buckets"]) > 1 else ""), _label(r))
             f.text = body
             case.result = [f]
@@ -219,7 +219,7 @@ def sarif(*, target: str, harness_path: str | None, campaign: str, verdicts_: li
             cmd = replay.get(r["id"], "")
             results.append({
                 "ruleId": rule, "level": "error" if v["fails"] else "warning",
-                "message": {"text": f"{_label(r)} in {views.crash_state_text(r)} ({target}, bucket {r['id']}, reproducible "
+                "message": {"text": f"{_label(r)} {views.crash_where(r, whole=True)} ({target}, bucket {r['id']}, reproducible "
                                     f"{reproducibility(r)}, fixed: {views.fix_label(r)}; {views.starvation_need(r)}). "
                                     f"Replay: {cmd}"},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],

@@ -18,7 +18,8 @@ from fuzzfarm.farm import store as S
 
 # The bucket fields a view shows or ``--json`` prints (the rest of the record is triage's own).
 PUBLIC_FIELDS = (
-    "id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "go_crash_state", "message",
+    "id", "harness", "variant", "kind", "exc_class", "crash_type", "crash_state", "go_crash_state",
+    "crash_state_shape", "message",
     "signature", "state", "count", "joined_unreplayed", "original_size", "minimized_size", "preemptions_before",
     "preemptions_after", "reproducible", "verify_ok", "verify_n", "first_divergence", "flaky", "fixed", "fix_variant",
     "fix_kind", "fix_keeps", "fix_proof", "fix_proof_line", "fix_verdict", "fix_summary", "fix_outcome",
@@ -34,14 +35,52 @@ class ViewError(ValueError):
 
 # ---- the words of a bucket ----------------------------------------------------------------------
 def crash_frames(b: dict) -> list[str]:
-    """The failing goroutine's top frames, innermost first: the Go function and ``file.go:line``
-    where the port declares it, the Python function beside in brackets when it differs."""
+    """The crash state's frames (the failing goroutine's top frames, innermost first; or a race's
+    two access sites; or a lock cycle's goroutines: :func:`crash_state_shape`): the Go function
+    and ``file.go:line`` where the port declares it, the Python function beside in brackets when
+    it differs. ``go_crash_state`` holds the same frames as ``crash_state``, in the same order."""
     py = list(b.get("crash_state") or [])
     return [g if i >= len(py) or g == py[i] else f"{g} [{py[i]}]" for i, g in enumerate(b.get("go_crash_state") or py)]
 
 
+def crash_state_shape(b: dict) -> str:
+    """What a bucket's crash-state frames are: ``stack`` (a call chain), ``race`` (the two
+    racing accesses) or ``lock cycle`` (one per goroutine of the cycle). A data race bucket
+    recorded before the shape was is a race all the same."""
+    shape = b.get("crash_state_shape") or ""
+    if not shape and b.get("kind") == "data race":
+        return "race"
+    return shape or "stack"
+
+
 def crash_state_text(b: dict) -> str:
-    return " < ".join(crash_frames(b)) or "(no project frames)"
+    """The crash state on one line: a stack as ``f1 < f2 < f3`` (innermost first); the sides of
+    a race or a lock cycle as ``race between A / B`` / ``lock cycle: A / B``, never as a chain
+    (two racing accesses in one function are no recursion)."""
+    frames = crash_frames(b)
+    if not frames:
+        return "(no project frames)"
+    shape = crash_state_shape(b)
+    if shape == "race":
+        return "race between " + " / ".join(frames)
+    if shape == "lock cycle":
+        return "lock cycle: " + " / ".join(frames)
+    return " < ".join(frames)
+
+
+def crash_where(b: dict, whole: bool = False) -> str:
+    """Where a bug is, after its kind (``data race between A / B``): ``in`` the innermost frame
+    of a stack (``whole``: the chain), ``between`` a race's two sites, ``in the lock cycle`` of a
+    deadlock's goroutines."""
+    frames = crash_frames(b)
+    if not frames:
+        return "in (no project frames)"
+    shape = crash_state_shape(b)
+    if shape == "race":
+        return "between " + " / ".join(frames)
+    if shape == "lock cycle":
+        return "in the lock cycle " + " / ".join(frames)
+    return f"in {crash_state_text(b) if whole else frames[0]}"
 
 
 def fix_label(b: dict) -> str:

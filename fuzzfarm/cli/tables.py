@@ -15,6 +15,10 @@ from rich.text import Text
 from fuzzfarm import views
 from fuzzfarm.collector.artifact import reproducibility
 
+# The line above the narrow tables' crash states: a stack reads innermost first; a race's two
+# accesses and a lock cycle's goroutines are sides (views.crash_state_text labels them).
+STATE_HEAD = "crash state (a stack: innermost first; a race or lock cycle: its sides):"
+
 # At or above this many columns the wide tables fit; below, the narrow layout is used.
 WIDE_MIN_COLUMNS = 140
 
@@ -77,7 +81,7 @@ def bucket_table(rows: list[dict], title: str, *, wide: bool):
         _narrow_column(tb, c, [row[i] for row in cells])
     for row in cells:
         tb.add_row(*map(t, row))
-    return Group(tb, Text("crash state (innermost first):", style="dim"), _states(rows))
+    return Group(tb, Text(STATE_HEAD, style="dim"), _states(rows))
 
 
 # Narrow layout (80 columns): a cell wraps only between words, never inside one: every column is
@@ -187,7 +191,7 @@ def _narrow_groups(groups: list[dict], title: str):
             tb.add_row(*map(t, cells[k]))
             k += 1
         parts.append(tb)
-    return Group(*parts, Text("crash state (innermost first):", style="dim"), _states(rows))
+    return Group(*parts, Text(STATE_HEAD, style="dim"), _states(rows))
 
 
 def progress_view(items: list[tuple[dict, str, float]]) -> Text:

@@ -169,6 +169,8 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         "minimized_size": len(minimized),
         "preemptions": outcome.get("preemptions"),
         "go_crash_state": outcome.get("go_crash_state") or [],
+        # what its frames are: stack (innermost first), race (the two accesses) or lock cycle
+        "crash_state_shape": outcome.get("crash_state_shape") or bucket.get("crash_state_shape") or "stack",
         "starvation_s": outcome.get("starvation"),
         "starved": starved_goroutines(outcome),  # [[gid, name], ...] kept runnable (docs/timing.md)
         "starvation_need": starvation_need(outcome.get("starvation"), starved_goroutines(outcome)),
@@ -194,6 +196,9 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
     go_state = repro["go_crash_state"] or repro["crash_state"]
     state = "\n".join(f"  {g}  [{p}]" if g != p else f"  {g}" for g, p in zip(go_state, repro["crash_state"]))
     state = state or "(no project frames)"
+    state_head = {"race": "crash state: the two racing accesses (Go, [Python]):",
+                  "lock cycle": "crash state: the goroutines of the lock cycle (Go, [Python]):"}.get(
+        repro["crash_state_shape"], "crash state (Go, [Python]), innermost first:")
     starved = outcome.get("starvation")
     head = (outcome.get("dump") or "").split("\n", 1)[0]
     go_says = f"{head}\n\n" if head.startswith(("fatal error: ", "panic: ")) else ""  # Go's own first line
@@ -205,7 +210,7 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
                + (f"needs:       {repro['go_versions']}\n" if repro["go_versions"] else "")
                + (f"starvation:  {starvation_need(starved, starved_goroutines(outcome))}\n"
                   f"             (ran under starvation setting {_bound_text(bound)})\n" if starved is not None else "")
-               + f"crash state (Go, [Python]):\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
+               + f"{state_head}\n{state}\n\n{fix_text(bucket)}{outcome.get('dump') or ''}\n")
     files = {
         "input.min": bytes(minimized),
         "input.orig": bytes(original),

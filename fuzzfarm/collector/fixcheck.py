@@ -38,6 +38,7 @@ def replay_on_fixed(harness, fixed_variant: str, data: bytes, *, expected_signat
         "message": out["message"],
         "crash_state": list(out.get("crash_state") or []),
         "go_crash_state": list(out.get("go_crash_state") or []),
+        "crash_state_shape": out.get("crash_state_shape") or "",
         "signature": out["signature"],
         "expected_signature": expected_signature,
         "verdict": verdict,

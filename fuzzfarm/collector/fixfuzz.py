@@ -111,7 +111,8 @@ def _search(mod, variant: str, data: bytes, req: dict) -> dict:
             f = ex.failure
             repro = inp if strategy is None else ex.as_bytes_input(inp)
             found = failure(name, seed, repro, kind=f.kind, exc_class=f.exc_class, crash_state=f.crash_state,
-                            go_crash_state=f.go_crash_state, message=f.detail)
+                            go_crash_state=f.go_crash_state, crash_state_shape=f.crash_state_shape,
+                            message=f.detail)
             if hazard_name(f.kind, f.crash_state) in tolerate:
                 counts[f"tolerated_{name}"] += 1
                 continue

@@ -73,12 +73,22 @@ def root_cause(bucket: dict) -> tuple[str, str]:
     else:
         ctype = bucket.get("crash_type") or kind
         key, name = f"op|{ctype}|{top}", f"{ctype} in {shown_top}"
+        if len(state) > 1 and _sides(bucket):  # a race's two accesses, a lock cycle's goroutines: both sides
+            names = _go_names(bucket)
+            name = f"{ctype} between {' / '.join(names.get(p, p) for p in state)}"
     return f"{harness}|{variant}|{key}", f"{harness}/{variant}: {name}"
+
+
+def _sides(bucket: dict) -> bool:
+    """The crash state's frames are sides (a race's two accesses, a lock cycle's goroutines),
+    not a call chain (``GoFailure.crash_state_shape``; a data race recorded before it: a race)."""
+    return (bucket.get("crash_state_shape") or "") in ("race", "lock cycle") or bucket.get("kind") == "data race"
 
 
 def _go_names(bucket: dict) -> dict[str, str]:
     """Python function -> Go function for the frames this bucket names (the racing writer and
-    the failing goroutine's top frame), where the port declares them (``gosim.go_func``)."""
+    the crash state's frames, which ``go_crash_state`` holds in the same order), where the port
+    declares them (``gosim.go_func``)."""
     out = {}
     if bucket.get("racing_site") and bucket.get("go_racing_site"):
         out[bucket["racing_site"]] = bucket["go_racing_site"]

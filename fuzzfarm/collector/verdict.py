@@ -28,7 +28,8 @@ from fuzzfarm.harness.signature import crash_type, normalize_state
 FIXED, NO, DIFFERENT, UNKNOWN_FLAKY, KEPT = "fixed", "NO", "fails differently", "unknown (flaky)", "kept (hazard)"
 ALPHA = 0.05  # the significance a flaky bug's "fixed" needs (one-sided Fisher exact test)
 
-OUTCOME_FIELDS = ("failed", "kind", "crash_type", "crash_state", "go_crash_state", "message", "signature")
+OUTCOME_FIELDS = ("failed", "kind", "crash_type", "crash_state", "go_crash_state", "crash_state_shape", "message",
+                  "signature")
 
 
 def outcome_summary(out: dict | None) -> dict:
@@ -47,12 +48,14 @@ def go_failure(rec: dict | None) -> tuple | None:
     classified outcome, a bucket or a repro.json (``crash_type`` or ``kind``/``exc_class``, and
     ``go_crash_state``); None when it records no Go crash state. The ``file.go:line`` of each
     frame is dropped, as the signature drops Python lines: a fix that edits the same function
-    moves its lines."""
+    moves its lines. A race's two sites are a set: they are sorted by Python function, and the
+    buggy and fixed code of one Go function may have Python names that sort otherwise."""
     state = (rec or {}).get("go_crash_state")
     if not state:
         return None
     ctype = rec.get("crash_type") or crash_type(rec)
-    return ctype, tuple(normalize_state(list(state)))
+    funcs = normalize_state(list(state))
+    return ctype, tuple(sorted(funcs) if rec.get("kind") == "data race" else funcs)
 
 
 def run_verdict(expected_signature: str, out: dict, expected_go: tuple | None = None) -> str:
@@ -71,9 +74,13 @@ def run_verdict(expected_signature: str, out: dict, expected_go: tuple | None = 
 
 
 def where(out: dict) -> str:
-    """``KIND at f1 <- f2 <- f3`` of a failed outcome, in Go's names where the port declares them."""
+    """``KIND at f1 <- f2 <- f3`` of a failed outcome, in Go's names where the port declares them;
+    a race's or a lock cycle's frames are sides, not a chain: ``KIND between f1 / f2``."""
     kind = out.get("crash_type") or out.get("kind") or "failure"
-    state = " <- ".join(out.get("go_crash_state") or out.get("crash_state") or []) or "(no project frames)"
+    frames = out.get("go_crash_state") or out.get("crash_state") or []
+    if frames and (out.get("kind") == "data race" or out.get("crash_state_shape") in ("race", "lock cycle")):
+        return f"{kind} between {' / '.join(frames)}"
+    state = " <- ".join(frames) or "(no project frames)"
     return f"{kind} at {state}"
 
 

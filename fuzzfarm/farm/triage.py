@@ -134,6 +134,7 @@ def intake(st: S.Store, cid: str, harness: str, variant: str, sha: str, *,
               "racing_site": out.get("racing_site") or "",
               "go_racing_site": out.get("go_racing_site") or "",
               "go_crash_state": list(out.get("go_crash_state") or []), "starvation_s": out.get("starvation"),
+              "crash_state_shape": out.get("crash_state_shape") or "",
               "starved": H.starved_goroutines(out),
               "go_versions": out.get("go_versions") or "",  # only under older Go (docs/RUNTIME.md#go-version)
               "first_input": sha, "first_campaign": cid, "harness_hash": harness_hash,
@@ -501,6 +502,7 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
     st.put_artifact(bid, files)
     st.update_bucket(bid, starvation_s=out.get("starvation"), starved=H.starved_goroutines(out),
                      go_crash_state=list(out.get("go_crash_state") or []),  # of the reproducer
+                     crash_state_shape=out.get("crash_state_shape") or "",
                      scenario=out.get("scenario") or "", scenario_key=out.get("scenario_key") or "")
 
 

@@ -587,7 +587,9 @@ class Translator(ValueTypes, pointers.PointerRules):
             if ty["Z"]["k"] in ("sync", "struct", "atomic", "foreign", "array") and not is_time(ty["Z"]):  # foreign: a sibling package's struct
                 plain.append(pname)
             else:
-                o.append(f"    {pname} = gosim.Shared()  # {s.file}:{ty['L']}")
+                # reports name the field as Go does, whatever the attribute became (snake_case, _field)
+                go_name = f"go_name={gname!r}" if gname != pname else ""
+                o.append(f"    {pname} = gosim.Shared({go_name})  # {s.file}:{ty['L']}")
         o.append(f"    _go_fields_ = {tuple(p for _, p, _, _ in s.fields)!r}")
         o.append("")
         args = ", ".join(f"{p}=rt" if p in plain else f"{p}={self.zero(ty['Z'], ty)}" for _, p, ty, _ in s.fields)

@@ -48,6 +48,12 @@ class StackFrame:
         return out
 
 
+def go_frame_text(f: StackFrame) -> str:
+    """One crash-state frame as a user reads it: ``GoFunc (file.go:line)`` when declared, else
+    the Python function."""
+    return f"{f.go_func} ({f.go_site})" if f.go_func else f.func
+
+
 def _frame_of(code, lineno: int) -> StackFrame:
     name = getattr(code, "co_qualname", code.co_name).replace("<locals>.", "")
     go = go_site(code, lineno)
@@ -188,10 +194,15 @@ class GoFailure(Exception):
 
     @property
     def go_crash_state(self) -> list[str]:
-        """The crash state as a user reads it: each frame's Go function and ``file.go:line``
-        when declared (``objectChecker.Stop (wait_for_controlled_pods.go:713)``), else its
-        Python function."""
-        return [f"{f.go_func} ({f.go_site})" if f.go_func else f.func for f in self.stack[:3]]
+        """The crash state as a user reads it, frame for frame the same as :attr:`crash_state`:
+        each frame's Go function and ``file.go:line`` when declared
+        (``objectChecker.Stop (wait_for_controlled_pods.go:713)``), else its Python function."""
+        return [go_frame_text(f) for f in self.stack[:3]]
+
+    # What the crash state's frames are: ``stack`` (the failing goroutine's call chain, innermost
+    # first), ``race`` (the two racing accesses' sites) or ``lock cycle`` (one frame per goroutine
+    # of the cycle). Views show the last two as sides, never as a chain (fuzzfarm/views.py).
+    crash_state_shape = "stack"
 
     def __str__(self) -> str:
         where = " <- ".join(f.shown for f in self.stack[:3]) or "(no project frames)"
@@ -230,6 +241,7 @@ class GoFailure(Exception):
             "goroutine_name": self.goroutine_name,
             "crash_state": self.crash_state,
             "go_crash_state": self.go_crash_state,
+            "crash_state_shape": self.crash_state_shape,
             "subject": self.subject,
             "decision": self.decision,
             "step": self.step,
@@ -293,13 +305,17 @@ class Deadlock(GoFailure):
             return list(self.cycle[:3])
         return super().crash_state
 
-    go_cycle: list[str] | None = None
+    go_cycle: list[str] | None = None  # ``cycle`` in Go's names (``GoFunc (file.go:line)``), same order
 
     @property
     def go_crash_state(self) -> list[str]:
         if self.go_cycle:
             return list(self.go_cycle[:3])
         return super().go_crash_state
+
+    @property
+    def crash_state_shape(self) -> str:  # type: ignore[override]
+        return "lock cycle" if self.cycle else "stack"
 
     def render(self) -> str:
         text = super().render()
@@ -387,9 +403,11 @@ class DataRace(GoFailure):
     by happens-before. ``access`` / ``previous``: ``(op, gid, goroutine name, site, created
     by)`` of the current and the earlier access; ``location``: what was accessed (e.g.
     ``Elector.observed``). ``crash_state`` is both sites' functions, sorted: the same race
-    found from either side lands in one bucket."""
+    found from either side lands in one bucket; ``go_crash_state`` the same two sites in the same
+    order, in Go's names (not the failing goroutine's stack: the two are sides, not a chain)."""
 
     kind = "data race"
+    crash_state_shape = "race"
 
     def __init__(self, detail: str, *, location: str = "", access=None, previous=None,
                  previous_state: str = "finished"):
@@ -399,10 +417,18 @@ class DataRace(GoFailure):
         self.previous = previous
         self.previous_state = previous_state
 
+    def _sites(self) -> list[StackFrame]:
+        """Both accesses' sites, sorted by Python function (stable: equal ones keep their order)."""
+        sites = [a[3] for a in (self.access, self.previous) if a is not None and a[3] is not None]
+        return sorted(sites, key=lambda s: s.func)
+
     @property
     def crash_state(self) -> list[str]:
-        funcs = [a[3].func for a in (self.access, self.previous) if a is not None and a[3] is not None]
-        return sorted(funcs)
+        return [s.func for s in self._sites()]
+
+    @property
+    def go_crash_state(self) -> list[str]:
+        return [go_frame_text(s) for s in self._sites()]
 
     def report(self) -> str:
         """The report in Go's shape: the current access, the previous conflicting access,

@@ -33,17 +33,20 @@ class Shared:
     ``__init__``: a Go composite literal writes its fields too) are scheduling points and are
     checked for data races. ``default`` is the value before any write (Go's zero value; it is
     shared by all instances: use immutable values). The instance needs a ``__dict__``. The
-    location is named ``Class.field`` in reports."""
+    location is named ``Class.field`` in reports; ``go_name``, when the attribute is not the Go
+    field's name (a port renamed it: ``done_field`` beside a method ``done``), names it
+    ``Class.go_name`` instead, as the user's Go does."""
 
-    __slots__ = ("name", "label", "key", "default")
+    __slots__ = ("name", "label", "key", "default", "go_name")
 
-    def __init__(self, default: Any = None):
+    def __init__(self, default: Any = None, *, go_name: str | None = None):
         self.default = default
+        self.go_name = go_name
         self.name = self.label = self.key = "?"
 
     def __set_name__(self, owner, name: str) -> None:
         self.name = name
-        self.label = f"{owner.__name__}.{name}"
+        self.label = f"{owner.__name__}.{self.go_name or name}"
         self.key = f"__race__{name}"
 
     def _loc(self, obj) -> _race.Loc:

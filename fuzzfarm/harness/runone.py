@@ -35,7 +35,8 @@ def outcome(name: str, variant: str, data: bytes, *, trace: bool = False, module
     when asked: the scenario, the starvation figure, the timeline, the dump) and ``trace_json``
     (when asked: ``events`` as ``Trace.to_json``, ``legend`` [[gid, name, created_by], ...],
     ``failing_goroutine``, ``now``), ``input_sha256``, ``input_size``; ``go_crash_state`` (the
-    crash state in Go's names and lines), ``subject`` (what it happened on), ``starvation`` (s),
+    crash state in Go's names and lines), ``crash_state_shape`` (``stack``, ``race`` or ``lock cycle``: what
+    its frames are), ``subject`` (what it happened on), ``starvation`` (s),
     ``starved`` ([gid, Go name] of the goroutine that waited longest), ``bound_lifted`` (the
     schedule left the realism bound), ``early_fires`` and ``max_starvation_s`` (the bound
     setting the run had: seconds, None or ``"label"``; see ``docs/timing.md``);
@@ -89,6 +90,7 @@ def outcome_of_module(mod, name: str, variant: str, data: bytes, *, trace: bool 
         trace=_trace_text(rep, ex.scenario) if trace else None,
         written_by=f.written_by if f else None,  # an assertion: who last wrote the state it read
         go_crash_state=f.go_crash_state if f else [],
+        crash_state_shape=f.crash_state_shape if f else None,  # stack / race / lock cycle (views show sides)
         subject=f.subject if f else None,
         starvation=rep.starvation,
         starved=list(rep.starved) if rep.starved else None,  # (gid, Go name) of the goroutine that waited longest

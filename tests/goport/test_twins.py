@@ -175,6 +175,13 @@ def race_pair(f, pkg: str | None = None) -> list[str]:
     return sorted(norm(a[3].go_func or TEST_FRAME.get(a[3].func, a[3].func), pkg) for a in (f.access, f.previous))
 
 
+def same_race_state(hand: list[str], gen: list[str], pkg: str) -> bool:
+    """A race's Go crash states (its two access sites) name the same two Go functions, as a set:
+    each port sorts the pair by its own Python names, which differ between hand and generated
+    ports; a hand scenario's frame without a Go site stands for the Go test (TEST_FRAME)."""
+    return sorted(norm(TEST_FRAME.get(f, f)) for f in hand) == sorted(norm(f, pkg) for f in gen)
+
+
 def first_failure(main, limit, **kw):
     for seed in range(limit):
         f = gosim.run(main, strategy=RandomStrategy(seed=seed), **kw).failure
@@ -217,6 +224,9 @@ def test_the_twin_ports_as_the_table_says(table, twin):
         # a race's identity is its pair of sites (DataRace.crash_state, the bucket): which of the
         # two accesses comes second, and so whose stack the Go crash state is, is the schedule's
         assert race_pair(hf) == race_pair(gf, pkg), (race_pair(hf), race_pair(gf, pkg))
+        # ... and the Go crash state a user reads is that pair (DataRace.go_crash_state), in both ports
+        assert race_pair(gf, pkg) == sorted(norm(f, pkg) for f in gf.go_crash_state), gf.go_crash_state
+        assert same_race_state(hf.go_crash_state, gf.go_crash_state, pkg), (hf.go_crash_state, gf.go_crash_state)
     else:
         assert same_state(hf.go_crash_state, gf.go_crash_state, pkg), (hf.go_crash_state, gf.go_crash_state)
     _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False)

@@ -1,0 +1,3 @@
+module example.com/pool
+
+go 1.24
