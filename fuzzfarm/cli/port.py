@@ -5,9 +5,22 @@ outside the subset, a file that does not parse or an unmapped import is one line
 
 from __future__ import annotations
 
+import os
+import shlex
 from typing import List, Optional
 
 import typer
+
+
+def _fuzz_command(files: list[str]) -> str:
+    """The generated harness run standalone under atheris, as docs/HARNESSES.md section 2 runs it:
+    its module (``<name>_port.harness``) on the buggy build (``port`` when the Go has no ``fixed`` tag)."""
+    harness = next(f for f in files if os.path.basename(f) == "harness.py")
+    pkg = os.path.basename(os.path.dirname(harness))
+    variant = "buggy" if any(os.path.basename(f) in ("buggy.py", "buggy") for f in files) or any(
+        f"{os.sep}buggy{os.sep}" in f for f in files) else "port"
+    return (f"mkdir -p crashes && FUZZFARM_VARIANT={variant} python -m {pkg}.harness -runs=20000 "
+            "-artifact_prefix=crashes/")
 
 
 def register(app: typer.Typer) -> None:
@@ -42,8 +55,8 @@ def register(app: typer.Typer) -> None:
                 err.print(f"fuzzfarm port: {line}", markup=False)
             raise SystemExit(EXIT_ERROR) from None
         out.print(f"wrote {len(files)} files to {output}; next: "
-                  + ("fill in the stubs below, then " if stubs else "") + f"pip install -e {output}"
-                  + (" && fuzzfarm harnesses" if test else ""), markup=False)
+                  + ("fill in the stubs below, then " if stubs else "") + f"pip install -e {shlex.quote(output)}"
+                  + (f" && fuzzfarm harnesses; then fuzz it: {_fuzz_command(files)}" if test else ""), markup=False)
         for path, (stub_file, funcs) in sorted(stubs.items()):
             # one line per import with no model: the harness refuses to load until each is filled
             out.print(f'stub to fill in: {stub_file}: import "{path}" has no gosim model; '

@@ -160,15 +160,17 @@ def group_table(groups: list[dict], title: str, *, wide: bool):
     if not wide:
         return _narrow_groups(groups, title)
     tb = Table(title=title, box=box.HEAVY_HEAD, pad_edge=False)
-    cols = ("group / bucket", "kind", "crash state", "triage", "count", "reproducible", "fixed")
+    cols = ("group / bucket", "kind", "crash state", "triage", "count", "reproducible", "fixed", "proof")
     for c in cols:
         tb.add_column(c, no_wrap=c == "group / bucket", overflow="fold", justify="right" if c == "count" else "left")
     for g in groups:
         n = sum(int(b.get("count") or 0) for b in g["buckets"])
-        tb.add_row(*map(t, (g["id"], g["name"], "", "", n, "", "")), style="bold")
+        tb.add_row(*map(t, (g["id"], g["name"], "", "", n, "", "", "")), style="bold")
         for r in g["buckets"]:
+            # the fix proof: the narrow layout's ``fix:`` line, a column here (also what a pipe gets)
             tb.add_row(*map(t, (f"  {r['id']}", r.get("crash_type") or r.get("kind") or "", views.crash_state_text(r),
-                                r.get("state") or "", count_cell(r), reproducibility(r), views.fix_label(r))))
+                                r.get("state") or "", count_cell(r), reproducibility(r), views.fix_label(r),
+                                r.get("fix_proof_line") or "-")))
     return tb
 
 

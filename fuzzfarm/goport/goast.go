@@ -159,19 +159,36 @@ func parseDir(args []string, withTests bool) ([]*ast.File, string) {
 		if !builds(f, tags) {
 			continue
 		}
-		if name == "" {
-			name = f.Name.Name
-		} else if f.Name.Name != name {
-			fail("%s: package %s, but the other files are package %s: translate one package at a time (an external _test package is not supported; use package %s in the test file)",
+		files = append(files, f)
+	}
+	for _, f := range files {
+		if name == "" || strings.TrimSuffix(name, "_test") != name {
+			name = f.Name.Name // the package's own name wins over an external test package's
+		}
+	}
+	for _, f := range files {
+		if f.Name.Name == name+"_test" {
+			// Go builds this (an external test package), so the advice is its own, not "fix the Go"
+			failAdvised("%s: package %s (an external test package) is not supported; make the file package %s (drop its import of the package and the %s. qualifiers) and run again",
 				where(f.Package), f.Name.Name, name, name)
 		}
-		files = append(files, f)
+		if f.Name.Name != name {
+			fail("%s: package %s, but the other files are package %s: translate one package at a time",
+				where(f.Package), f.Name.Name, name)
+		}
 	}
 	return files, name
 }
 
 func fail(format string, args ...any) {
 	out, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
+	fmt.Println(string(out))
+	os.Exit(0)
+}
+
+// failAdvised is fail for an error whose text already says what to do: the caller adds no advice.
+func failAdvised(format string, args ...any) {
+	out, _ := json.Marshal(map[string]any{"error": fmt.Sprintf(format, args...), "advised": true})
 	fmt.Println(string(out))
 	os.Exit(0)
 }

@@ -97,6 +97,12 @@ def bound_kw(max_starvation) -> str:
     return f", max_starvation_s={max_starvation!r}"
 
 
+def _funcs_of(data: dict) -> set[str]:
+    """The names of the package's top-level functions in one build (goast's tree)."""
+    return {d["Name"]["Name"] for f in data["files"] for d in f["Decls"] or []
+            if d["K"] == "FuncDecl" and d["Recv"] is None}
+
+
 def port(paths: list[str], out_dir: str, name: str | None = None, test: str | None = None,
          stubs_out: dict | None = None, max_starvation=NOT_GIVEN) -> list[str]:
     """Translate the Go under ``paths`` into a plugin package at ``out_dir`` (absent or empty).
@@ -131,9 +137,13 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
             modules[variant] = translate_all(data, stubs)
         except PortError as e:
             errors += [ln for ln in e.lines if ln not in errors]
-        if test and not any(d["K"] == "FuncDecl" and d["Name"]["Name"] == test and d["Recv"] is None
-                            for f in data["files"] for d in f["Decls"] or []):
-            errors.append(f"no func {test}(t *testing.T) in package {data['package']} (build {variant}); name a test the package has")
+    if test:
+        missing = [v for v, data in builds.items() if test not in _funcs_of(data)]
+        if missing:  # one line for the wrong name, however many builds lack it
+            have = sorted(n for n in set().union(*(_funcs_of(d) for d in builds.values())) if n.startswith("Test"))
+            errors.append(f"no func {test}(t *testing.T) in package {buggy['package']}"
+                          + (f" (build {missing[0]})" if len(missing) < len(builds) else "")
+                          + "; name a test the package has" + (f": {', '.join(have)}" if have else ""))
     if errors:
         raise PortError(errors)
     gopkg = buggy["package"]

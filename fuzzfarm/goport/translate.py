@@ -78,6 +78,8 @@ def read_go(paths: list[str], tags: tuple[str, ...] = (), goast_binary: str | No
     except json.JSONDecodeError:
         data = None
     if isinstance(data, dict) and "error" in data:
+        if data.get("advised"):  # goast's line says what to do (Go that builds, outside the subset)
+            raise PortError([data["error"]])
         raise PortError([f"{data['error']}: fix the Go (it must build with `go build`) and run again"])
     if p.returncode != 0 or not isinstance(data, dict):
         last = (p.stderr.strip().splitlines() or ["no output"])[-1]

@@ -177,3 +177,19 @@ def test_an_unnamed_maps_per_run_label_links_nothing():
     ]
     assert _ids(group_buckets(two)) == [["o", "o3"], ["u"], ["o2"]]
     assert "new_orders (shop.py:10)" in group_buckets(two)[0]["name"]
+
+
+def test_every_table_a_script_reads_shows_the_fix_proof(store):
+    """README: a bucket's fix proof is the ``fix:`` line of the narrow table and the ``proof``
+    column with ``--wide``, grouped or flat. Piped (these runs), the tables are wide: the default
+    grouped table once had no proof column, so a pipe lost the proof the terminal showed."""
+    proof = "proven: no failure in all 42 schedules up to 2 preemptions"
+    fields = {k: v for k, v in DEMO[0].items() if k not in ("id", "harness", "variant")}
+    bid, *_ = store.create_or_join_bucket(harness="checker", variant="buggy", signature="s1", input_sha256="s1",
+                                          fields={**fields, "fix_proof_line": proof, "fixed": True})
+    cli = _InProcessCLI(store.url)
+    for args in ((), ("--wide",), ("--wide", "--flat")):
+        text = cli("crashes", *args).stdout
+        head = next(ln for ln in text.splitlines() if "crash state" in ln)
+        assert "proof" in head and proof in text, (args, text)
+    assert cli.json("crashes")[0]["fix_proof_line"] == proof

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import random
+import shutil
 import re
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import pytest
 from fuzzfarm import gosim
 from fuzzfarm.cli import main as cli_main
 from fuzzfarm.goport import rt
+from fuzzfarm.gosim.failures import go_frame_text
 from fuzzfarm.gotool import run_go
 from fuzzfarm.strategies import make
 
@@ -227,8 +229,12 @@ def test_packages_of_the_module_become_a_module_each(go, tmp_path):
     found = [f for f in (h.execute(d, "buggy").failure for d in inputs()) if f is not None]
     # go test -race on testdata/multi: a data race on buggy, ok on fixed (tagged fixed)
     assert found and {f.kind for f in found} <= {"data race", "concurrent map writes"}, found[:1]
-    assert found[0].go_crash_state[:2] == ["example.com/multi/store.(*Counter).IncUnlocked (store/store.go:39)",
-                                           "example.com/multi.hit (hit_buggy.go:8)"], found[0].go_crash_state
+    inc = "example.com/multi/store.(*Counter).IncUnlocked (store/store.go:39)"
+    # the failing goroutine's stack crosses the package boundary, each frame cited in its own package
+    stack = [go_frame_text(s) for s in found[0].stack[:2]]
+    assert stack == [inc, "example.com/multi.hit (hit_buggy.go:8)"], stack
+    if found[0].kind == "data race":  # its crash state: the two racing accesses, both in IncUnlocked
+        assert found[0].go_crash_state == [inc, inc], found[0].go_crash_state
     assert [d for d in inputs() if h.execute(d, "fixed").failure is not None] == []
 
 
@@ -273,3 +279,38 @@ def test_max_starvation_is_written_into_the_generated_harness(go, tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("fuzzfarm port: --max-starvation 'soon' is not"), err
     assert not (tmp_path / "c").exists()
+
+
+def test_port_s_messages_say_one_thing_each(go, tmp_path, capsys):
+    """A wrong ``--test`` is one line, however many builds (buggy, fixed) lack it, naming the tests
+    the package has; an external test package (Go builds it) is one line whose only advice is
+    the real one, whichever file sorts first; a port that worked names the harness module to fuzz."""
+    src = os.path.join(DATA, "pool")
+
+    def refused(source, *args):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as e:
+            cli_main(["port", str(source), "-o", str(tmp_path / "no"), *args])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert e.value.code == 2 and len(err) == 1 and not (tmp_path / "no").exists(), err
+        return err[0]
+
+    line = refused(src, "--test", "TestNope")
+    assert line == "fuzzfarm port: no func TestNope(t *testing.T) in package pool; name a test the package has: TestScenario"
+    for test_file in ("pool_test.go", "a_test.go"):  # after the package's files, and before them
+        ext = tmp_path / f"ext-{test_file}"
+        shutil.copytree(src, ext)
+        text = (ext / "pool_test.go").read_text().replace("package pool\n", "package pool_test\n", 1)
+        (ext / "pool_test.go").unlink()
+        (ext / test_file).write_text(text.replace("&Pool{}", "&pool.Pool{}").replace(
+            '"testing"', '"testing"\n\t"example.com/pool"'))
+        line = refused(ext, "--test", "TestScenario")
+        assert line == (f"fuzzfarm port: {test_file}:1: package pool_test (an external test package) is not supported; "
+                        "make the file package pool (drop its import of the package and the pool. qualifiers) and run "
+                        "again"), line
+    capsys.readouterr()
+    port(tmp_path / "ok", src, "--test", "TestScenario", "--name", "pool-gen")
+    said = capsys.readouterr().out.strip()
+    assert said.endswith("; then fuzz it: mkdir -p crashes && FUZZFARM_VARIANT=buggy python -m pool_gen_port.harness "
+                         "-runs=20000 -artifact_prefix=crashes/"), said
+    assert (tmp_path / "ok" / "out" / "pool_gen_port" / "harness.py").is_file()
