@@ -101,7 +101,11 @@ def fix_text(bucket: dict) -> str:
     out = ev.get("outcome")
     if out and out.get("failed"):
         lines.append(f"  fixed run:  {out.get('crash_type') or out.get('kind')}: {out.get('message') or ''}")
-        lines.append(f"  at:         {' <- '.join(out.get('crash_state') or []) or '(no project frames)'}")
+        frames = out.get("go_crash_state") or out.get("crash_state") or []
+        if out.get("kind") == "data race" or out.get("crash_state_shape") in ("race", "lock cycle"):
+            lines.append(f"  between:    {' / '.join(frames)}")  # two sides, not a call chain
+        else:
+            lines.append(f"  at:         {' <- '.join(frames) or '(no project frames)'}")
     for c in ev.get("checks") or ():
         line = f"  - {c['name']}: {c.get('failed', 0)}/{c.get('runs', 0)} failed -> {c.get('verdict')}"
         if c.get("statement"):

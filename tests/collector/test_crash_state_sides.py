@@ -132,3 +132,7 @@ def test_one_go_race_under_other_python_names_is_the_same_bug_for_the_fix_verdic
     assert b["signature"] != o["signature"]  # buckets stay on Python names
     assert V.run_verdict(b["signature"], o, V.go_failure(b)) == V.NO
     assert V.where(o) == "data race between (*Pool).Done (pool.go:11) / (*Pool).record (pool.go:7)"
+    # failure.txt's fix block names the fixed run's race by its two sides too
+    from fuzzfarm.collector.artifact import fix_text
+    text = fix_text({"fix_evidence": {"summary": "NO", "variant": "fixed", "outcome": V.outcome_summary(o)}})
+    assert "  between:    (*Pool).Done (pool.go:11) / (*Pool).record (pool.go:7)\n" in text, text
