@@ -38,6 +38,7 @@ def register(app) -> None:
         """Explore every schedule of one scenario with at most K preemptions. Exit 1 on a failing
         schedule (reproducer written), 0 when exhausted clean, 3 when a budget ran out first."""
         from fuzzfarm import harness as H
+        from fuzzfarm import views
         from fuzzfarm.cli.path import typed_python
         from fuzzfarm.engine import explore as E
         from fuzzfarm.engine.guard import skip_instrumentation
@@ -80,7 +81,8 @@ def register(app) -> None:
                   + (f"; left: {res.pending} subtree(s) by preemptions" if res.pending else ""), markup=False)
         if path is not None:
             f = res.failure
-            out.print(f"  {f['kind']}: {f['message']}  at {' <- '.join(f['crash_state'])}", markup=False)
+            # a race's two sides or a lock cycle's goroutines are no call chain (views.crash_where)
+            out.print(f"  {f['kind']}: {f['message']}  {views.crash_where(f, whole=True)}", markup=False)
             err.print(f"reproducer written to {path}; replay it with "
                       f"`{E.replay_command(harness, v, path, python=typed_python())}`", markup=False)
         raise typer.Exit(code)

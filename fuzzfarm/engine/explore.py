@@ -294,7 +294,8 @@ def explore_items(mod, variant: str, data: bytes, items, *, bound: int, reduce: 
                 continue
             if f is not None and failure is None:
                 failure = {"kind": f.kind, "exc_class": f.exc_class, "message": f.detail,
-                           "crash_state": list(f.crash_state), "preemptions": strat.preemptions,
+                           "crash_state": list(f.crash_state), "go_crash_state": list(f.go_crash_state),
+                           "crash_state_shape": f.crash_state_shape, "preemptions": strat.preemptions,
                            "decisions": list(strat.decisions)}
                 repro = ex.as_bytes_input(data)
                 if stop_on_failure:

@@ -18,6 +18,10 @@ def test_buggy_case_exit_1_with_a_replayable_reproducer(tmp_path, monkeypatch):
     p = _explore(tmp_path, "--variant", "buggy", "-o", "cx.bin")
     assert p.returncode == 1, p.stderr
     assert "counterexample with 1 preemption(s)" in p.stdout and "proven" not in p.stdout
+    # the lock-order pair is shown as the cycle's two goroutines in Go's names, not as a call chain
+    line = next(ln for ln in p.stdout.splitlines() if "deadlock!" in ln)
+    assert "in the lock cycle " in line and " < " not in line, line
+    assert "WatchFactory.removeHandler (factory.go:240)" in line and "handleLocalPodSelectorDelFuncOld" in line, line
     monkeypatch.setenv("FUZZFARM_EXAMPLE", "hc03")
     res = outcome("examples", "buggy", (tmp_path / "cx.bin").read_bytes())
     assert res["failed"] and res["kind"] == "deadlock"
