@@ -64,19 +64,22 @@ HAND = {"examples/hc01": "hc01", "examples/hc09": "hc09", "examples/dr02": "dr02
         "examples/hc04": "hc04", "examples/hc19": "hc19",
         "examples/hc08": "hc08", "examples/hc17": "hc17", "examples/hc20": "hc20",
         # hc03: the lock cycle's members ordered by their Go names (gosim.waitfor), as both ports name them
-        "examples/hc03": "hc03"}
+        "examples/hc03": "hc03",
+        # hc11, hc12: compared through LEAK_CHECK (below)
+        "examples/hc11": "hc11", "examples/hc12": "hc12"}
+
+# twins whose Go test checks for leaked goroutines itself (runtime.NumGoroutine after a grace,
+# a goroutine dump to stderr, then t.Fatalf), as goleak would: `go test` reports the leak as that
+# check's FAIL, with the leaked goroutines in the dump (tests/goport/test_leakcheck_twins.py reads
+# Go's). Their hand ports end as gosim's `goroutine leak`, whose crash state is the leaked
+# goroutine. One bug by two routes, compared as such: the generated port must fail at the test's
+# check (this frame), and the hand port's leaked goroutine must be one of the goroutines the check
+# found still running (the failure's goroutine dumps other than the test's own).
+LEAK_CHECK = {"examples/hc11": "checkLeaks (scenario_test.go:31)", "examples/hc12": "checkLeaks (scenario_test.go:36)"}
 
 # translated twins whose comparison with the hand port is still open, and why (docs/PORT.md's
 # table): the test checks they translate; what they find is not compared yet
-OPEN = {
-    # hc11, hc12: the Go test's own leak check (runtime.NumGoroutine after a 10 ms grace) fails with
-    # t.Fatalf where the hand port ends as gosim's goroutine leak: the kinds differ by design
-    "examples/hc11": "the Go test's leak check fails (checkLeaks <- TestScenario, 200/200 random and pct runs) where "
-                     "the hand port ends as gosim's goroutine leak; fixed fails 5/200 random runs under a 0.1 s "
-                     "realism bound (the poller, runnable, waits past the twin's 10 ms grace; 0/200 at 1 ms)",
-    "examples/hc12": "the Go test's leak check fails (checkLeaks <- TestScenario, 177/200 random runs) where the "
-                     "hand port ends as gosim's goroutine leak; fixed clean (200 random, 200 pct)",
-}
+OPEN: dict[str, str] = {}  # none open now (hc03, hc11, hc12 were)
 
 
 # the seed twins, whose hand port is a harness of harnesses/ (not an examples case): that harness,
@@ -123,7 +126,7 @@ TEST_CHECK = {"examples/hc15": "TestScenario (scenario_test.go:30)", "examples/h
 # whole table is slow (goast reads 40 packages: ~30 s on two shared cores)
 DEFAULT = {"examples/hc01", "examples/hc09", "examples/dr02", "examples/dr01", "examples/hc10", "examples/hc15",
            "examples/dr03", "examples/hc06",
-           "examples/hc04", "examples/hc19", "examples/hc03"}
+           "examples/hc04", "examples/hc19", "examples/hc03", "examples/hc11", "examples/hc12"}
 PARAMS = [t if t in DEFAULT else pytest.param(t, marks=pytest.mark.slow) for t in T.TWINS]
 
 
@@ -206,8 +209,12 @@ def test_the_twin_ports_as_the_table_says(table, twin):
     pkg = "fuzzfarm.dev/gotwins/" + twin  # Go's name of the package: its import path (gotwins/go.mod)
     hand_edit(twin, out)
     buggy, fixed = load(out, "buggy"), load(out, "fixed")
-    seed, gf = first_failure(rt.test_main(buggy.TestScenario, "TestScenario"), bound(case.ID, 0), check_leaks=False)
+    # a twin whose clock is scaled runs under the realism bound scaled likewise (twin_table.BOUND)
+    seed, gf = first_failure(rt.test_main(buggy.TestScenario, "TestScenario"), bound(case.ID, 0), check_leaks=False,
+                             max_starvation_s=T.BOUND.get(twin))
     assert gf is not None, f"{twin}: the generated port found nothing in {bound(case.ID, 0)} runs"
+    if twin in LEAK_CHECK:
+        return check_leak_check(twin, case, gf, pkg, fixed, bound(case.ID, 0))
     assert gf.kind in case.KINDS, (gf.kind, case.KINDS)
     # the hand port's crash state for that kind, with the detector on as in the generated run
     _, hf = first_failure(case.buggy, 50 * bound(case.ID, 0), **{**case.RUN_KW, "race": gf.kind == "data race"})
@@ -218,7 +225,26 @@ def test_the_twin_ports_as_the_table_says(table, twin):
         assert race_pair(hf) == race_pair(gf, pkg), (race_pair(hf), race_pair(gf, pkg))
     else:
         assert same_state(hf.go_crash_state, gf.go_crash_state, pkg), (hf.go_crash_state, gf.go_crash_state)
-    _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False)
+    _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False,
+                          max_starvation_s=T.BOUND.get(twin))
+    assert ff is None, f"{twin}: the generated port fails on fixed: {ff}"
+
+
+def leaked_states(f) -> list[list[str]]:
+    """The Go crash state of each goroutine a failure's dumps show besides the failing one."""
+    return [[f"{s.go_func} ({s.go_site})" for s in d.stack if s.go_func] for d in f.dumps[1:]]
+
+
+def check_leak_check(twin, case, gf, pkg, fixed, budget):
+    """LEAK_CHECK's comparison: the generated port's failure is the Go test's own leak check, the
+    hand port's a goroutine leak whose leaked goroutine the check left running; fixed clean."""
+    assert "goroutine leak" in case.KINDS, case.KINDS
+    assert isinstance(gf.cause, rt.TestFailed) and gf.go_crash_state[0] == f"{pkg}.{LEAK_CHECK[twin]}", gf
+    _, hf = first_failure(case.buggy, 50 * budget, **case.RUN_KW)
+    assert hf is not None and hf.kind == "goroutine leak", (twin, hf)
+    assert any(same_state(hf.go_crash_state, g, pkg) for g in leaked_states(gf)), (hf.go_crash_state, leaked_states(gf))
+    _, ff = first_failure(rt.test_main(fixed.TestScenario, "TestScenario"), FIXED_RUNS, check_leaks=False,
+                          max_starvation_s=T.BOUND[twin])
     assert ff is None, f"{twin}: the generated port fails on fixed: {ff}"
 
 
