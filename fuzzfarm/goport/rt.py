@@ -849,7 +849,7 @@ def implements(v, methods: tuple) -> bool:
 
 def go_type_name(v, names: dict) -> str:
     """The Go name of interface value ``v``'s dynamic type, as a panic prints it."""
-    if isinstance(v, GoErr):
+    if isinstance(v, GoErr) and "_go_type_name_" not in type(v).__dict__:
         return "*errors.errorString" if v.wrapped is None else "*fmt.wrapError"
     if v is gosim.DEADLINE_EXCEEDED:
         return "context.deadlineExceededError"

@@ -396,6 +396,10 @@ class Translator(ValueTypes, pointers.PointerRules):
             return self.ptr_check(t, v) or f"type({v}) is {cat.split(':', 1)[1]}"
         if cat.startswith("ptr:") and not others:
             return self.ptr_cell_check(t, v)
+        if ts.startswith("*") and ts[1:] in self.model_types and not any(ent["T"] == ts[1:] for ent in self.iface):
+            # a pointer to a modelled import's struct (*net.TCPConn): the model's class, exact
+            # while no value of the struct (the same Python class) is put in an interface
+            return f"type({v}) is {self.model_types[ts[1:]]}"
         py = {"int": "int", "float": "float", "string": "str", "bool": "bool"}.get(cat)
         if py is None:
             self.bad(node, f"type assertion to {ts}", "assert to a pointer to a struct, an interface, or int/string/bool/float64")

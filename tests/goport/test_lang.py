@@ -28,8 +28,9 @@ from tests.goport.test_port import DATA, load, port
 # named: named non-struct types, arrays, struct values out of maps, typed nils; goerrs: errors.Join
 # and runtime.NumGoroutine (goruntime); generics: generic functions (an instance per
 # instantiation, one from another package of the module), struct-keyed maps, multi-value calls
-# assigned into interfaces, net/http's Client/Transport and sort (issue 31's clusterbuilder)
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs", "generics")
+# assigned into interfaces, net/http's Client/Transport and sort (issue 31's clusterbuilder);
+# gonet: the net (TCP on the loopback) and io models (gonet.py)
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs", "generics", "gonet")
 
 
 def go_test_names(pkg):
