@@ -344,3 +344,36 @@ def test_hc16_ports_with_no_stub_to_fill_in(table):
     assert refused is None, refused
     assert [f for f in files if "/stub_" in f] == [] and "examples/hc16" not in HAND_EDITS
     assert any("gostrings.split(" in open(f).read() for f in files if f.endswith("buggy.py"))
+
+
+def test_hc03_crash_state_lists_the_pair_in_go_s_dump_order(go, tmp_path):
+    """hc03's lock-order deadlock under Go: a copy of the buggy twin with a sleep before each
+    goroutine's second lock deadlocks every run; Go names no goroutine of it, and its
+    `go test -timeout` dump lists the pod delete (handleLocalPodSelectorDelFuncOld) before the
+    policy delete (removeHandler). The crash state gosim gives the hand port, and the generated
+    one, lists the pair in that order (gosim.waitfor orders a cycle by Go names: by the hand
+    port's Python names it put removeHandler first)."""
+    import shutil
+
+    from fuzzfarm.gotool import run_go
+    src = tmp_path / "hc03"
+    shutil.copytree(f"{T.TWINS_DIR}/examples/hc03", src)
+    (src / "go.mod").write_text("module fuzzfarm.dev/gotwins/examples/hc03\n\ngo 1.24\n")
+    for name, anchor in (("policy_old.go", "\tnp.Lock()\n\tdefer np.Unlock()\n\n\tif np.deleted"),
+                         ("factory_buggy.go", "\tinf := wf.pods\n\n\tinf.Lock()\n\tdefer inf.Unlock()\n\tif _, ok")):
+        text = (src / name).read_text()
+        assert text.count(anchor) == 1, name
+        text = text.replace(anchor, "\ttime.Sleep(50 * time.Millisecond)\n" + anchor, 1)
+        (src / name).write_text(re.sub(r"^package hc03\n", 'package hc03\n\nimport "time"\n', text, count=1, flags=re.M))
+    p = run_go(["test", "-count=1", "-timeout=2s", "-run", "^TestScenario$", "."], cwd=str(src))
+    dump = p.stdout + p.stderr
+    assert "panic: test timed out" in dump, dump[-3000:]
+    pair = ("handleLocalPodSelectorDelFuncOld", "removeHandler")
+    go_order = []  # the first function of the twin's package in each goroutine waiting for a lock, in dump order
+    for block in re.split(r"\n\n+", dump):
+        top = re.search(r"^examples/hc03\.(?:\(\*?\w+\)\.)?(\w+)\(", block.replace("fuzzfarm.dev/gotwins/", ""), re.M)
+        if block.startswith("goroutine ") and "[sync.Mutex.Lock]" in block.split("\n", 1)[0] and top:
+            go_order.append(top.group(1))
+    assert sorted(go_order) == sorted(pair), dump[-3000:]
+    _, hf = first_failure(examples.load("hc03").buggy, 500, **examples.load("hc03").RUN_KW)
+    assert [norm(f).rsplit(".", 1)[-1] for f in hf.go_crash_state[:2]] == go_order, (hf.go_crash_state, go_order)
