@@ -25,10 +25,14 @@ reports no deadlock while a goroutine waits in the netpoller: the process hangs 
 until its ``-timeout``), the same blocked-forever state (docs/PORT.md, Known differences).
 
 Happens-before, as ``go test -race`` sees it: ``syscall.Write`` does ``race.ReleaseMerge`` on
-one global ``ioSync`` and ``syscall.Read`` a ``race.Acquire`` of it after a successful read
-(syscall/syscall_unix.go), so every write happens before every later successful read, on any
-socket; a read writes the bytes it fills in (``race.WriteRange``), a write reads those it sends
-(``ReadRange``). The model does the same on the run's network.
+one global ``ioSync`` and ``syscall.Read`` a ``race.Acquire`` of it whenever the read(2) returned
+no error, bytes or the end of the stream (syscall/syscall_unix.go, Read and Write, Go 1.27), so
+every write happens before every later successful read, on any socket; a read writes the bytes
+it fills in (``race.WriteRange``), a write reads those it sends (``ReadRange``). The model does
+the same on the run's network. Go's sources for the rest: internal/poll/fd_unix.go (``FD.Read``:
+a zero-length read returns at once; ``FD.Write`` loops until every byte is written), io/io.go
+(``ReadAtLeast``, ``copyBuffer``'s 32 KiB buffer), net/net.go (``OpError.Error``, ``ErrClosed``),
+net/tcpsock.go (``CloseWrite``).
 
 Not modelled (a Python error naming it, never a Go failure): other networks than ``tcp``/
 ``tcp4`` on the loopback, deadlines, ``Write`` after the peer's ``Close`` failing (on a real
@@ -171,6 +175,8 @@ class TCPConn:
                     r.race.acquire(_net().io_sync)
                 return k, None
             if self.rx.shut:
+                if r.race is not None:  # the read(2) that saw the end succeeded too: it acquires
+                    r.race.acquire(_net().io_sync)
                 return 0, EOF
             _park_io(self.rx.readers)
 

@@ -119,3 +119,22 @@ func UnorderedAccessRaces() {
 	_ = shared
 	<-done
 }
+
+// EOFReadOrders: a read that sees the end of the stream acquires too (syscall.Read's Acquire
+// whenever read(2) returned no error). Close releases nothing, but a Write on another
+// connection before it did: the end's read orders the write of shared before main's read.
+func EOFReadOrders() {
+	ln, client, server := pair()
+	defer ln.Close()
+	ln2, other, _ := pair()
+	defer ln2.Close()
+	go func() {
+		shared = 5
+		other.Write([]byte{1})
+		client.Close()
+	}()
+	n, err := server.Read(make([]byte, 1))
+	if n != 0 || err != io.EOF || shared != 5 {
+		panic("not ordered")
+	}
+}

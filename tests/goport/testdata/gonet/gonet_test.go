@@ -8,3 +8,4 @@ func TestClosedConn(t *testing.T)              { ClosedConn() }
 func TestCopyToDiscard(t *testing.T)           { CopyToDiscard() }
 func TestWriteHappensBeforeRead(t *testing.T)  { WriteHappensBeforeRead() }
 func TestUnorderedAccessRaces(t *testing.T)    { UnorderedAccessRaces() }
+func TestEOFReadOrders(t *testing.T)           { EOFReadOrders() }
