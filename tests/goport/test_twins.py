@@ -125,7 +125,7 @@ TEST_CHECK = {"examples/hc15": "TestScenario (scenario_test.go:30)", "examples/h
 # whole table is slow (goast reads 40 packages: ~30 s on two shared cores)
 DEFAULT = {"examples/hc01", "examples/hc09", "examples/dr02", "examples/dr01", "examples/hc10", "examples/hc15",
            "examples/dr03", "examples/hc06",
-           "examples/hc04", "examples/hc19", "examples/hc03", "examples/hc11", "examples/hc12", "examples/hc18"}
+           "examples/hc04", "examples/hc19", "examples/hc03", "examples/hc11", "examples/hc18"}
 PARAMS = [t if t in DEFAULT else pytest.param(t, marks=pytest.mark.slow) for t in T.TWINS]
 
 
