@@ -36,6 +36,9 @@ func DurationsPrint() {
 	if y, ok := x.(time.Duration); !ok || y != d {
 		panic("a Duration")
 	}
+	if x != interface{}(1500*time.Millisecond) || x == interface{}(1500000000) {
+		panic("a Duration in an interface equals the same Duration only, not the int")
+	}
 	err := fmt.Errorf("waited %v", 10*time.Millisecond)
 	panic(fmt.Sprintf("%v|%s|%d|%v|%v|%v|%v|%v|%v|%s", d, 10*time.Millisecond, d, time.Duration(0), 90*time.Minute,
 		-2*time.Microsecond, 1234*time.Nanosecond, 4*time.Hour+5*time.Second+time.Millisecond, x, err))
