@@ -138,3 +138,10 @@ func EOFReadOrders() {
 		panic("not ordered")
 	}
 }
+
+// FailedAssertionNamesOpError: a dial error is a *net.OpError, named so by a failing assertion.
+func FailedAssertionNamesOpError() {
+	_, err := net.Dial("tcp", "127.0.0.1:1")
+	var x interface{} = err
+	_ = x.(*net.TCPConn)
+}

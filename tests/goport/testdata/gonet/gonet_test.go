@@ -9,3 +9,4 @@ func TestCopyToDiscard(t *testing.T)           { CopyToDiscard() }
 func TestWriteHappensBeforeRead(t *testing.T)  { WriteHappensBeforeRead() }
 func TestUnorderedAccessRaces(t *testing.T)    { UnorderedAccessRaces() }
 func TestEOFReadOrders(t *testing.T)           { EOFReadOrders() }
+func TestFailedAssertionNamesOpError(t *testing.T) { FailedAssertionNamesOpError() }
