@@ -480,6 +480,7 @@ func encode(v reflect.Value) any {
 				}
 				if p, ok := tv.Type.Underlying().(*types.Pointer); ok {
 					m["Elem"] = kind(p.Elem())
+					m["PT"] = types.TypeString(p.Elem(), types.RelativeTo(pkg)) // the pointee: an elided &T{...} of a []PA literal (type PA = *T)
 				}
 			}
 		}
@@ -641,7 +642,10 @@ func boxType(t types.Type) map[string]any {
 		return nil // a struct is its class; a named pointer type has no methods: the object
 	}
 	if p := n.Obj().Pkg(); p != pkg && srcPkgs[p.Path()] == nil {
-		return nil // a standard type (time.Duration): its model, not a box
+		if p.Path() == "time" && n.Obj().Name() == "Duration" {
+			return map[string]any{"pkg": "time", "name": "Duration"} // rt.Duration: fmt prints its String()
+		}
+		return nil // another standard type: its model, not a box
 	}
 	return map[string]any{"pkg": n.Obj().Pkg().Path(), "name": n.Obj().Name()}
 }
@@ -1110,6 +1114,9 @@ func qualified(t types.Type) string {
 func category(t types.Type) string {
 	if b := boxType(t); b != nil && b["pkg"] == pkg.Path() {
 		return "box:" + b["name"].(string) // its own Python class (rt.Named): told apart from its underlying type
+	}
+	if b := boxType(t); b != nil && b["pkg"] == "time" {
+		return "box:time." + b["name"].(string) // rt.Duration, told apart from int likewise
 	}
 	if p, ok := t.(*types.Pointer); ok {
 		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" {

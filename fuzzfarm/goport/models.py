@@ -10,7 +10,8 @@ Where models come from, in this order (a later one for the same path replaces an
 
 1. the standard-library models below (``sync``, ``time``, ``context``, ``errors``, ``fmt``,
    ``testing``, ``runtime``, ``strconv``, ``log`` (:mod:`.golog`), ``strings`` (:mod:`.gostrings`),
-   ``sort.Strings``/``sort.Ints`` (:mod:`.gosort`), ``net/http``'s ``Client`` and ``Transport`` (:mod:`.gohttp`)),
+   ``sort.Strings``/``sort.Ints`` (:mod:`.gosort`), ``net/http``'s ``Client`` and ``Transport`` (:mod:`.gohttp`),
+   ``net`` and ``io`` (:mod:`.gonet`)),
    then the Kubernetes ones (:mod:`.k8s`);
 2. entry points of the group ``fuzzfarm.gomodels`` of installed packages: each names a
    :class:`Model` or a list of them (``[project.entry-points."fuzzfarm.gomodels"]
@@ -122,6 +123,20 @@ STDLIB = (
     # net/http without a network: the Client and Transport structs (gohttp cites Go's semantics)
     Model("net/http", types={"net/http.Client": "gohttp.Client", "net/http.Transport": "gohttp.Transport"},
           imports=("from fuzzfarm.goport import gohttp",)),
+    # net: TCP on the loopback, io: its helpers and sentinels (gonet; net.Conn, net.Listener and
+    # net.Addr are interfaces, whose methods a port calls by their snake_case names)
+    Model("io", funcs={"ReadFull": "gonet.read_full", "ReadAtLeast": "gonet.read_at_least", "Copy": "gonet.copy_"},
+          values={"EOF": "gonet.EOF", "ErrUnexpectedEOF": "gonet.ERR_UNEXPECTED_EOF",
+                  "ErrShortBuffer": "gonet.ERR_SHORT_BUFFER", "Discard": "gonet.DISCARD"},
+          imports=("from fuzzfarm.goport import gonet",)),
+    Model("net", funcs={"Listen": "gonet.listen", "Dial": "gonet.dial"},
+          values={"ErrClosed": "gonet.ERR_CLOSED"},
+          types={"net.TCPConn": "gonet.TCPConn", "net.TCPListener": "gonet.TCPListener", "net.TCPAddr": "gonet.TCPAddr"},
+          methods={"net.TCPConn": {"Read": "read", "Write": "write", "Close": "close", "CloseWrite": "close_write",
+                                   "LocalAddr": "local_addr", "RemoteAddr": "remote_addr"},
+                   "net.TCPListener": {"Accept": "accept", "Close": "close", "Addr": "addr"},
+                   "net.TCPAddr": {"String": "string", "Network": "network"}},
+          imports=("from fuzzfarm.goport import gonet",)),
 )
 
 # apimachinery's wait and client-go's workqueue (fuzzfarm.goport.k8s, which cites upstream's lines)

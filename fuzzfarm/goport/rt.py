@@ -654,6 +654,55 @@ class Named:
     _go_name_ = ""  # Go's name of the type, as a panic prints it
 
 
+def _frac(v: int, prec: int) -> tuple[str, int]:
+    """time's fmtFrac: the fraction of v/10**prec (".12"), trailing zeros and a zero fraction
+    left out; and v/10**prec."""
+    digits, printing = [], False
+    for _ in range(prec):
+        digit = v % 10
+        printing = printing or digit != 0
+        if printing:
+            digits.append(str(digit))
+        v //= 10
+    return ("." + "".join(reversed(digits)) if printing else ""), v
+
+
+def duration_string(d: int) -> str:
+    """Go's ``time.Duration.String`` (time/time.go, Duration.format): ``1.5s``, ``10ms``,
+    ``1h0m0s``, ``-2µs``, ``0s``; a port's Duration is int nanoseconds."""
+    neg, u = d < 0, abs(d)
+    if u < 1_000_000_000:  # under a second: the largest unit below it that fits, with a fraction
+        if u == 0:
+            return "0s"
+        unit, prec = ("ns", 0) if u < 1_000 else ("µs", 3) if u < 1_000_000 else ("ms", 6)
+        frac, u = _frac(u, prec)
+        text = f"{u}{frac}{unit}"
+    else:
+        frac, u = _frac(u, 9)
+        text = f"{u % 60}{frac}s"
+        u //= 60
+        if u:
+            text = f"{u % 60}m{text}"
+            u //= 60
+            if u:
+                text = f"{u}h{text}"
+    return "-" + text if neg else text
+
+
+class Duration(Named):
+    """``time.Duration`` put in an interface (a ``...any`` argument of fmt, ``t.Fatalf``, log):
+    boxed, as the package's own named types are, so fmt prints its ``String()`` (``1.5s``) where
+    the bare int nanoseconds would print ``1500000000``, and a type switch tells it from ``int``."""
+
+    __slots__ = ()
+    _go_methods_ = ("string",)
+    _go_name_ = "time.Duration"
+
+    @staticmethod
+    def string(d: int) -> str:
+        return duration_string(d)
+
+
 class TypedNil:
     """Go's typed nil: a nil pointer, slice, map, channel or func put in an interface. The
     interface is not nil (``x == nil`` is false, ``case nil`` does not match), ``x.(*T)`` gives
@@ -800,7 +849,7 @@ def implements(v, methods: tuple) -> bool:
 
 def go_type_name(v, names: dict) -> str:
     """The Go name of interface value ``v``'s dynamic type, as a panic prints it."""
-    if isinstance(v, GoErr):
+    if isinstance(v, GoErr) and "_go_type_name_" not in type(v).__dict__:
         return "*errors.errorString" if v.wrapped is None else "*fmt.wrapError"
     if v is gosim.DEADLINE_EXCEEDED:
         return "context.deadlineExceededError"
@@ -844,6 +893,8 @@ class GoErr(gosim.GoError):
 
 def fmt_v(v) -> str:
     if isinstance(v, Named) and "error" not in type(v)._go_methods_:
+        if "string" in type(v)._go_methods_:
+            return v.string()  # a fmt.Stringer: fmt calls String() for %v and %s (fmt/print.go, handleMethods)
         v = v._go_v_  # fmt prints the value a box holds (an Error method is called, below)
     if type(v) is TypedNil and not (v.cls is not None and callable(getattr(v.cls, "error", None))):
         return {"slice": "[]", "map": "map[]"}.get(v.kind, "<nil>")  # as fmt prints a nil one
@@ -881,7 +932,7 @@ def sprintf(fmt: str, *args) -> str:
         if verb == "q":
             return '"' + str(a).replace("\\", "\\\\").replace('"', '\\"') + '"'
         if verb in "dxf":
-            return ("%" + flags + verb) % a
+            return ("%" + flags + verb) % (a._go_v_ if isinstance(a, Named) else a)  # %d of a Duration: its nanoseconds
         text = fmt_v(a)
         return ("%" + flags + "s") % text if flags else text
     return _VERB.sub(one, fmt)

@@ -149,7 +149,9 @@ class Func:
         self.cells: set[str] = set()  # object ids held in gosim.Var cells
         self.addressed: set[str] = set()  # object ids whose address &x takes (cells too)
         self.addressed_structs: set[str] = set()  # struct variables whose address is taken (assigned in place)
-        self.nclosures = 0
+        self.nclosures = 0  # every closure of the function, nested ones too (their Python names)
+        self.direct = 0  # the closures directly in it: Go's F.func1, F.func2, ...
+        self.lits: list[list] = []  # the closures being translated, innermost last: [Go name, closures in it]
         self.tmp = 0
         self.results: list[str] = []
 
@@ -163,6 +165,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         # Go's own name of the package in a traceback: its import path when a go.mod is above it
         self.path = data.get("path") or self.pkg
         self.mods = module or ModuleSet(data)
+        self.mod_path = data.get("path")  # the package's key in self.mods
         self.files = data["files"]
         self.errors: list[str] = []
         self.structs: dict[str, Struct] = {}
@@ -207,6 +210,10 @@ class Translator(ValueTypes, pointers.PointerRules):
     def imported_paths(self) -> set:
         return {(n.get("Use") or {}).get("pkg") for n in walk(self.files) if (n.get("Use") or {}).get("k") == "pkgname"}
 
+    def top(self, go_name: str) -> str:
+        """The Python name of this package's func, var or const (ModuleSet.top_name)."""
+        return self.mods.top_name(self.mod_path, go_name)
+
     def field_name(self, go_name: str) -> str:
         """The Python attribute of a struct field: snake_case, ``_field`` appended where a method
         has that name (the rule depends on the name only, so every access agrees)."""
@@ -245,7 +252,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                     for s in d["Specs"]:
                         for n in s["Names"]:
                             if n["Name"] != "_":
-                                self.consts.append(f"{snake(n['Name'])} = {self.const_value(n['Def'], n)}  # {n['F']}:{n['L']}")
+                                self.consts.append(f"{self.top(n['Name'])} = {self.const_value(n['Def'], n)}  # {n['F']}:{n['L']}")
                 elif d["Tok"] == "var":
                     self.package_vars(d)
         # a generic function: one function per instantiation (goast's Insts, see generic_name);
@@ -391,6 +398,10 @@ class Translator(ValueTypes, pointers.PointerRules):
             return self.ptr_check(t, v) or f"type({v}) is {cat.split(':', 1)[1]}"
         if cat.startswith("ptr:") and not others:
             return self.ptr_cell_check(t, v)
+        if ts.startswith("*") and ts[1:] in self.model_types and not any(ent["T"] == ts[1:] for ent in self.iface):
+            # a pointer to a modelled import's struct (*net.TCPConn): the model's class, exact
+            # while no value of the struct (the same Python class) is put in an interface
+            return f"type({v}) is {self.model_types[ts[1:]]}"
         py = {"int": "int", "float": "float", "string": "str", "bool": "bool"}.get(cat)
         if py is None:
             self.bad(node, f"type assertion to {ts}", "assert to a pointer to a struct, an interface, or int/string/bool/float64")
@@ -422,7 +433,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                 continue
             for n, v in zip(sp["Names"], vals):
                 self.sentinels.add(n["Def"]["id"])
-                self.consts.append(f"{snake(n['Name'])} = rt.errors_new({self.lit_const(v['Args'][0]['Const'], 'string')})  # {n['F']}:{n['L']}")
+                self.consts.append(f"{self.top(n['Name'])} = rt.errors_new({self.lit_const(v['Args'][0]['Const'], 'string')})  # {n['F']}:{n['L']}")
 
     def register_package_vars(self) -> None:
         """What each package-level var is (a gosim.Var cell or an object), known before any
@@ -448,7 +459,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         self.fn = Func(f"{self.pkg}.init", first["F"])
         self.fn.captured = set()
         self.indent = 0
-        names = [snake(n["Name"]) for sp in self.pkg_var_specs for n in sp["Names"] if n["Name"] != "_"]
+        names = [self.top(n["Name"]) for sp in self.pkg_var_specs for n in sp["Names"] if n["Name"] != "_"]
         self.line("")
         self.line(f'@gosim.go_func("{self.pkg}.init", "{first["F"]}:{first["L"]}")')
         self.line("def _go_init_():")
@@ -479,7 +490,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                 seen.add(n["Def"]["id"])
                 if self.globals[n["Def"]["id"]] == "cell":
                     v = f'gosim.Var("{n["Name"]}", {v})'
-                self.stmt_line(n, f"{snake(n['Name'])} = {v}")
+                self.stmt_line(n, f"{self.top(n['Name'])} = {v}")
         for k, d in enumerate(self.user_inits):  # Go runs them after every package var, in source order
             self.stmt_line(d, f"_go_init_{k}_()")
         self.line("pass")
@@ -730,7 +741,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                 if not ptr and struct.kind == "struct" and self.assigns_through(d["Body"], rn["Def"]["id"]):
                     fn.copy_self = True
         params += self.params(d["Type"]["Params"])
-        pyname = snake(name) if struct else (name if name.startswith("Test") else snake(name))
+        pyname = snake(name) if struct else (name if name.startswith("Test") else self.top(name))
         if "InstN" in d:
             pyname = generic_name(name, d["InstN"])
             self.line("")
@@ -846,7 +857,7 @@ class Translator(ValueTypes, pointers.PointerRules):
 
     def name_of(self, ident) -> str:
         o = ident.get("Def") or ident.get("Use")
-        return self.fn.names.get(o["id"], snake(ident["Name"]))
+        return self.fn.names.get(o["id"], self.top(ident["Name"]) if o.get("k") == "global" else snake(ident["Name"]))
 
     def is_cell(self, ident) -> bool:
         o = ident.get("Def") or ident.get("Use") or {}
@@ -919,7 +930,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                 return ("name", "_")
             if (x.get("Use") or {}).get("k") == "global":
                 if self.globals.get(x["Use"]["id"]) == "cell":
-                    return ("cell", snake(x["Name"]))
+                    return ("cell", self.top(x["Name"]))
                 self.bad(x, "assignment to a package-level var of a struct type (or a sentinel error)", "assign its fields")
                 return ("name", "_")
             return self.struct_var_target(x) or ("cell" if self.is_cell(x) else "name", self.name_of(x))
@@ -1447,13 +1458,13 @@ class Translator(ValueTypes, pointers.PointerRules):
         if k == "func":
             if "InstN" in e:
                 return self.instance(e)
-            return n if n.startswith("Test") else snake(n)
+            return n if n.startswith("Test") else self.top(n)
         if k == "builtin":
             return self.bad(e, f"builtin {n} used as a value")
         if k == "global":
             if self.globals.get(o["id"]) == "cell":
-                return f"{snake(n)}.load()"
-            return snake(n)  # a sentinel error, or a struct/sync value (the object)
+                return f"{self.top(n)}.load()"
+            return self.top(n)  # a sentinel error, or a struct/sync value (the object)
         return self.bad(e, f"identifier {n} ({k})")
 
     def expr(self, e) -> str:
@@ -1593,8 +1604,8 @@ class Translator(ValueTypes, pointers.PointerRules):
                 if "InstN" in e["Sel"]:
                     return f"{sib}.{self.instance(e['Sel'])}"
                 if o.get("k") in ("global", "var") and (x["Use"]["pkg"], n) in self.mods.cell_globals:
-                    return f"{sib}.{snake(n)}.load()"  # its gosim.Var (race-checked, made by its _go_init_)
-                return f"{sib}.{n if n.startswith('Test') and o.get('k') == 'func' else snake(n)}"
+                    return f"{sib}.{self.mods.top_name(x['Use']['pkg'], n)}.load()"  # its gosim.Var (race-checked, made by its _go_init_)
+                return f"{sib}.{n if n.startswith('Test') and o.get('k') == 'func' else self.mods.top_name(x['Use']['pkg'], n)}"
             if q in self.pkg_values:
                 return self.pkg_values[q]
             if q in self.pkg_funcs:
@@ -1810,7 +1821,9 @@ class Translator(ValueTypes, pointers.PointerRules):
         u, t = e.get("U"), e.get("T", "")
         elts = e["Elts"] or []
         if u == "ptrstruct" and e.get("Type") is None:
-            u, t = "struct", t.removeprefix("*")  # an element {...} of a []*T literal: &T{...}, the object (as &T{} is)
+            # an element {...} of a []*T literal: &T{...}, the object (as &T{} is); T named by goast,
+            # since the element type may be an alias (type PA = *T: []PA{{1}})
+            u, t = "struct", e.get("PT") or t.removeprefix("*")
         if u == "empty":
             return "None"  # struct{}{}: no data
         if u.startswith(("sync.", "sync/atomic.")) and not elts and "Z" in (e.get("Type") or {}):
@@ -1872,8 +1885,17 @@ class Translator(ValueTypes, pointers.PointerRules):
         iteration's variables (Go 1.22)."""
         fn = self.fn
         fn.nclosures += 1
-        goname = f"{fn.goname}.func{fn.nclosures}"
+        # Go's names (cmd/compile closureName): F.func1, F.func2 for F's own closures, numbered
+        # in source order; a closure inside closure F.func1 is F.func1.1, F.func1.2 (each
+        # closure numbers its own); the Python def's name only has to be unique in the function
+        if fn.lits:
+            fn.lits[-1][1] += 1
+            goname = f"{fn.lits[-1][0]}.{fn.lits[-1][1]}"
+        else:
+            fn.direct += 1
+            goname = f"{fn.goname}.func{fn.direct}"
         pyname = f"func{fn.nclosures}"
+        fn.lits.append([goname, 0])
         captured = []
         for n in walk(e["Body"]):
             if n.get("K") == "Ident" and (n.get("Use") or {}).get("k") == "var":
@@ -1893,6 +1915,7 @@ class Translator(ValueTypes, pointers.PointerRules):
         text = "\n".join(self.out)
         self.out, self.indent, self.pre, fn.results = saved_out, saved_indent, saved_pre, saved_res
         self.targets, self.label, self.fall = saved_sw
+        fn.lits.pop()
         self.pre.append(text)
         return pyname
 
@@ -1920,8 +1943,19 @@ class ModuleSet:
         self.struct_fields: dict = {}
         # (path, name) of the named non-struct types with methods (valuetypes: a class each)
         self.named_types: set = set()
+        # path -> the Python class names of its types (structs: the Go name, named non-struct
+        # types: valuetypes.named_py), which a package-level func or var must not take (top_name)
+        self.type_pys: dict = {}
         nonstruct, recvs = set(), set()
         for d in every:
+            for f in d["files"]:
+                for decl in f["Decls"] or []:
+                    if decl["K"] == "GenDecl" and decl["Tok"] == "type":
+                        for s in decl["Specs"]:
+                            if (s.get("Type") or {}).get("K") != "InterfaceType":
+                                nm = s["Name"]["Name"]
+                                self.type_pys.setdefault(d.get("path"), set()).add(
+                                    nm if (s.get("Type") or {}).get("K") == "StructType" else ValueTypes.named_py(nm))
             for n in walk(d["files"]):
                 if n.get("K") == "FuncDecl" and n.get("Recv") is not None:
                     self.method_names.add(snake(n["Name"]["Name"]))
@@ -1950,6 +1984,15 @@ class ModuleSet:
                                     if n["Name"] != "_" and n["DZ"]["k"] not in ("struct", "sync", "atomic"):
                                         self.cell_globals.add((d.get("path") or d.get("package"), n["Name"]))
         self.nonstruct_types = nonstruct  # every one has a class (valuetypes: boxed in interfaces)
+
+    def top_name(self, path, name: str) -> str:
+        """The Python name of package ``path``'s func, var or const ``name``: snake_case, with
+        ``_`` appended while that is one of the package's class names (Go's func ``Status`` and
+        type ``status`` share a package; both were ``status``, the def replacing the class)."""
+        py = snake(name)
+        while py in self.type_pys.get(path, ()):
+            py += "_"
+        return py
 
 
 def is_sentinel(sp) -> bool:

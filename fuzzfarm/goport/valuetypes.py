@@ -127,6 +127,8 @@ class ValueTypes:
 
     def box_class(self, b) -> str | None:
         """The class of named non-struct type ``b`` (goast's {"pkg", "name"}), methods or not."""
+        if (b["pkg"], b["name"]) == ("time", "Duration"):
+            return "rt.Duration"  # a standard type: its box in rt (fmt prints its String())
         if b["pkg"] == self.path:
             return self.named_py(b["name"]) if b["name"] in self.named else None
         if b["pkg"] in self.mods.alias and (b["pkg"], b["name"]) in self.mods.nonstruct_types:
@@ -206,6 +208,8 @@ class ValueTypes:
         kind, _, name = cat.partition(":")
         if kind == "sync":
             return f"gosim.{name}"  # *sync.Mutex and co: gosim's objects
+        if kind == "box" and name == "time.Duration":
+            return "rt.Duration"
         return self.named_py(name) if kind == "box" else name
 
     # --- arrays -------------------------------------------------------------------------------

@@ -3,13 +3,19 @@
 A goroutine parked on a lock (``Mutex``, ``RWMutex``) waits for the goroutines holding it
 (``holders()``). A cycle in that graph is the deadlock's cause. Where the other goroutines wait,
 ``main`` included, is incidental. So the deadlock's crash state is the cycle's goroutines, each
-by its top project frame, in a stable order (sorted by function name, then by the rest of the
-frame). One lock cycle is then one bucket wherever ``main`` happens to wait. Channel waits have
+by its top project frame, in a stable order: by the Go function a port frame stands for
+(``gonames.go_func``, its import path left out), else by Python function name, then by the
+rest of the frame. One lock cycle is then one bucket wherever ``main`` happens to wait and
+whichever member blocked last, and two ports of one Go program (by hand, generated) agree.
+Go's own report singles out no goroutine of the cycle: under ``go test`` a lock-order deadlock
+hangs until the test's timeout, whose dump lists every goroutine (docs/RUNTIME.md, Deadlock). Channel waits have
 no holder, so a deadlock without a lock cycle keeps the crash state of goroutine 1 (Go's
 ``checkdead`` reports the whole process, and its stack dump starts at goroutine 1).
 """
 
 from __future__ import annotations
+
+import re
 
 from . import failures as F
 
@@ -59,8 +65,29 @@ def cycle_members(cycle: list) -> list[tuple[object, F.StackFrame | None]]:
         frames = F.frames_from_frame(g.glet.gr_frame if g.glet is not None else None)
         rows.append((g, frames[0] if frames else None))
     # members without a project frame (``go mu.Lock``) go last, by goroutine name
-    rows.sort(key=lambda r: (0, r[1].func, r[1].file, r[1].line) if r[1] is not None else (1, r[0].name, "", 0))
+    rows.sort(key=_order)
     return rows
+
+
+def go_order_key(go_func: str) -> str:
+    """A Go function's name as the cycle order compares it: the import path left out and
+    ``(*T).M`` read as ``T.M``, so a hand port (``WatchFactory.removeHandler``) and a generated
+    one (``example.com/x.(*WatchFactory).removeHandler``) of the same Go order the same."""
+    if "/" in go_func:  # an import path: it and the package name after it
+        go_func = go_func.rsplit("/", 1)[-1].split(".", 1)[-1]
+    return re.sub(r"\(\*?(\w+)\)", r"\1", go_func)
+
+
+def _order(row) -> tuple:
+    """Members whose top frame names its Go function first, by that name (the order is then
+    the Go's, whatever the port's Python names: hc03's hand and generated ports had opposite
+    orders); then other project frames by Python name; then those with none, by goroutine name."""
+    g, top = row
+    if top is None:
+        return (2, g.name, "", 0)
+    if top.go_func:
+        return (0, go_order_key(top.go_func), top.go_site or "", 0)
+    return (1, top.func, top.file, top.line)
 
 
 def describe(rows) -> str:

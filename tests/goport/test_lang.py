@@ -28,8 +28,9 @@ from tests.goport.test_port import DATA, load, port
 # named: named non-struct types, arrays, struct values out of maps, typed nils; goerrs: errors.Join
 # and runtime.NumGoroutine (goruntime); generics: generic functions (an instance per
 # instantiation, one from another package of the module), struct-keyed maps, multi-value calls
-# assigned into interfaces, net/http's Client/Transport and sort (issue 31's clusterbuilder)
-PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs", "generics")
+# assigned into interfaces, net/http's Client/Transport and sort (issue 31's clusterbuilder);
+# gonet: the net (TCP on the loopback) and io models (gonet.py)
+PACKAGES = ("lang", "recovers", "ctxvalue", "pointers", "slicestruct", "named", "goerrs", "generics", "gonet")
 
 
 def go_test_names(pkg):
@@ -110,3 +111,18 @@ def test_a_method_is_named_as_go_s_traceback_names_it(go, tmp_path_factory):
     port_frames = [re.sub(r" \(\S+:\d+\)$", "", f) for f in r.failure.go_crash_state]
     assert go_frames[:3] == port_frames[:3] == ["example.com/named.ring.at", "example.com/named.ValueMethodPanics",
                                                 "example.com/named.TestValueMethodPanics"], (go_frames, port_frames)
+
+
+def test_a_nested_closure_is_named_as_go_s_traceback_names_it(go, tmp_path_factory):
+    """A closure inside a closure: Go numbers it within its enclosing closure (``F.func2.2``,
+    cmd/compile's closureName), which the port had numbered flat (``F.func4``); hc11's leaked
+    poller is ``poller.func1.1`` in Go's goroutine dump."""
+    mod, binary = built("named", tmp_path_factory)
+    p = subprocess.run([binary, "-test.run", "^TestNestedClosures$", "-test.count=1"], capture_output=True, text=True,
+                       timeout=120)
+    go_frames = re.findall(r"^(example\.com/named\.\S+?)\(", p.stdout + p.stderr, re.M)
+    r = gosim.run(rt.test_main(mod.TestNestedClosures, "TestNestedClosures"), strategy=make("random", seed=0),
+                  check_leaks=False)
+    port_frames = [re.sub(r" \(\S+:\d+\)$", "", f) for f in r.failure.go_crash_state]
+    assert go_frames[:2] == port_frames[:2] == ["example.com/named.NestedClosures.func2.2",
+                                                "example.com/named.NestedClosures.func2"], (go_frames, port_frames)

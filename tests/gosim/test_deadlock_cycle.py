@@ -3,6 +3,8 @@ bucket, wherever main waits."""
 
 from __future__ import annotations
 
+import re
+
 from fuzzfarm import gosim
 from fuzzfarm.harness.signature import signature
 from fuzzfarm.strategies import BytesStrategy
@@ -92,3 +94,52 @@ def test_deadlock_without_lock_cycle_keeps_main_state():
     assert isinstance(rep.failure, gosim.Deadlock)
     assert rep.failure.cycle is None
     assert rep.failure.crash_state[0].endswith("main")
+
+
+def _two_ports_of_one_cycle(generated: bool):
+    """One Go lock-order deadlock (hc03's pair) ported twice: by hand, with Python names that
+    sort opposite to the Go names (``_a_*`` for removeHandler), and as `fuzzfarm port` names it
+    (path-qualified, ``(*T).M``). Go's report names neither goroutine (its timeout dump lists
+    both); the crash state must not depend on the port's Python names."""
+    pkg = "example.com/hc03." if generated else ""
+    remove = f"{pkg}(*WatchFactory).removeHandler" if generated else "WatchFactory.removeHandler"
+    handle = f"{pkg}(*Controller).handleLocalPodSelectorDelFuncOld" if generated else "Controller.handleLocalPodSelectorDelFuncOld"
+
+    @gosim.go_func(remove, "factory.go:61")
+    def _a_remove_handler(inf, np, both, wg):  # B: np's lock, then the informer's
+        np.lock()
+        both.done()
+        both.wait()
+        inf.lock()
+        wg.done()
+
+    @gosim.go_func(handle, "policy_old.go:56")
+    def _b_on_pod_delete(inf, np, both, wg):  # A: the informer's lock, then np's
+        inf.lock()
+        both.done()
+        both.wait()
+        np.lock()
+        wg.done()
+
+    def main():
+        inf, np = gosim.Mutex("informer"), gosim.Mutex("np")
+        wg, both = gosim.WaitGroup("wg"), gosim.WaitGroup("both")
+        wg.add(2)
+        both.add(2)
+        gosim.go(_b_on_pod_delete, inf, np, both, wg, name="A")
+        gosim.go(_a_remove_handler, inf, np, both, wg, name="B")
+        wg.wait()
+    return main
+
+
+def test_the_cycle_is_ordered_by_go_names_so_two_ports_of_one_go_agree():
+    from fuzzfarm.strategies import RandomStrategy
+    states = set()
+    for generated in (False, True):
+        for seed in range(6):  # either member may block last
+            f = gosim.run(_two_ports_of_one_cycle(generated), strategy=RandomStrategy(seed=seed)).failure
+            assert isinstance(f, gosim.Deadlock), f
+            assert [c.rsplit(".", 1)[-1] for c in f.cycle] == ["_b_on_pod_delete", "_a_remove_handler"], f.cycle  # by Go name, not Python's
+            states.add(tuple(re.sub(r"^example\.com/hc03\.|\(\*(\w+)\)", r"\1", s) for s in f.go_crash_state))
+    assert states == {("Controller.handleLocalPodSelectorDelFuncOld (policy_old.go:56)",
+                       "WatchFactory.removeHandler (factory.go:61)")}, states

@@ -28,3 +28,8 @@ func TestFailedAssertionOfMutex(t *testing.T)  { FailedAssertionOfMutex() }
 func TestValueMethodPanics(t *testing.T)  { ValueMethodPanics() }
 func TestPointerAssertions(t *testing.T)      { PointerAssertions() }
 func TestFailedPointerAssertion(t *testing.T) { FailedPointerAssertion() }
+func TestStatusFuncAndType(t *testing.T)  { StatusFuncAndType() }
+func TestElidedThroughAlias(t *testing.T) { ElidedThroughAlias() }
+func TestDurationsPrint(t *testing.T)     { DurationsPrint() }
+func TestDurationPanics(t *testing.T)     { DurationPanics() }
+func TestNestedClosures(t *testing.T)    { NestedClosures() }

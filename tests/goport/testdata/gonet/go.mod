@@ -1,0 +1,3 @@
+module example.com/gonet
+
+go 1.24
