@@ -23,6 +23,39 @@ def _fuzz_command(files: list[str]) -> str:
             "-artifact_prefix=crashes/")
 
 
+def installed_elsewhere(output: str, name: str | None) -> str | None:
+    """What the package would clash with once installed: the harness name registered by another
+    package (`fuzzfarm harnesses`, explore and fuzz would go on running that one, and say
+    nothing), or the distribution ``fuzzfarm-NAME`` (``pip install -e`` would replace it). None
+    when free, or when it is this very package, installed from ``output`` (``pip install -e``
+    records the directory, PEP 610) and being regenerated there."""
+    import json
+    import os
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    from fuzzfarm.goport.package import harness_name
+    from fuzzfarm.harness.registration import ENTRY_POINT_GROUP
+    hname = harness_name(output, name)
+    here = os.path.abspath(output)
+
+    def elsewhere(dist) -> bool:
+        try:
+            url = urlparse(json.loads(dist.read_text("direct_url.json") or "{}").get("url", ""))
+        except (OSError, ValueError, AttributeError):
+            return True
+        return not (url.scheme == "file" and os.path.abspath(unquote(url.path)) == here)
+
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == hname and (ep.dist is None or elsewhere(ep.dist)):
+            return f"a harness named {hname!r}"
+    try:
+        dist = metadata.distribution(f"fuzzfarm-{hname}")
+    except metadata.PackageNotFoundError:
+        return None
+    return f"the package fuzzfarm-{hname}" if elsewhere(dist) else None
+
+
 def register(app: typer.Typer) -> None:
     from fuzzfarm.cli._app import EXIT_ERROR, err, errors_to_exit, out
 
@@ -49,6 +82,10 @@ def register(app: typer.Typer) -> None:
                 raise SystemExit(EXIT_ERROR) from None
         stubs = {}
         try:
+            taken = installed_elsewhere(output, name)
+            if taken:
+                raise PortError([f"{taken} is already installed from elsewhere; pass --name with another name "
+                                 "(or regenerate into the directory it was installed from)"])
             files = do_port(sources, output, name=name, test=test, stubs_out=stubs, max_starvation=bound)
         except PortError as e:
             for line in e.lines:

@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/build/constraint"
 	"go/importer"
 	"go/parser"
@@ -125,29 +126,56 @@ func (srcImporter) Import(path string) (*types.Package, error) {
 // checking they are one package. Fails (exits) on a parse error.
 func parseDir(args []string, withTests bool) ([]*ast.File, string) {
 	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) { // a file named twice (or a file and its directory) is read once
+		if !seen[filepath.Clean(p)] {
+			seen[filepath.Clean(p)] = true
+			paths = append(paths, filepath.Clean(p))
+		}
+	}
 	for _, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil {
-			fail("%s: no such file or directory", arg)
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
+			failDo("name Go files or a Go package directory that exist", "%s: %v", arg, err)
 		}
 		if st.IsDir() {
-			ents, _ := os.ReadDir(arg)
+			ents, err := os.ReadDir(arg)
+			if err != nil {
+				failDo("name a Go package directory this user can read", "%s: %v", arg, err)
+			}
 			for _, e := range ents {
 				if strings.HasSuffix(e.Name(), ".go") && !e.IsDir() && (withTests || !strings.HasSuffix(e.Name(), "_test.go")) {
-					paths = append(paths, filepath.Join(arg, e.Name()))
+					add(filepath.Join(arg, e.Name()))
 				}
 			}
+		} else if !strings.HasSuffix(arg, ".go") {
+			failDo("name .go files or a Go package directory (go build takes only .go files)", "%s: not a .go file", arg)
 		} else {
-			paths = append(paths, arg)
+			add(arg)
 		}
 	}
 	sort.Strings(paths)
+	for _, p := range paths[min(1, len(paths)):] {
+		// one package is one directory (go build: "named files must all be in one directory")
+		if d0, d := filepath.Dir(paths[0]), filepath.Dir(p); d != d0 {
+			failDo("name one package: a directory, or .go files of one directory", "%s and %s: files of two directories", paths[0], p)
+		}
+	}
 	if len(paths) == 0 {
-		fail("%s: no .go files", strings.Join(args, " "))
+		failDo("name the directory of a Go package, or its .go files", "%s: no .go files", strings.Join(args, " "))
 	}
 	var files []*ast.File
 	name := ""
 	for _, p := range paths {
+		// go build's own file selection first: a file it leaves out (another GOOS's, an old
+		// Go release's, a _name.go) is not read at all, as go build does not read it
+		match, merr := buildContext().MatchFile(filepath.Dir(p), filepath.Base(p))
+		if merr == nil && !match {
+			continue
+		}
 		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			msg := err.Error()
@@ -156,8 +184,14 @@ func parseDir(args []string, withTests bool) ([]*ast.File, string) {
 			}
 			fail("%s", firstLine(msg, p))
 		}
-		if !builds(f, tags) {
-			continue
+		if merr != nil {
+			checkBuildLine(f) // a bad //go:build line, with its line
+			fail("%s: %v", filepath.Base(p), merr)
+		}
+		for _, im := range f.Imports {
+			if im.Path.Value == `"C"` {
+				failDo("C code has no gosim meaning: port the functions that call C by hand (docs/HARNESSES.md#4-port-the-go-code)", "%s: import \"C\" (cgo): not supported", where(im.Pos()))
+			}
 		}
 		files = append(files, f)
 	}
@@ -181,7 +215,16 @@ func parseDir(args []string, withTests bool) ([]*ast.File, string) {
 }
 
 func fail(format string, args ...any) {
-	out, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
+	failDo("", format, args...)
+}
+
+// failDo is fail with what the user should do; fail's default (read_go's) is "fix the Go".
+func failDo(todo, format string, args ...any) {
+	m := map[string]string{"error": fmt.Sprintf(format, args...)}
+	if todo != "" {
+		m["todo"] = todo
+	}
+	out, _ := json.Marshal(m)
 	fmt.Println(string(out))
 	os.Exit(0)
 }
@@ -211,23 +254,36 @@ func fileName(path string) string {
 	return filepath.Base(path)
 }
 
-// builds reports whether a file's //go:build line holds with exactly the given tags on.
-func builds(f *ast.File, tags map[string]bool) bool {
+// buildContext is go build's file selection (go/build) with the given tags on: //go:build and
+// // +build lines, GOOS/GOARCH file name suffixes, release tags (go1.21), files starting with
+// _ or . left out. cgo counts as enabled, so a cgo file is refused (parseDir) rather than left
+// out in favour of a !cgo variant.
+func buildContext() *build.Context {
+	ctx := build.Default
+	ctx.CgoEnabled = true
+	ctx.BuildTags = nil
+	for t := range tags {
+		ctx.BuildTags = append(ctx.BuildTags, t)
+	}
+	sort.Strings(ctx.BuildTags)
+	return &ctx
+}
+
+// checkBuildLine fails with the file and line of a //go:build line that does not parse.
+func checkBuildLine(f *ast.File) {
 	for _, cg := range f.Comments {
 		if cg.Pos() > f.Package {
 			break
 		}
 		for _, c := range cg.List {
 			if constraint.IsGoBuild(c.Text) {
-				expr, err := constraint.Parse(c.Text)
-				if err != nil {
+				if _, err := constraint.Parse(c.Text); err != nil {
 					fail("%s: bad //go:build line: %v", where(c.Pos()), err)
 				}
-				return expr.Eval(func(tag string) bool { return tags[tag] })
+				return
 			}
 		}
 	}
-	return true
 }
 
 // zero describes a type's zero value for the translator.
@@ -432,6 +488,12 @@ func encode(v reflect.Value) any {
 				}
 				if tv.Value != nil {
 					m["Const"] = tv.Value.ExactString()
+				} else if w, unsigned := intWidth(tv.Type); w > 0 {
+					// a sized integer (not int or int64): its arithmetic and conversions wrap
+					m["IW"] = w
+					if unsigned {
+						m["IUns"] = true
+					}
 				}
 				if _, ok := tv.Type.Underlying().(*types.Interface); ok {
 					m["Q"] = qualified(tv.Type) // named in an interface conversion panic
@@ -583,6 +645,21 @@ func encode(v reflect.Value) any {
 		return token.Token(v.Int()).String()
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// intWidth: the bits of a sized integer type other than int and int64 (int8 ... uint64, uint,
+// uintptr) and whether it is unsigned; 0 for any other type. The port wraps their arithmetic at
+// that width (a Python int never overflows); int and int64 are left alone (docs/PORT.md).
+func intWidth(t types.Type) (int, bool) {
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUntyped != 0 {
+		return 0, false
+	}
+	switch b.Kind() {
+	case types.Int, types.Int64:
+		return 0, false
+	}
+	return int(types.SizesFor("gc", runtime.GOARCH).Sizeof(b) * 8), b.Info()&types.IsUnsigned != 0
 }
 
 // embedPath names the embedded fields an index path walks from t: [{"name", "ptr"}...].
@@ -1203,7 +1280,8 @@ func main() {
 	}
 	files, name := parseDir(flag.Args(), true)
 	if len(files) == 0 {
-		fail("%s: no Go file builds with tags %q", strings.Join(flag.Args(), " "), *tagList)
+		failDo("a port needs a build with no tags (buggy, or the only one) and one with -tags fixed: give the package files for both (docs/PORT.md)",
+			"%s: no Go file builds with tags %q", strings.Join(flag.Args(), " "), *tagList)
 	}
 	path := name
 	if dir, err := filepath.Abs(filepath.Dir(fset.Position(files[0].Package).Filename)); err == nil {

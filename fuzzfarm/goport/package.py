@@ -17,6 +17,7 @@ from .translate import PortError, read_go, translate_all
 
 NOT_GIVEN = object()  # port()'s max_starvation when --max-starvation is not given
 NAME_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+MAX_NAME = 64  # as fuzzfarm new's: a harness name is a table column, a directory and a package name
 
 PYPROJECT = """[build-system]
 requires = ["setuptools>=68", "wheel"]
@@ -103,6 +104,27 @@ def _funcs_of(data: dict) -> set[str]:
             if d["K"] == "FuncDecl" and d["Recv"] is None}
 
 
+def harness_name(out_dir: str, name: str | None) -> str:
+    """The harness (and package) name: ``--name``, else the output directory's name. Raises
+    PortError when it is not one (the rule and length of ``fuzzfarm new``'s names)."""
+    name = name if name is not None else os.path.basename(os.path.abspath(out_dir)).lower().replace("_", "-")
+    if not NAME_RE.fullmatch(name) or len(name) > MAX_NAME:
+        raise PortError([f"harness name {name[:80]!r}{'...' if len(name) > 80 else ''} is not valid; pass --name with at most "
+                         f"{MAX_NAME} lowercase letters, digits and dashes, starting with a letter"])
+    return name
+
+
+def is_go_test(decl) -> bool:
+    """Whether a function declaration (goast's) is one `go test` runs as a test: ``TestXxx`` (Xxx
+    not starting with a lower-case letter) in a ``_test.go`` file, taking one ``*testing.T`` and
+    returning nothing, not generic (cmd/go's isTest and its signature check)."""
+    name, ty = decl["Name"]["Name"], decl["Type"]
+    params = [p for p in (ty["Params"]["List"] or []) for _ in (p["Names"] or [None])]
+    return (name.startswith("Test") and not name[4:5].islower() and decl.get("F", "").endswith("_test.go")
+            and len(params) == 1 and params[0]["Type"].get("T") == "*testing.T"
+            and not (ty.get("Results") and ty["Results"]["List"]) and not ty.get("TypeParams"))
+
+
 def port(paths: list[str], out_dir: str, name: str | None = None, test: str | None = None,
          stubs_out: dict | None = None, max_starvation=NOT_GIVEN) -> list[str]:
     """Translate the Go under ``paths`` into a plugin package at ``out_dir`` (absent or empty).
@@ -114,9 +136,7 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         raise PortError(["-o is empty; name the directory the package goes into (absent or empty)"])
     if os.path.lexists(out_dir) and (os.path.islink(out_dir) or not os.path.isdir(out_dir) or os.listdir(out_dir)):
         raise PortError([f"{out_dir} exists and is not an empty directory; choose another with -o DIR"])
-    name = name or os.path.basename(os.path.abspath(out_dir)).lower().replace("_", "-")
-    if not NAME_RE.fullmatch(name):
-        raise PortError([f"harness name {name!r} is not valid; pass --name with lowercase letters, digits and dashes"])
+    name = harness_name(out_dir, name)
     pkg = name.replace("-", "_") + "_port"
     bound = bound_kw(max_starvation)
     if bound and not test:
@@ -144,6 +164,17 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
             errors.append(f"no func {test}(t *testing.T) in package {buggy['package']}"
                           + (f" (build {missing[0]})" if len(missing) < len(builds) else "")
                           + "; name a test the package has" + (f": {', '.join(have)}" if have else ""))
+        else:
+            for data in builds.values():
+                found = next(d for f in data["files"] for d in f["Decls"] or []
+                             if d["K"] == "FuncDecl" and d["Name"]["Name"] == test and d["Recv"] is None)
+                if not is_go_test(found):
+                    # the harness calls it as a test: anything else fails every run with a Python
+                    # TypeError that would be reported as a bug in the user's Go
+                    line = f"{found['F']}:{found['L']}: {test} is not a Go test (func TestXxx(t *testing.T) in a _test.go file, " \
+                           "as `go test -run` runs it); name a test the package has"
+                    if line not in errors:
+                        errors.append(line)
     if errors:
         raise PortError(errors)
     gopkg = buggy["package"]

@@ -467,6 +467,13 @@ def chrange(ch):
         yield v
 
 
+def wrap_int(v: int, bits: int, unsigned: bool) -> int:
+    """``v`` as Go's integer of ``bits`` bits holds it: arithmetic on a sized integer wraps
+    (two's complement), and so does a conversion to one (``uint8(300)`` is 44)."""
+    v = int(v) & ((1 << bits) - 1)
+    return v - (1 << bits) if not unsigned and v >> (bits - 1) else v
+
+
 def idiv(a: int, b: int) -> int:
     """Go's integer ``/``: truncates toward zero (Python's ``//`` floors); by zero, Go's panic."""
     if b == 0:
@@ -914,11 +921,34 @@ def fmt_v(v) -> str:
     return str(v)
 
 
-_VERB = re.compile(r"%([-+# 0]*[0-9]*(?:\.[0-9]+)?)([vdsqwtxf%])")
+_VERB = re.compile(r"%([-+# 0]*[0-9]*(?:\.[0-9]+)?)([a-zA-Z%])")
+_ESC = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+        "\\": "\\\\", '"': '\\"'}
+
+
+def quote(text: str) -> str:
+    """Go's ``strconv.Quote`` (``%q``): the C escapes, printable runes as they are, other runes
+    as ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``."""
+    out = []
+    for c in text:
+        if c in _ESC:
+            out.append(_ESC[c])
+        elif c.isprintable():
+            out.append(c)
+        elif ord(c) < 0x80:
+            out.append(f"\\x{ord(c):02x}")
+        elif ord(c) <= 0xFFFF:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(f"\\U{ord(c):08x}")
+    return '"' + "".join(out) + '"'
 
 
 def sprintf(fmt: str, *args) -> str:
-    """Go's ``fmt.Sprintf`` for the verbs a port's messages use: %v %d %s %q %w %t %x %f %%."""
+    """Go's ``fmt.Sprintf`` for the verbs a port's messages use: %v %s %d %q %w %t %x %X %o %b %c
+    %U %e %E %f %F %g %G %%, with flags, width and precision. Every verb takes its argument (one
+    the port does not know prints Go's ``%!z(...)`` and the next verb gets the next argument: a
+    verb left in the text shifted every argument after it onto the wrong verb)."""
     it = iter(args)
 
     def one(m):
@@ -929,12 +959,31 @@ def sprintf(fmt: str, *args) -> str:
             a = next(it)
         except StopIteration:
             return f"%!{verb}(MISSING)"
-        if verb == "q":
-            return '"' + str(a).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        if verb in "dxf":
-            return ("%" + flags + verb) % (a._go_v_ if isinstance(a, Named) else a)  # %d of a Duration: its nanoseconds
-        text = fmt_v(a)
-        return ("%" + flags + "s") % text if flags else text
+        if isinstance(a, Named) and verb not in "vstqw":
+            a = a._go_v_  # %d of a Duration: its nanoseconds
+        if verb == "q" and isinstance(a, str) or verb == "q" and callable(getattr(a, "error", None)):
+            text = quote(a if isinstance(a, str) else a.error())
+            return ("%" + flags + "s") % text if flags else text
+        if verb in "xX" and isinstance(a, str):  # the bytes in hex, as Go's %x of a string
+            text = a.encode().hex()
+            return ("%" + flags + "s") % (text.upper() if verb == "X" else text)
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or verb in "vstqw":
+            if verb not in "vstqw":
+                return f"%!{verb}({fmt_v(a)})"
+            text = fmt_v(a)
+            return ("%" + flags + "s") % text if flags else text
+        if verb in "dxXoeEfF" or verb in "gG" and "." in flags:
+            return ("%" + flags + verb) % a
+        if verb in "gG":  # no precision: the shortest representation, as %v prints a float
+            text = fmt_v(float(a))
+            return ("%" + flags + "s") % (text.upper() if verb == "G" else text)
+        if verb == "b" and isinstance(a, int):
+            return ("%" + flags + "s") % format(a, "b")
+        if verb == "c" and isinstance(a, int):
+            return chr(a)
+        if verb == "U" and isinstance(a, int):
+            return f"U+{a:04X}"
+        return f"%!{verb}({fmt_v(a)})"
     return _VERB.sub(one, fmt)
 
 

@@ -9,6 +9,7 @@ bug on buggy and stay clean on fixed, and the translated conformance cases must 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import random
 import shutil
@@ -166,6 +167,23 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
      "a.go:3: generic type: not supported;"),
     ("package p\n\ntype T struct{}\n\nfunc F(m map[string]*T) any {\n\tvar x any\n\tvar ok bool\n\tx, ok = m[\"a\"]\n\t_ = ok\n\treturn x\n}\n",
      "a.go:8: a *T put in an interface by a comma-ok expression (it must be boxed or kept a typed nil there): not supported;"),
+    ("package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nfunc F() { C.free(nil) }\n",
+     'a.go:4: import "C" (cgo): not supported; C code has no gosim meaning'),
+    # two Go names, one Python name: the second definition replaced the first, silently
+    ("package p\n\nfunc HTTPServer() int { return 1 }\n\nfunc HttpServer() int { return 2 }\n",
+     "a.go:5: package-level HTTPServer and HttpServer have one Python name http_server: not supported; rename one"),
+    ("package p\n\ntype T struct{}\n\nfunc (T) URLOf() int { return 1 }\n\nfunc (T) UrlOf() int { return 2 }\n",
+     "a.go:7: methods URLOf and UrlOf of T have one Python name url_of: not supported; rename one"),
+    # Python reads identifiers NFKC: Go's `ﬁle` (a ligature) and `file` are one Python name
+    ("package p\n\nfunc ﬁle() int { return 1 }\n\nfunc file() int { return 2 }\n",
+     "a.go:5: package-level ﬁle and file have one Python name file: not supported; rename one"),
+    ("package p\n\ntype ﬁle struct{ n int }\n\ntype file struct{ n int }\n",
+     "a.go:5: type ﬁle and type file have one Python name file: not supported; rename one"),
+    # a struct's class hid the runtime module (every run an AttributeError, reported as a panic)
+    ("package p\n\ntype rt struct{ n int }\n\nfunc F() int { return rt{n: 1}.n }\n",
+     "a.go:3: struct type rt (a name Python or the port's runtime needs): not supported; rename the type"),
+    ("package p\n\ntype lambda struct{ n int }\n\nfunc F() int { return lambda{n: 1}.n }\n",
+     "a.go:3: struct type lambda (a name Python or the port's runtime needs): not supported; rename the type"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
     src = tmp_path / "src"
@@ -178,6 +196,105 @@ def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("fuzzfarm port: " + line), err
     assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".fuzzfarm-port")]
+
+
+def test_a_method_of_a_generic_type_is_refused_not_a_crash(go, tmp_path, capsys):
+    """A method with receiver ``*Box[T]`` crashed the translator (KeyError, exit 1)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text("package p\n\ntype Box[T any] struct{ v T }\n\nfunc (b *Box[T]) Get() T { return b.v }\n")
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert all(ln.startswith("fuzzfarm port: a.go:") for ln in err), err
+    assert "fuzzfarm port: a.go:5: method of a generic type: not supported; " in "\n".join(err), err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("test", ["helper", "BenchmarkX", "Testlower", "TestInPackageFile"])
+def test_a_test_name_that_is_no_go_test_is_one_line_exit_2(go, tmp_path, capsys, test):
+    """--test naming a function go test does not run as a test: the harness called it with a
+    testing.T and every run failed with a Python TypeError, reported as a bug of the Go."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text("package p\n\nimport \"testing\"\n\nfunc helper() int { return 1 }\n\n"
+                              "func TestInPackageFile(t *testing.T) {}\n")
+    (src / "a_test.go").write_text("package p\n\nimport \"testing\"\n\nfunc BenchmarkX(b *testing.B) {}\n\n"
+                                   "func Testlower(t *testing.T) {}\n\nfunc TestReal(t *testing.T) {}\n")
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "out"), "--test", test])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f": {test} is not a Go test (func TestXxx(t *testing.T) in a _test.go file" in err[0], err
+    assert not (tmp_path / "out").exists()
+    port(tmp_path / "ok", str(src), "--test", "TestReal")  # the real test ports
+
+
+def test_a_name_installed_from_elsewhere_is_one_line_regenerating_in_place_is_not(go, tmp_path, capsys, monkeypatch):
+    """A port named like an installed harness (or distribution fuzzfarm-NAME) of another package
+    was written, and once installed `fuzzfarm harnesses`, explore and fuzz went on running the
+    other one (or pip replaced it), without a word. The package pip installed from -o itself
+    (direct_url.json, PEP 610) may be regenerated there."""
+    site = tmp_path / "site"
+    info = site / "fuzzfarm_mine-0.1.0.dist-info"  # what `pip install -e mine` leaves
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fuzzfarm-mine\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[fuzzfarm.harnesses]\nmine = mine_port.harness\n")
+    (info / "direct_url.json").write_text(json.dumps({"url": (tmp_path / "mine").as_uri(), "dir_info": {"editable": True}}))
+    monkeypatch.syspath_prepend(str(site))
+    src = os.path.join(DATA, "tracker")
+    for args in (["-o", str(tmp_path / "other"), "--name", "mine"],
+                 ["-o", str(tmp_path / "checker")]):  # a harness this checkout ships
+        with pytest.raises(SystemExit) as e:
+            cli_main(["port", src, "--test", "TestScenario", *args])
+        assert e.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "is already installed from elsewhere; pass --name with another name" in err[0], (args, err)
+        assert not os.path.exists(args[1])
+    assert (port(tmp_path / "x", src, "--test", "TestScenario", "--name", "other") / "pyproject.toml").exists()
+    out = tmp_path / "mine"  # regenerated where it was installed from
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", src, "--test", "TestScenario", "-o", str(out)])
+    assert e.value.code == 0 and (out / "mine_port" / "harness.py").exists()
+
+
+def test_a_harness_name_too_long_is_one_line_exit_2(go, tmp_path, capsys):
+    """fuzzfarm new's rule (64 characters: a table column, a directory, a package name)."""
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", os.path.join(DATA, "counter"), "-o", str(tmp_path / "out"), "--name", "a" * 65])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not valid; pass --name with at most 64 lowercase letters" in err[0], err
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("args, line", [
+    (["a/x.go", "b/y.go"], "files of two directories; name one package: a directory, or .go files of one directory"),
+    (["a", "b"], "files of two directories; name one package"),
+    (["notes.txt"], "notes.txt: not a .go file; name .go files or a Go package directory"),
+    (["a/x.go", "a/x.go"], None),  # a file named twice is read once (was "A redeclared")
+    (["a", "a/x.go"], None),
+])
+def test_sources_that_are_not_one_package_are_one_line_exit_2(go, tmp_path, capsys, args, line):
+    """Two directories were translated as one package (go build refuses: "named files must all be
+    in one directory"), a non-.go file was "no Go file builds with tags", a file named twice
+    "redeclared"."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.go").write_text("package p\n\nfunc A() int { return 1 }\n")
+    (tmp_path / "b" / "y.go").write_text("package p\n\nfunc B() int { return A() }\n")
+    (tmp_path / "notes.txt").write_text("package p\n")
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", *[str(tmp_path / a) for a in args], "-o", str(out)])
+    if line is None:
+        assert e.value.code == 0 and (out / "pyproject.toml").exists()
+        return
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and line in err[0], err
+    assert not out.exists()
 
 
 def test_go_files_named_one_by_one_translate_like_their_directory(go, tmp_path):

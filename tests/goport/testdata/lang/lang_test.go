@@ -60,3 +60,10 @@ func TestSyncLiterals(t *testing.T)             { SyncLiterals() }
 func TestAppendNilSpread(t *testing.T)          { AppendNilSpread() }
 func TestPkgVarInMethod(t *testing.T)           { PkgVarInMethod() }
 func TestAtoi(t *testing.T)                     { Atoi() }
+func TestLocalsKeepModuleNames(t *testing.T) { LocalsKeepModuleNames() }
+func TestAssignPhases(t *testing.T)          { AssignPhases() }
+func TestOpAssignOnce(t *testing.T)          { OpAssignOnce() }
+func TestBuildSelection(t *testing.T)        { result("%s, %s", platform(), release()) }
+func TestIntWrap(t *testing.T)                { IntWrap() }
+func TestFmtVerbs(t *testing.T)               { FmtVerbs() }
+func TestLigatureLocals(t *testing.T)         { LigatureLocals() }

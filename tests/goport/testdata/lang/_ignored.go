@@ -1,0 +1,3 @@
+package lang
+
+func platform() string { return "a file go build never reads" }

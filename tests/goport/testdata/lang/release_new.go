@@ -1,0 +1,5 @@
+//go:build go1.21
+
+package lang
+
+func release() string { return "go1.21 or later" }
