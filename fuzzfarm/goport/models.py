@@ -92,7 +92,8 @@ STDLIB = (
     Model("fmt", funcs={"Errorf": "rt.errorf", "Sprintf": "rt.sprintf", "Sprint": "rt.sprint"}),
     Model("testing", methods={"testing.common": {
         "Fatal": "fatal", "Fatalf": "fatalf", "Error": "error", "Errorf": "errorf", "Helper": "helper",
-        "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed"},
+        "Cleanup": "cleanup", "Log": "log", "Logf": "logf", "Fail": "fail", "FailNow": "fail_now", "Failed": "failed",
+        "Name": "go_name", "Skip": "skip", "Skipf": "skipf", "SkipNow": "skip_now", "Skipped": "skipped"},
         "testing.T": {"Run": "run"}}),
     Model("runtime", funcs={"Gosched": "gosim.gosched", "NumGoroutine": "goruntime.num_goroutine"},
           imports=("from fuzzfarm.goport import goruntime",)),

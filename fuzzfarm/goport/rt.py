@@ -28,6 +28,11 @@ class TestFailed(Exception):
     """A Go test called ``t.Fatal``/``t.FailNow``, or ended having called ``t.Error``."""
 
 
+class TestSkipped(Exception):
+    """A Go test called ``t.Skip``/``t.Skipf``/``t.SkipNow``: Go's ``runtime.Goexit`` of the test's
+    goroutine (its deferred calls run); the test passes unless it had failed before."""
+
+
 def panic(v) -> None:
     exc = go_panic(GoPanicError, fmt_v(v) if not isinstance(v, BaseException) else str(v))
     exc.go_value = v  # what recover() returns
@@ -58,7 +63,7 @@ def recover():
         return None
     d = caller.f_locals["self"]
     p = d.panic
-    if p is None or d.recovered or isinstance(p, TestFailed):
+    if p is None or d.recovered or isinstance(p, (TestFailed, TestSkipped)):
         return None
     d.recovered = True
     if hasattr(p, "go_value"):
@@ -1082,6 +1087,7 @@ class T:
         self.name = name
         self.messages: list[str] = []
         self.failed_ = False
+        self.skipped_ = False
         self.cleanups: list = []
 
     def _fail(self, msg: str) -> None:
@@ -1121,6 +1127,24 @@ class T:
     def helper(self) -> None:
         pass  # only changes the file:line Go prints
 
+    def go_name(self) -> str:
+        """``t.Name()``: ``TestX``, ``TestX/sub`` for a subtest (Go also rewrites spaces in a
+        subtest's name to ``_``)."""
+        return self.name
+
+    def skip_now(self) -> None:
+        self.skipped_ = True
+        raise TestSkipped(self.name)
+
+    def skip(self, *args) -> None:
+        self.skip_now()  # the message is only printed with -v
+
+    def skipf(self, fmt: str, *args) -> None:
+        self.skip_now()
+
+    def skipped(self) -> bool:
+        return self.skipped_
+
     def cleanup(self, fn) -> None:
         self.cleanups.append(fn)
 
@@ -1128,15 +1152,15 @@ class T:
         """``t.Run(name, f)``: ``f`` runs as a subtest in a goroutine of its own (Go's tRunner) while
         this test waits for it (the go statement and its end are happens-before edges); its
         ``Fatal`` ends the subtest only; a failed subtest fails this test. Returns whether it passed."""
-        sub = T(f"{self.name}/{name}")
+        sub = T(f"{self.name}/{name.replace(' ', '_')}")
         done = gosim.Chan(0)
 
         @gosim.not_ported(f"go test: the testing package's tRunner for {sub.name}")
         def runner() -> None:
             try:
                 f(sub)
-            except TestFailed:
-                pass  # Fatal/FailNow: Goexit of the subtest's goroutine
+            except (TestFailed, TestSkipped):
+                pass  # Fatal/FailNow/SkipNow: Goexit of the subtest's goroutine
             finally:
                 et = sys.exc_info()[0]
                 if et is None or issubclass(et, Exception):
@@ -1168,7 +1192,10 @@ def test_main(test, name: str):
             init()  # the package's vars, afresh for this run (Go initialises them once per process)
         t = T(name)
         try:
-            test(t)
+            try:
+                test(t)
+            except TestSkipped:
+                pass  # SkipNow: Goexit of the test's goroutine (its deferred calls have run)
         finally:
             # cleanups run after the test returns or ends with t.Fatal; on a panic Go's tRunner
             # runs them too, then re-panics

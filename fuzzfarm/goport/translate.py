@@ -168,6 +168,16 @@ class Func:
         self.results: list[str] = []
 
 
+# what to do about a testing.T method the model lacks (rt.T has Fatal, Error, Skip, Run, Cleanup, Name, ...)
+_TESTING_ADVICE = {
+    "Parallel": "remove the call: a test run alone is unaffected, and parallel subtests (run after their parent "
+                "returns) are not modelled; write each as a test of its own",
+    "Setenv": "set what the test needs before the code reads it, or pass it as an argument",
+    "TempDir": "the port has no file system: give the code what it reads as values",
+    "Deadline": "the port's test has no deadline (the virtual clock never times out a test): remove the call",
+}
+_TESTING_OTHER = "not in the testing.T model (Fatal, Error, Fail, Log, Helper, Cleanup, Run, Name, Skip): remove the call"
+
 class Translator(ValueTypes, pointers.PointerRules):
     struct_type = Struct
     snake_name = staticmethod(snake)
@@ -1753,6 +1763,8 @@ class Translator(ValueTypes, pointers.PointerRules):
                 return f"{recv}.{snake(meth)}"
             if table and meth in table:
                 return f"{recv}.{table[meth]}"
+            if rtype.startswith("testing."):  # a stub of testing.T is no advice: say what to do instead
+                return self.bad(e, f"method {rtype}.{meth} has no gosim model", _TESTING_ADVICE.get(meth, _TESTING_OTHER))
             return self.bad(e, f"method {rtype or x.get('T')}.{meth} has no gosim model", "stub it by hand")
         return self.bad(e, "method expression")
 

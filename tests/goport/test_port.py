@@ -179,6 +179,9 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
      "a.go:5: package-level ﬁle and file have one Python name file: not supported; rename one"),
     ("package p\n\ntype ﬁle struct{ n int }\n\ntype file struct{ n int }\n",
      "a.go:5: type ﬁle and type file have one Python name file: not supported; rename one"),
+    # a testing.T method outside the model: what to do, not "stub it by hand"
+    ("package p\n\nimport \"testing\"\n\nfunc F(t *testing.T) { t.Parallel() }\n",
+     "a.go:5: method testing.T.Parallel has no gosim model: not supported; remove the call: a test run alone"),
     # a struct's class hid the runtime module (every run an AttributeError, reported as a panic)
     ("package p\n\ntype rt struct{ n int }\n\nfunc F() int { return rt{n: 1}.n }\n",
      "a.go:3: struct type rt (a name Python or the port's runtime needs): not supported; rename the type"),
