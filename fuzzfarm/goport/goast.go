@@ -254,7 +254,7 @@ func fileName(path string) string {
 	return filepath.Base(path)
 }
 
-// buildContext is go build's file selection (go/build) with the given tags on: //go:build and
+// buildContext is go test -race's file selection (go/build) with the given tags on: //go:build and
 // // +build lines, GOOS/GOARCH file name suffixes, release tags (go1.21), files starting with
 // _ or . left out. cgo counts as enabled, so a cgo file is refused (parseDir) rather than left
 // out in favour of a !cgo variant.
@@ -265,6 +265,9 @@ func buildContext() *build.Context {
 	for t := range tags {
 		ctx.BuildTags = append(ctx.BuildTags, t)
 	}
+	// the port stands for `go test -race` (its race detector is on from the test's first
+	// statement), whose build has the race tag on: a //go:build race file is in, a !race one out
+	ctx.BuildTags = append(ctx.BuildTags, "race")
 	sort.Strings(ctx.BuildTags)
 	return &ctx
 }

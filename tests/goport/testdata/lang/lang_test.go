@@ -63,7 +63,7 @@ func TestAtoi(t *testing.T)                     { Atoi() }
 func TestLocalsKeepModuleNames(t *testing.T) { LocalsKeepModuleNames() }
 func TestAssignPhases(t *testing.T)          { AssignPhases() }
 func TestOpAssignOnce(t *testing.T)          { OpAssignOnce() }
-func TestBuildSelection(t *testing.T)        { result("%s, %s", platform(), release()) }
+func TestBuildSelection(t *testing.T)        { result("%s, %s, %s", platform(), release(), raceTag()) }
 func TestIntWrap(t *testing.T)                { IntWrap() }
 func TestFmtVerbs(t *testing.T)               { FmtVerbs() }
 func TestLigatureLocals(t *testing.T)         { LigatureLocals() }

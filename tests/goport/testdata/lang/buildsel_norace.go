@@ -1,0 +1,5 @@
+//go:build !race
+
+package lang
+
+func raceTag() string { return "no race tag" }
