@@ -202,10 +202,15 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         entry = f'\n# how fuzzfarm finds the harness\n[project.entry-points."fuzzfarm.harnesses"]\n{name} = "{pkg}.harness"\n'
     files["pyproject.toml"] = PYPROJECT.format(name=name, gopkg=gopkg, pkg=pkg, entry=entry)
     parent = os.path.dirname(os.path.abspath(out_dir))
+    made = _missing_dirs(parent)  # the directories this port creates above -o: gone again on failure
     try:
         os.makedirs(parent, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".fuzzfarm-port-", dir=parent)
     except OSError as e:
+        _remove_dirs(made)
+        in_the_way = next((d for d in _ancestors(parent) if os.path.lexists(d) and not os.path.isdir(d)), None)
+        if in_the_way:
+            raise PortError([f"cannot write {out_dir}: {in_the_way} is a file, not a directory; choose another -o DIR"]) from None
         raise PortError([f"cannot write under {parent} ({e.strerror}); choose another -o DIR"]) from None
     try:
         for rel, text in files.items():
@@ -218,8 +223,32 @@ def port(paths: list[str], out_dir: str, name: str | None = None, test: str | No
         os.rename(tmp, out_dir)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_dirs(made)
         raise PortError([f"cannot write {out_dir} ({e.strerror}); choose another -o DIR"]) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_dirs(made)
         raise
     return [os.path.join(out_dir, rel) for rel in files]
+
+
+def _ancestors(path: str) -> list[str]:
+    """``path`` and the directories above it, innermost first."""
+    out = [path]
+    while os.path.dirname(out[-1]) != out[-1]:
+        out.append(os.path.dirname(out[-1]))
+    return out
+
+
+def _missing_dirs(path: str) -> list[str]:
+    """The directories of ``path`` (itself and above) that do not exist yet, innermost first."""
+    return [d for d in _ancestors(path) if not os.path.lexists(d)]
+
+
+def _remove_dirs(made: list[str]) -> None:
+    """Remove the directories a failed port created (innermost first), each only while empty."""
+    for d in made:
+        try:
+            os.rmdir(d)
+        except OSError:
+            return

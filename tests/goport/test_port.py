@@ -434,3 +434,23 @@ def test_port_s_messages_say_one_thing_each(go, tmp_path, capsys):
     assert said.endswith("; then fuzz it: mkdir -p crashes && FUZZFARM_VARIANT=buggy python -m pool_gen_port.harness "
                          "-runs=20000 -artifact_prefix=crashes/"), said
     assert (tmp_path / "ok" / "out" / "pool_gen_port" / "harness.py").is_file()
+
+
+def test_an_output_it_cannot_write_is_one_line_and_leaves_no_directory_behind(go, tmp_path, capsys):
+    """-o under a file is one line naming the file; a port that fails after it made -o's parent
+    directories removes them again (it left them behind: nothing half-written)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text("package p\n\nfunc F() int { return 1 }\n")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "afile" / "sub" / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1, err
+    assert f"{tmp_path / 'afile'} is a file, not a directory; choose another -o DIR" in err[0], err
+    # the rename into place fails (a name too long for the file system) after new/deeper was made
+    with pytest.raises(SystemExit) as e:
+        cli_main(["port", str(src), "-o", str(tmp_path / "new" / "deeper" / ("o" * 300)), "--name", "p"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "choose another -o DIR" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "src"]
