@@ -12,7 +12,8 @@ from __future__ import annotations
 
 TEMPLATE = '''"""Regression test for fuzzfarm bucket {bucket}: {harness}/{variant}, {kind}.
 
-Written by `fuzzfarm download`. Run `pytest` in this folder (fuzzfarm installed). It replays
+Written by `fuzzfarm download`. Run `python -m pytest` in this folder, with the Python that has
+fuzzfarm and the harness installed (its venv's: a bare `pytest` may be another's). It replays
 input.min (checked against MANIFEST.json) in a fresh process: {variant!r} must fail as recorded,
 {fixed!r} must not fail.
 """

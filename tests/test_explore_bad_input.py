@@ -295,6 +295,14 @@ def test_download_refuses_an_empty_directory_name_and_quotes_what_it_prints(stor
     assert code == 0, err
     replay = shlex.split(out.split("replay with: ", 1)[1].split(";", 1)[0])
     assert replay[-2:] == ["replay", "my repro"]
+    # the regression test through the interpreter that has fuzzfarm (a bare `pytest` on PATH may
+    # be another venv's, without the harness: a newcomer's `fuzzfarm venv`)
+    regression = shlex.split(out.split("regression test: ", 1)[1].strip())
+    import shutil
+    import sys
+    assert regression[1:] == ["-m", "pytest", "my repro"], regression
+    found = shutil.which(regression[0]) or regression[0]
+    assert os.path.dirname(os.path.abspath(found)) == os.path.dirname(os.path.abspath(sys.executable)), regression
 
 
 def test_an_input_over_the_limit_is_refused_unread(tmp_path):

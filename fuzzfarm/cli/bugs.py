@@ -74,10 +74,12 @@ def download(bucket: str = typer.Argument(..., help="Bucket id (see `fuzzfarm cr
     elif b.get("state") != "done":
         err.print(f"fuzzfarm: warning: bucket {bucket} is still in triage ({b.get('state')}): this reproducer is "
                   f"not minimized/verified yet", markup=False)
-    from fuzzfarm.cli.path import typed
+    from fuzzfarm.cli.path import typed, typed_python
     q = shlex.quote(out_dir)  # the commands run as printed, whatever the directory's name
+    # the regression test through this interpreter: a bare `pytest` on PATH may be another venv's,
+    # without the harness (a `fuzzfarm venv` reaches pytest through its base, not a script of its own)
     out.print(f"{bucket} -> {out_dir} ({len(written)} files); replay with: {typed('fuzzfarm')} replay {q}; "
-              f"regression test: {typed('pytest')} {q}", markup=False)
+              f"regression test: {typed_python()} -m pytest {q}", markup=False)
 
 
 @app.command()

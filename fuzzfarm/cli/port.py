@@ -19,7 +19,7 @@ def _fuzz_command(files: list[str]) -> str:
     pkg = os.path.basename(os.path.dirname(harness))
     variant = "buggy" if any(os.path.basename(f) in ("buggy.py", "buggy") for f in files) or any(
         f"{os.sep}buggy{os.sep}" in f for f in files) else "port"
-    return (f"mkdir -p crashes && FUZZFARM_VARIANT={variant} python -m {pkg}.harness -runs=20000 "
+    return (f"mkdir -p crashes && FUZZFARM_VARIANT={variant} python -m {pkg}.harness -runs=20000 -seed=1 "
             "-artifact_prefix=crashes/")
 
 

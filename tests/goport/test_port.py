@@ -432,7 +432,7 @@ def test_port_s_messages_say_one_thing_each(go, tmp_path, capsys):
     port(tmp_path / "ok", src, "--test", "TestScenario", "--name", "pool-gen")
     said = capsys.readouterr().out.strip()
     assert said.endswith("; then fuzz it: mkdir -p crashes && FUZZFARM_VARIANT=buggy python -m pool_gen_port.harness "
-                         "-runs=20000 -artifact_prefix=crashes/"), said
+                         "-runs=20000 -seed=1 -artifact_prefix=crashes/"), said
     assert (tmp_path / "ok" / "out" / "pool_gen_port" / "harness.py").is_file()
 
 
