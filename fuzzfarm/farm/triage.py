@@ -500,7 +500,10 @@ def _artifact(st: S.Store, bid: str, b: dict, run_as: str, minimized: bytes, ori
     files = _collector().build_artifact(bucket=st.bucket(bid), original=original, minimized=minimized, outcome=out,
                                         harness_hash=b["harness_hash"], version=b.get("version") or fuzzfarm.__version__)
     st.put_artifact(bid, files)
+    # the bucket reads as its reproducer does (its trace, dump and swimlanes): the first crash's
+    # message could name the race's goroutines the other way round
     st.update_bucket(bid, starvation_s=out.get("starvation"), starved=H.starved_goroutines(out),
+                     message=(out.get("message") or "")[:2000] if out.get("failed") else b.get("message", ""),
                      go_crash_state=list(out.get("go_crash_state") or []),  # of the reproducer
                      crash_state_shape=out.get("crash_state_shape") or "",
                      scenario=out.get("scenario") or "", scenario_key=out.get("scenario_key") or "")

@@ -167,6 +167,24 @@ def test_full_triage_and_idempotent_redelivery(store, col):
     assert nxt == [] and store.bucket(bid)["state"] == S.B_DONE
 
 
+def test_the_buckets_message_is_its_reproducers(store, col):
+    """The bucket's message (crashes, the web page) is the minimized reproducer's, as its Go crash
+    state, trace and dump are: a newcomer's race bucket page said goroutine 2 read where the
+    reproducer's report, on the same page, had goroutine 3 read (the first crash's message)."""
+    def outcome(harness, variant, data, *, trace=False):
+        return {**_outcome_of(data), "message": f"race seen on {len(data)} bytes"}
+
+    cid, queued = _camp(store), []
+    sha, _ = store.report_crash(cid, 0, "checker", "buggy", b"X-long-input")
+    bid = triage.intake(store, cid, "checker", "buggy", sha, enqueue_triage=queued.append, outcome=outcome)
+    assert store.bucket(bid)["message"] == "race seen on 12 bytes"
+    assert triage.minimize(store, bid, owner="t1", enqueue_next=lambda *a: None)
+    assert triage.verify(store, bid, owner="t1v", enqueue_next=lambda *a: None)
+    assert triage.fix_check(store, bid, owner="t1f", outcome=outcome)
+    b = store.bucket(bid)
+    assert b["minimized_size"] == 1 and b["message"] == "race seen on 1 bytes", b["message"]
+
+
 def test_minimization_that_drifts_to_another_bug_is_refused(store, monkeypatch):
     """docs/TRAPS.md#g3: a 'smaller' input with another signature must not become the reproducer."""
     c = make_collector(min_to=b"Y")
