@@ -205,7 +205,7 @@ def build_artifact(*, bucket: dict, original: bytes, minimized: bytes, outcome: 
         repro["crash_state_shape"], "crash state (Go, [Python]), innermost first:")
     starved = outcome.get("starvation")
     head = (outcome.get("dump") or "").split("\n", 1)[0]
-    go_says = f"{head}\n\n" if head.startswith(("fatal error: ", "panic: ")) else ""  # Go's own first line
+    go_says = f"{head}\n\n" if head.startswith(("fatal error: ", "panic: ", "--- FAIL: ")) else ""  # Go's own first line
     failure = (f"{go_says}crash type:  {ctype}\nsignature:   {signature}\nharness:     {harness} ({variant})\n"
                f"message:     {outcome.get('message') or ''}\n"
                + (f"on:          {outcome['subject']}\n" if outcome.get("subject") else "")

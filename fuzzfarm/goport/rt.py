@@ -1102,7 +1102,7 @@ class T:
 
     def fail_now(self) -> None:
         self.failed_ = True
-        raise go_panic(TestFailed, f"--- FAIL: {self.name}: " + "; ".join(self.messages))
+        raise _test_failed(self.name, self.messages)
 
     def error(self, *args) -> None:
         self._fail(" ".join(fmt_v(a) for a in args))
@@ -1175,6 +1175,15 @@ class T:
         return not sub.failed_
 
 
+def _test_failed(name: str, messages: list[str]) -> TestFailed:
+    """A failed test's end of the run: Go prints ``--- FAIL: TestX`` and the messages, no
+    ``panic:`` line (``go_line``: the failure's first line as Go's, gosim's GoroutinePanic.go_says)."""
+    text = f"--- FAIL: {name}: " + "; ".join(messages)
+    exc = go_panic(TestFailed, text)
+    exc.go_line = text
+    return exc
+
+
 def test_main(test, name: str):
     """Goroutine 1 of a harness generated with ``--test``: run the Go test, then its cleanups
     (last registered first, as Go); a failed test fails the run."""
@@ -1204,7 +1213,7 @@ def test_main(test, name: str):
                 while t.cleanups:
                     t.cleanups.pop()()
         if t.failed_:
-            raise go_panic(TestFailed, f"--- FAIL: {name}: " + "; ".join(t.messages))
+            raise _test_failed(name, t.messages)
     return main
 
 

@@ -264,6 +264,13 @@ class GoroutinePanic(GoFailure):
         invalid memory address or nil pointer dereference``), else the panic's own value."""
         return (go_text(self.cause) if self.cause is not None else None) or self.detail
 
+    @property
+    def go_says(self) -> str | None:
+        """Go's first line; an exception that carries its own (``go_line``: a failed Go test's
+        ``--- FAIL: TestX: ...``, which Go prints with no ``panic:``) says that."""
+        line = getattr(self.cause, "go_line", None)
+        return line if isinstance(line, str) else super().go_says
+
 
 class ConcurrentMapWrites(GoFailure):
     """``fatal error: concurrent map writes`` (Go runtime map, hashWriting entry/exit check)."""

@@ -129,5 +129,7 @@ def panic_detail(exc: BaseException) -> str:
     text = go_text(exc)
     if text is None:
         return py
+    if str(exc) == text:  # the exception says Go's text itself: its class is what it adds
+        py = type(exc).__name__
     what = _failing_expression(exc.__traceback__) if text in (NIL_DEREF, NIL_MAP_WRITE) else None
     return f"{text} ({py}{'; nil: ' + what if what else ''})"
