@@ -67,3 +67,11 @@ func TestBuildSelection(t *testing.T)        { result("%s, %s, %s", platform(), 
 func TestIntWrap(t *testing.T)                { IntWrap() }
 func TestFmtVerbs(t *testing.T)               { FmtVerbs() }
 func TestLigatureLocals(t *testing.T)         { LigatureLocals() }
+
+func TestFmtComposites(t *testing.T) { FmtComposites() }
+
+func TestIfaceKeys(t *testing.T) { IfaceKeys() }
+func TestFmtDynamic(t *testing.T)     { FmtDynamic() }
+func TestFmtMethods(t *testing.T)     { FmtMethods() }
+func TestPanicComposite(t *testing.T) { PanicComposite() }
+func TestPanicPointer(t *testing.T)   { PanicPointer() }
