@@ -79,10 +79,11 @@ type fmtTimes struct {
 
 // FmtMethods: below the top fmt calls Error/String only where it reaches the value through
 // exported fields (a Duration prints 1s there, its nanoseconds in an unexported field; a
-// *fmtLabel its String() or an address), and in slice elements and map values.
+// *fmtLabel its String() or an address), and in slice elements and map values; %w prints
+// the error's Error().
 func FmtMethods() {
 	l := &fmtLabel{3}
 	result("%s", fmt.Sprintf("%v|%+v|%v|%v", []time.Duration{time.Second, 1500 * time.Millisecond},
 		fmtTimes{time.Second, time.Millisecond, l, nil, fmtErr{1}, fmtErr{2}}, map[string]*fmtLabel{"a": l},
-		[]fmtErr{{6}}))
+		[]fmtErr{{6}})+"|"+fmt.Errorf("w: %w", &fmtErr{9}).Error())
 }
