@@ -86,6 +86,11 @@ class FmtShapes:
         if t.startswith("map["):
             k, v = _split_map(t)
             return ("m", self.fmt_shape(k, key=True), self.fmt_inner(v))
+        ent = self.named.get(t)
+        if ent is not None and not any(m["Name"]["Name"] in ("Error", "String") for m in ent["methods"]):
+            under = (ent["spec"].get("Type") or {}).get("T", t)
+            if under != t and under not in self.named:  # a named map, slice, ...: its underlying type's text
+                return self.fmt_shape(under, top)
         raise Unprintable(f"a value of type {t}")
 
     def fmt_inner(self, t: str):
@@ -125,8 +130,9 @@ class FmtShapes:
     def fmt_arg(self, a, text: str) -> str:
         """Argument node ``a`` (translated ``text``) of a fmt call, wrapped in its shape."""
         u = a.get("U")
-        if "Box" in a:
-            return text  # a named non-struct type with methods: its box prints it (rt.fmt_v)
+        if "Box" in a and (u not in ("map", "slice", "array") or any(
+                m["Name"]["Name"] in ("Error", "String") for m in self.named.get(a.get("T", ""), {}).get("methods", ()))):
+            return text  # a named non-struct type: its box prints it (rt.fmt_v: Error, String, a number)
         if u == "interface":
             if not hasattr(self, "_iface_fmt"):
                 self._iface_fmt = self.iface_fmt_problem()

@@ -974,6 +974,8 @@ def fmt_shaped(v, d, plus: bool = False, depth: int = 0, verb: str = "v") -> str
     static type has shape ``d``."""
     if type(v) is FmtAs:
         v, d = v.v, v.d
+    if isinstance(v, Named) and d is not None:
+        v = v._go_v_  # a named map or slice in its box (translate: without Error/String)
     if d is None:  # an interface: the dynamic type decides
         cls = type(v)
         if v is None or isinstance(v, (BaseException, Named, TypedNil, bool, int, float, str)):
@@ -1035,6 +1037,8 @@ def fmt_v(v) -> str:
         if "string" in type(v)._go_methods_:
             return v.string()  # a fmt.Stringer: fmt calls String() for %v and %s (fmt/print.go, handleMethods)
         v = v._go_v_  # fmt prints the value a box holds (an Error method is called, below)
+        if isinstance(v, gosim.Map):
+            return fmt_shaped(v, None)
     if type(v) is TypedNil and not (v.cls is not None and callable(getattr(v.cls, "error", None))):
         return {"slice": "[]", "map": "map[]"}.get(v.kind, "<nil>")  # as fmt prints a nil one
     if v is None:

@@ -17,6 +17,8 @@ type fmtNode struct {
 	xs   []fmtPoint
 }
 
+type fmtSet map[string][]fmtPoint
+
 type fmtLabel struct{ k int }
 
 func (l *fmtLabel) String() string { return fmt.Sprintf("label-%d", l.k) }
@@ -85,5 +87,5 @@ func FmtMethods() {
 	l := &fmtLabel{3}
 	result("%s", fmt.Sprintf("%v|%+v|%v|%v", []time.Duration{time.Second, 1500 * time.Millisecond},
 		fmtTimes{time.Second, time.Millisecond, l, nil, fmtErr{1}, fmtErr{2}}, map[string]*fmtLabel{"a": l},
-		[]fmtErr{{6}})+"|"+fmt.Errorf("w: %w", &fmtErr{9}).Error())
+		[]fmtErr{{6}})+"|"+fmt.Errorf("w: %w", &fmtErr{9}).Error()+"|"+fmt.Sprint(fmtSet{"b": {{1, "x"}}, "a": nil}))
 }
