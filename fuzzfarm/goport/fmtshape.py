@@ -103,8 +103,8 @@ class FmtShapes:
 
     def field_shapes(self, s) -> tuple:
         """``_go_fmt_``: (python name, Go name, shape) of each field; "?" where the port cannot
-        print it (a sync value, another package's type, a named non-struct type, a struct whose
-        Error/String fmt would call only where the field is exported)."""
+        print it (a sync value, another package's type, a channel, a named non-struct type with
+        Error/String); below an unexported field fmt calls no Error/String (no_calls)."""
         return tuple((pname, gname, self.fmt_inner(ty["T"]) if gname[:1].isupper() else no_calls(self.fmt_inner(ty["T"])))
                      for gname, pname, ty, _ in s.fields)
 
@@ -121,8 +121,8 @@ class FmtShapes:
         """Why an interface value the package formats might hold a struct the port cannot print."""
         for ent in self.iface:
             name = ent["T"].lstrip("*")
-            if name not in self.structs or self.fmt_methods(name)[1] and ent["T"].startswith("*"):
-                continue  # not a struct, or one whose Error/String fmt calls
+            if name not in self.structs or self.fmt_methods(name)[0]:
+                continue  # not a struct, or one whose Error/String fmt calls for T and *T alike
             if self.iface_shape(name) is None:
                 return f"struct {name} is put in interfaces both as {name} and *{name} (the port cannot tell which an interface holds)"
         return None  # a field the port cannot print prints as "?" (rt.fmt_shaped; docs/PORT.md)
