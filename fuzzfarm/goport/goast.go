@@ -516,6 +516,9 @@ func encode(v reflect.Value) any {
 				if tv.Addressable() {
 					m["Addr"] = true
 				}
+				if mt, ok := tv.Type.Underlying().(*types.Map); ok {
+					m["KU"] = kind(mt.Key()) // an interface-keyed map: its struct keys compare by value (translate.map_key)
+				}
 				if ar, ok := tv.Type.Underlying().(*types.Array); ok {
 					m["ALen"] = ar.Len() // an array's length, part of its type
 					m["EZ"] = zero(ar.Elem())
@@ -945,6 +948,41 @@ func nonNilSeen(e ast.Expr, seen map[*types.Var]bool) bool {
 	return false
 }
 
+// printFuncs: by package, the functions and methods that only print their arguments, as the
+// port models them (fmtshape.py's FMT_CALLEES and FMT_METHODS wrap their arguments; not
+// fmt.Errorf: errors.Is reaches what %w wraps).
+var printFuncs = map[string]map[string]bool{
+	"fmt":     {"Sprintf": true, "Sprint": true},
+	"log":     {"Printf": true, "Println": true, "Print": true},
+	"testing": {"Fatal": true, "Fatalf": true, "Error": true, "Errorf": true, "Log": true, "Logf": true, "Skip": true, "Skipf": true},
+}
+
+// fmtArg: the value being noted is an argument of a call that only prints it (fmtCall).
+var fmtArg bool
+
+// fmtCall: a call of fmt's printing functions, log's or testing.T's (not fmt.Errorf: errors.Is
+// and errors.As reach what %w wraps), whose arguments are printed and never come back out of the
+// interface: the translator wraps each in its static type (fmtshape.py), so they are not listed
+// among the dynamic types of the package's interface values.
+func fmtCall(x *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if id, ok := sel.X.(*ast.Ident); ok {
+		if pn, ok := info.Uses[id].(*types.PkgName); ok {
+			p := pn.Imported().Path()
+			return printFuncs[p][sel.Sel.Name] && p != "testing"
+		}
+	}
+	if s, ok := info.Selections[sel]; ok && s.Kind() == types.MethodVal {
+		if f, ok := s.Obj().(*types.Func); ok && f.Pkg() != nil {
+			return printFuncs[f.Pkg().Path()][sel.Sel.Name] && f.Pkg().Path() != "fmt"
+		}
+	}
+	return false
+}
+
 // ifaceTypes lists every type whose values the package converts to an interface (assignment,
 // call argument, result, composite literal element, send, comparison, map key, conversion):
 // the dynamic types an interface value can have, so the translator can tell whether a type
@@ -992,8 +1030,8 @@ func ifaceTypes(files []*ast.File) []any {
 		if b == nil && nilable(t) && !nonNil(e) {
 			typedNilAt[e] = typedNilInfo(t)
 		}
-		if _, ok := seen[ts]; ok {
-			return
+		if _, ok := seen[ts]; ok || fmtArg {
+			return // fmtArg: a value only printed (the port passes its static type there: fmtshape.py)
 		}
 		ent := map[string]any{"T": ts, "cat": category(t), "Q": qualified(t)}
 		if _, isStruct := t.Underlying().(*types.Struct); isStruct {
@@ -1156,6 +1194,7 @@ func ifaceTypes(files []*ast.File) []any {
 					return sig.Params().At(i).Type()
 				})
 			}
+			printed := fmtCall(x)
 			for i, a := range x.Args {
 				var pt types.Type
 				switch {
@@ -1164,7 +1203,9 @@ func ifaceTypes(files []*ast.File) []any {
 				case i < n:
 					pt = sig.Params().At(i).Type()
 				}
+				fmtArg = printed
 				note(a, pt)
+				fmtArg = false
 			}
 		}
 		return true

@@ -34,8 +34,9 @@ class TestSkipped(Exception):
 
 
 def panic(v) -> None:
-    exc = go_panic(GoPanicError, fmt_v(v) if not isinstance(v, BaseException) else str(v))
-    exc.go_value = v  # what recover() returns
+    text = panic_text(v) if type(v) is FmtAs else fmt_v(v) if not isinstance(v, BaseException) else str(v)
+    exc = go_panic(GoPanicError, text)
+    exc.go_value = v.v if type(v) is FmtAs else v  # what recover() returns
     raise exc
 
 
@@ -450,6 +451,22 @@ def _key_tuple(v) -> tuple:
 def struct_key(v) -> StructKey:
     """``m[k]`` with a struct ``k`` (already a copy: translate's val): the key as Go compares it."""
     return StructKey(v)
+
+
+def iface_key(v):
+    """A key of an interface-keyed map (``map[any]V``): a struct value the interface holds
+    compares by its type and fields, as Go compares interface keys (rt.StructKey: the type is
+    part of it); a pointer to a struct (the class's ``_go_iface_`` "p"), and every other value,
+    as itself."""
+    if getattr(type(v), "_go_fields_", None) is not None and type(v).__dict__.get("_go_iface_") in ("v", "vm"):
+        return StructKey(v)
+    return v
+
+
+def iface_unkey(k):
+    """The interface value of key ``k`` of an interface-keyed map (a range variable): a struct
+    value back out of its StructKey, a copy (Go's range variable is one)."""
+    return k.value._copy_() if type(k) is StructKey else k
 
 
 def recv(ch, zero):
@@ -903,11 +920,125 @@ class GoErr(gosim.GoError):
     __hash__ = Exception.__hash__
 
 
+# --- fmt of composite values (maps, structs, pointers to structs, slices) -----------------------
+# A struct value and a pointer to it are the same Python object, so the translator says at each
+# fmt call what the argument's static type is (``FmtAs``: a shape, translate's fmt_shape):
+# "v" a struct value, "vm" one whose value method set has Error/String (fmt calls it), "p" a
+# pointer to a struct, ("m", key, elem) a map, ("l", elem) a slice or array, None a value whose
+# dynamic type decides (an interface, a number, a string: a struct class's ``_go_iface_`` says
+# which of T or *T the package puts in interfaces). A struct class's ``_go_fmt_`` lists its
+# fields' (Go name, shape).
+
+PTR_STANDIN = "0xc000010000"  # a pointer inside a printed value: Go prints its address, which
+# changes from run to run; the port prints this one fixed text (docs/PORT.md)
+
+
+class FmtAs:
+    """An argument of a fmt call and its static type's shape (above)."""
+
+    __slots__ = ("v", "d", "gotype")
+
+    def __init__(self, v, d, gotype: str = ""):
+        self.v, self.d, self.gotype = v, d, gotype
+
+
+def fmt_as(v, d, gotype: str = "") -> FmtAs:
+    return FmtAs(v, d, gotype)
+
+
+def _method_text(v):
+    """What fmt prints for a value whose method set has Error or String (Error first)."""
+    for name in ("error", "string"):
+        fn = getattr(v, name, None)
+        if callable(fn):
+            return fn()
+    return None
+
+
+def _map_key_order(k):
+    """internal/fmtsort's order of the keys the translator lets through: numbers numerically,
+    strings by bytes, false before true, structs field by field."""
+    if type(k) is StructKey:
+        k = k.value
+    if isinstance(k, bool):
+        return (0, int(k))
+    if isinstance(k, (int, float)):
+        return (0, k)
+    if isinstance(k, str):
+        return (1, k.encode())
+    return (2, tuple(_map_key_order(getattr(k, f)) for f in k._go_fields_))
+
+
+def fmt_shaped(v, d, plus: bool = False, depth: int = 0, verb: str = "v") -> str:
+    """``%v`` (``%+v`` with ``plus``; another ``verb`` applied to each element) of ``v`` whose
+    static type has shape ``d``."""
+    if type(v) is FmtAs:
+        v, d = v.v, v.d
+    if isinstance(v, Named) and d is not None:
+        v = v._go_v_  # a named map or slice in its box (translate: without Error/String)
+    if d is None:  # an interface: the dynamic type decides
+        cls = type(v)
+        if v is None or isinstance(v, (BaseException, Named, TypedNil, bool, int, float, str)):
+            return fmt_v(v) if verb == "v" or v is None else sprintf("%" + verb, v)
+        if getattr(cls, "_go_fields_", None) is not None:
+            d = cls.__dict__.get("_go_iface_")
+            d = "pm" if d == "p" and depth else d  # an interface element: fmt calls its Error/String
+            if d is None:  # put in an interface by another package: T or *T, the port cannot tell
+                return "?" + fmt_shaped(v, "v", plus, depth, verb)
+        elif isinstance(v, gosim.Map):
+            d = ("m", None, None)
+        elif isinstance(v, (list, Slice)):
+            d = ("l", None)
+        else:
+            return fmt_v(v)
+    if d == "?":  # a field of a type the port cannot print (fmtshape.fmt_inner): read (above), not printed
+        return "?"
+    if d == "d":
+        return duration_string(v) if verb in "vs" else sprintf("%" + verb, v)
+    if d in ("v", "vm", "p", "pm"):
+        if v is None or type(v) is TypedNil:
+            return "<nil>"  # a nil *T (fmt prints <nil> for a nil receiver's panicking method too)
+        if d != "v" and (d != "p" or not depth) and verb in "vs":
+            text = _method_text(v)
+            if text is not None:
+                return text
+        if d in ("p", "pm") and depth:
+            return PTR_STANDIN
+        fields = type(v)._go_fmt_
+        body = " ".join((f"{g}:" if plus else "") + fmt_shaped(getattr(v, p), fd, plus, depth + 1, verb) for p, g, fd in fields)
+        return ("&{" if d in ("p", "pm") else "{") + body + "}"
+    if d[0] == "m":
+        if v is None or type(v) is TypedNil:
+            return "map[]"
+        items = sorted(v.items(), key=lambda kv: _map_key_order(kv[0]))  # fmt iterates the map (a read)
+        return "map[" + " ".join(fmt_shaped(k.value if type(k) is StructKey else k, d[1], plus, depth + 1, verb) + ":"
+                                 + fmt_shaped(x, d[2], plus, depth + 1, verb) for k, x in items) + "]"
+    if v is None or type(v) is TypedNil:
+        return "[]"
+    return "[" + " ".join(fmt_shaped(x, d[1], plus, depth + 1, verb) for x in v) + "]"
+
+
+def panic_text(a: FmtAs) -> str:
+    """``panic(v)`` of a composite value: Go's printpanicval prints an error's Error(), a
+    Stringer's String(), else ``(TYPE) ADDRESS``: the address is the run's own (PTR_STANDIN)."""
+    v = a.v
+    if v is not None and a.d in ("vm", "p"):
+        text = _method_text(v)
+        if text is not None:
+            return text
+    return f"({a.gotype}) {PTR_STANDIN}"
+
+
 def fmt_v(v) -> str:
+    if type(v) is FmtAs or isinstance(v, gosim.Map) or getattr(type(v), "_go_fields_", None) is not None \
+            and not callable(getattr(v, "error", None)) and not isinstance(v, BaseException):
+        return fmt_shaped(v, None)
     if isinstance(v, Named) and "error" not in type(v)._go_methods_:
         if "string" in type(v)._go_methods_:
             return v.string()  # a fmt.Stringer: fmt calls String() for %v and %s (fmt/print.go, handleMethods)
         v = v._go_v_  # fmt prints the value a box holds (an Error method is called, below)
+        if isinstance(v, gosim.Map):
+            return fmt_shaped(v, None)
     if type(v) is TypedNil and not (v.cls is not None and callable(getattr(v.cls, "error", None))):
         return {"slice": "[]", "map": "map[]"}.get(v.kind, "<nil>")  # as fmt prints a nil one
     if v is None:
@@ -964,6 +1095,12 @@ def sprintf(fmt: str, *args) -> str:
             a = next(it)
         except StopIteration:
             return f"%!{verb}(MISSING)"
+        if type(a) is FmtAs or isinstance(a, gosim.Map) or getattr(type(a), "_go_fields_", None) is not None \
+                and not callable(getattr(a, "error", None)):
+            # fmt applies the verb to each element and field (``%d`` of a []int); ``+`` adds the field names
+            text = fmt_shaped(a, None, plus="+" in flags, verb="v" if verb == "w" else verb)  # %w: as %v
+            flags = flags.replace("+", "")
+            return ("%" + flags + "s") % text if flags else text
         if isinstance(a, Named) and verb not in "vstqw":
             a = a._go_v_  # %d of a Duration: its nanoseconds
         if verb == "q" and isinstance(a, str) or verb == "q" and callable(getattr(a, "error", None)):
@@ -1025,6 +1162,7 @@ def errorf(fmt: str, *args) -> GoErr:
     if "%w" in fmt:
         i = [m.group(2) for m in _VERB.finditer(fmt) if m.group(2) != "%"].index("w")
         wrapped = args[i] if i < len(args) else None
+        wrapped = wrapped.v if type(wrapped) is FmtAs else wrapped
     return GoErr(sprintf(fmt, *args), wrapped)
 
 

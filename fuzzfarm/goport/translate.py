@@ -45,6 +45,7 @@ from fuzzfarm import gotool
 
 from . import models, pointers
 from .nodes import walk
+from .fmtshape import FMT_CALLEES, FMT_METHODS, FmtShapes
 from .valuetypes import ValueTypes
 
 GOAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goast.go")
@@ -178,7 +179,7 @@ _TESTING_ADVICE = {
 }
 _TESTING_OTHER = "not in the testing.T model (Fatal, Error, Fail, Log, Helper, Cleanup, Run, Name, Skip): remove the call"
 
-class Translator(ValueTypes, pointers.PointerRules):
+class Translator(ValueTypes, pointers.PointerRules, FmtShapes):
     struct_type = Struct
     snake_name = staticmethod(snake)
 
@@ -688,6 +689,8 @@ class Translator(ValueTypes, pointers.PointerRules):
         # Go statement that copies or assigns, not at a frame of the translation
         names = tuple(p for _, p, _, _ in s.fields)
         nested = tuple(p for _, p, ty, _ in s.fields if ty["Z"]["k"] in ("struct", "foreign", "array") and not is_time(ty["Z"]))
+        o += ["", f"    _go_fmt_ = {self.field_shapes(s)!r}  # what fmt prints: (field, Go name, shape) (fmtshape)",
+              f"    _go_iface_ = {self.iface_shape(s.name)!r}  # which of T, *T the package puts in interfaces (fmtshape)"]
         o += ["", f"    _go_nested_ = {nested!r}  # struct-valued fields (a map key compares them field-wise: rt.StructKey)",
               f"    _copy_ = rt.struct_copy({names!r}, {nested!r})", f"    _set_ = rt.struct_set({names!r}, {nested!r})"]
         for d in s.methods:
@@ -1025,7 +1028,7 @@ class Translator(ValueTypes, pointers.PointerRules):
             return ("sattr" if x.get("U") in ("struct", "array") else "attr", self.embedded(self.operand(x["X"]), x), self.field_name(x["Sel"]["Name"]))
         if k == "IndexExpr":
             if x["X"].get("U") == "map":
-                return ("map", self.expr(x["X"]), self.map_key(x["Index"]))
+                return ("map", self.expr(x["X"]), self.map_key(x["Index"], x["X"]))
             if x["X"].get("U") in ("slice", "array") and x.get("U") == "struct":
                 # a struct element is written in place, as a struct field is: a pointer &xs[i]
                 # (the element's object) sees the new value, and -race sees the field writes
@@ -1078,7 +1081,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                             "by a comma-ok expression (it must be boxed or kept a typed nil there)",
                          "assign it to a variable of its own type first, then to the interface")
             if r["K"] == "IndexExpr" and r["X"].get("U") == "map":
-                value = self.map_lookup(r) or f"rt.mlookup({self.expr(r['X'])}, {self.map_key(r['Index'])}, {self.zero(r['VZ'], r)})"
+                value = self.map_lookup(r) or f"rt.mlookup({self.expr(r['X'])}, {self.map_key(r['Index'], r['X'])}, {self.zero(r['VZ'], r)})"
             elif r["K"] == "UnaryExpr" and r["Op"] == "<-":
                 value = f"rt.recv2({self.expr(r['X'])}, {self.zero(r['VZ'], r)})"
             else:
@@ -1159,7 +1162,8 @@ class Translator(ValueTypes, pointers.PointerRules):
         if callee is None:  # a builtin: Go evaluates its arguments now too
             if f.get("Name") in ("close", "panic", "delete"):
                 fn = {"close": "gosim.close", "panic": "rt.panic", "delete": "rt.mdelete"}[f["Name"]]
-                return fn, [self.val(a) for a in call["Args"] or []]
+                vals = [self.val(a) for a in call["Args"] or []]
+                return fn, [self.fmt_arg(call["Args"][0], vals[0])] if fn == "rt.panic" else vals
             return self.bad(call, f"go/defer of builtin {f.get('Name')}", "wrap it in a func literal"), []
         return callee, args
 
@@ -1343,7 +1347,11 @@ class Translator(ValueTypes, pointers.PointerRules):
         elif u == "map":
             it = f"rt.mitems({self.expr(x)})"
             kt, vt = kn, vn
-            if key is not None and key.get("DU") == "struct" and kn != "_":
+            if key is not None and x.get("KU") == "interface" and kn != "_":
+                self.fn.tmp += 1  # an interface key: a struct value in it is an rt.StructKey (iface_key)
+                kt = f"_mk{self.fn.tmp}"
+                assigns.append((key, f"rt.iface_unkey(_mk{self.fn.tmp})"))
+            elif key is not None and key.get("DU") == "struct" and kn != "_":
                 self.fn.tmp += 1  # a struct key (rt.StructKey): the range variable is a copy of it
                 kt = f"_mk{self.fn.tmp}"
                 assigns.append((key, f"_mk{self.fn.tmp}.value._copy_()"))
@@ -1682,14 +1690,26 @@ class Translator(ValueTypes, pointers.PointerRules):
         if u == "map":
             if e["Index"].get("U") == "array":
                 return self.bad(e, "map with an array key", "use a struct of the elements or a string key")
-            return f"rt.mget({self.expr(e['X'])}, {self.map_key(e['Index'])}, {self.zero(e['VZ'], e)})"
+            return f"rt.mget({self.expr(e['X'])}, {self.map_key(e['Index'], e['X'])}, {self.zero(e['VZ'], e)})"
         if u in ("slice", "array"):
             return f"rt.at({self.expr(e['X'])}, {self.expr(e['Index'])})"
         return self.bad(e, f"index of {e['X'].get('T')}")
 
-    def map_key(self, k) -> str:
+    def map_key(self, k, m) -> str:
         """A map key as Go compares it: a struct value by its fields (rt.struct_key), any other
-        value as itself."""
+        value as itself; of map ``m`` keyed by an interface, a struct value the interface holds
+        by its type and fields too (rt.iface_key), a pointer by identity."""
+        if m.get("KU") == "interface" and k.get("U") in ("interface", "nil"):
+            if k.get("U") == "nil":
+                return "None"
+            if not hasattr(self, "_iface_key"):
+                self._iface_key = next((n for n in self.structs if self.iface_shape(n) is None
+                                        and {n, f"*{n}"} <= {ent["T"] for ent in self.iface}), None)
+            if self._iface_key:
+                return self.bad(k, f"a key of an interface-keyed map where struct {self._iface_key} is put in interfaces both as "
+                                   f"{self._iface_key} and *{self._iface_key} (the port cannot tell which a key holds)",
+                                "key the map by a concrete type, or put only one of them in interfaces")
+            return f"rt.iface_key({self.val(k)})"
         if k.get("U") == "struct":
             t = k.get("T", "")
             if t not in self.structs and not ("." in t and t.rsplit(".", 1)[0] in self.mods.alias):
@@ -1787,6 +1807,10 @@ class Translator(ValueTypes, pointers.PointerRules):
         for i, a in enumerate(args):
             v = self.val(a)
             out.append(f"({v}) * rt.NS" if i in durations else v)
+        if text in FMT_CALLEES or f["K"] == "SelectorExpr" and f.get("SelK") == "method" and (f.get("RecvType") or "") \
+                in ("testing.common", "testing.T", "log.Logger") and text.rsplit(".", 1)[-1] in FMT_METHODS:
+            spread = len(args) - 1 if call.get("Ellipsis") else len(args)  # f(format, args...): the values as they are
+            out = [self.fmt_arg(a, v) if i < spread else v for i, (a, v) in enumerate(zip(args, out))]  # by static type
         if call.get("Ellipsis") and out:
             external = f["K"] == "SelectorExpr" and (
                 (f["X"].get("Use") or {}).get("k") == "pkgname"
@@ -1869,9 +1893,9 @@ class Translator(ValueTypes, pointers.PointerRules):
         if name == "close":
             return f"gosim.close({a[0]})"
         if name == "delete":
-            return f"rt.mdelete({a[0]}, {self.map_key(args[1])})"
+            return f"rt.mdelete({a[0]}, {self.map_key(args[1], args[0])})"
         if name == "panic":
-            return f"rt.panic({a[0]})"
+            return f"rt.panic({self.fmt_arg(args[0], a[0])})"
         if name == "recover":
             if self.unrecoverable:
                 return self.bad(e, f"recover() in a package where gosim raises panics it cannot recover ({self.unrecoverable})",
@@ -1972,7 +1996,7 @@ class Translator(ValueTypes, pointers.PointerRules):
                     kw.append(f"{st.fields[i][1]}={self.val(el)}")
             return f"{name}({', '.join(kw)})"
         if u == "map":
-            items = ", ".join(f"{self.map_key(el['Key'])}: {self.val(el['Value'])}" for el in elts)
+            items = ", ".join(f"{self.map_key(el['Key'], e)}: {self.val(el['Value'])}" for el in elts)
             return f"gosim.Map({{{items}}})"
         if u == "slice":
             if any(el["K"] == "KeyValueExpr" for el in elts):

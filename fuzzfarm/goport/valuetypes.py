@@ -243,5 +243,5 @@ class ValueTypes:
         it out of the map), the zero value when missing; None for other maps."""
         if r["VZ"]["k"] not in ("struct", "array", "foreign") or r["VZ"].get("name") == "time.Time":
             return None
-        return f"rt.mlookup_copy({self.expr(r['X'])}, {self.map_key(r['Index'])}, lambda: {self.zero(r['VZ'], r)})"
+        return f"rt.mlookup_copy({self.expr(r['X'])}, {self.map_key(r['Index'], r['X'])}, lambda: {self.zero(r['VZ'], r)})"
 

@@ -187,6 +187,14 @@ def test_translated_conformance_cases_end_as_go_does(go, tmp_path):
      "a.go:3: struct type rt (a name Python or the port's runtime needs): not supported; rename the type"),
     ("package p\n\ntype lambda struct{ n int }\n\nfunc F() int { return lambda{n: 1}.n }\n",
      "a.go:3: struct type lambda (a name Python or the port's runtime needs): not supported; rename the type"),
+    # fmt of a value the port cannot print as Go does (it printed the Python object); an
+    # interface-keyed map or a printed interface where T and *T both go into interfaces
+    ("package p\n\nimport \"fmt\"\n\ntype T struct{ n int }\n\nfunc F(m map[*T]int) string { return fmt.Sprint(m) }\n",
+     "a.go:7: fmt of map[*T]int: the port cannot print a map keyed by *T"),
+    ("package p\n\ntype T struct{ n int }\n\nvar a, b any = T{1}, &T{2}\n\nfunc F(k any) int {\n\tm := map[any]int{}\n\tm[k] = 1\n\treturn len(m)\n}\n",
+     "a.go:9: a key of an interface-keyed map where struct T is put in interfaces both as T and *T"),
+    ("package p\n\nimport \"fmt\"\n\ntype T struct{ n int }\n\nvar a, b any = T{1}, &T{2}\n\nfunc F(k any) string { return fmt.Sprint(k) }\n",
+     "a.go:9: fmt of an interface value where struct T is put in interfaces both as T and *T"),
 ])
 def test_bad_input_is_one_line_per_construct_exit_2_nothing_written(go, tmp_path, capsys, go_src, line):
     src = tmp_path / "src"

@@ -67,3 +67,16 @@ func TestBuildSelection(t *testing.T)        { result("%s, %s, %s", platform(), 
 func TestIntWrap(t *testing.T)                { IntWrap() }
 func TestFmtVerbs(t *testing.T)               { FmtVerbs() }
 func TestLigatureLocals(t *testing.T)         { LigatureLocals() }
+
+func TestFmtComposites(t *testing.T) { FmtComposites() }
+
+func TestIfaceKeys(t *testing.T) { IfaceKeys() }
+func TestFmtDynamic(t *testing.T)     { FmtDynamic() }
+func TestFmtMethods(t *testing.T)     { FmtMethods() }
+func TestPanicComposite(t *testing.T) { PanicComposite() }
+func TestPanicPointer(t *testing.T)   { PanicPointer() }
+
+// TestFatalfMessage: t.Fatalf's message (the port keeps it in its failure) is the text Go prints.
+func TestFatalfMessage(t *testing.T) {
+	t.Fatalf("got %v want %+v, %v", map[int]fmtPoint{2: {2, "b"}, 1: {1, "a"}}, &fmtPoint{2, "b"}, []*fmtPoint{nil})
+}
