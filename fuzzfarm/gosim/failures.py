@@ -14,7 +14,7 @@ import os
 from types import FrameType, TracebackType
 
 from .gonames import go_site
-from .gopanic import go_text
+from .gopanic import PORT_ERRORS, go_text
 from .projectcode import is_project_file  # race.py takes it from here too
 
 @dataclasses.dataclass(frozen=True)
@@ -269,7 +269,11 @@ class GoroutinePanic(GoFailure):
         """Go's first line; an exception that carries its own (``go_line``: a failed Go test's
         ``--- FAIL: TestX: ...``, which Go prints with no ``panic:``) says that."""
         line = getattr(self.cause, "go_line", None)
-        return line if isinstance(line, str) else super().go_says
+        if isinstance(line, str):
+            return line
+        if isinstance(self.cause, PORT_ERRORS) and go_text(self.cause) is None:
+            return None  # the port's own Python error: Go would print nothing like it
+        return super().go_says
 
 
 class ConcurrentMapWrites(GoFailure):

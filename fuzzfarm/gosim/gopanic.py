@@ -20,6 +20,12 @@ NIL_MAP_WRITE = "assignment to entry in nil map"
 INDEX_OUT_OF_RANGE = "runtime error: index out of range"
 DIVIDE_BY_ZERO = "runtime error: integer divide by zero"
 
+# Python errors no Go program has: a name the port never defined (a translator's or a hand port's
+# slip), an import that fails. The failure says it is the port's, not the Go's (and Go prints no
+# line for it).
+PORT_ERRORS = (NameError, ImportError, SyntaxError)
+PORT_ERROR_NOTE = "a Python error of the port's own code, no Go panic: fix the port (or report the translator's bug)"
+
 _RULES = (
     (TypeError, re.compile(r"^'NoneType' object is not callable"), NIL_DEREF),
     (TypeError, re.compile(r"^'NoneType' object does not support item assignment"), NIL_MAP_WRITE),
@@ -128,7 +134,7 @@ def panic_detail(exc: BaseException) -> str:
     py = sanitize(f"{type(exc).__name__}: {exc}")
     text = go_text(exc)
     if text is None:
-        return py
+        return f"{py} ({PORT_ERROR_NOTE})" if isinstance(exc, PORT_ERRORS) else py
     if str(exc) == text:  # the exception says Go's text itself: its class is what it adds
         py = type(exc).__name__
     what = _failing_expression(exc.__traceback__) if text in (NIL_DEREF, NIL_MAP_WRITE) else None
