@@ -57,30 +57,27 @@ def crash_state_text(b: dict) -> str:
     """The crash state on one line: a stack as ``f1 < f2 < f3`` (innermost first); the sides of
     a race or a lock cycle as ``race between A / B`` / ``lock cycle: A / B``, never as a chain
     (two racing accesses in one function are no recursion)."""
-    frames = crash_frames(b)
-    if not frames:
-        return "(no project frames)"
-    shape = crash_state_shape(b)
-    if shape == "race":
-        return "race between " + " / ".join(frames)
-    if shape == "lock cycle":
-        return "lock cycle: " + " / ".join(frames)
-    return " < ".join(frames)
+    return _frames_text(b, {"race": "race between ", "lock cycle": "lock cycle: "}, "", whole=True)
 
 
 def crash_where(b: dict, whole: bool = False) -> str:
     """Where a bug is, after its kind (``data race between A / B``): ``in`` the innermost frame
     of a stack (``whole``: the chain), ``between`` a race's two sites, ``in the lock cycle`` of a
     deadlock's goroutines."""
+    return _frames_text(b, {"race": "between ", "lock cycle": "in the lock cycle "}, "in ", whole=whole)
+
+
+def _frames_text(b: dict, sides: dict[str, str], stack_head: str, *, whole: bool) -> str:
+    """``b``'s crash-state frames after the words for their shape: the sides of a race or a lock
+    cycle joined with `` / `` after ``sides[shape]``; a stack after ``stack_head``, as the chain
+    (``whole``) or its innermost frame."""
     frames = crash_frames(b)
     if not frames:
-        return "in (no project frames)"
+        return stack_head + "(no project frames)"
     shape = crash_state_shape(b)
-    if shape == "race":
-        return "between " + " / ".join(frames)
-    if shape == "lock cycle":
-        return "in the lock cycle " + " / ".join(frames)
-    return f"in {crash_state_text(b) if whole else frames[0]}"
+    if shape in sides:
+        return sides[shape] + " / ".join(frames)
+    return stack_head + (" < ".join(frames) if whole else frames[0])
 
 
 def fix_label(b: dict) -> str:
