@@ -740,35 +740,13 @@ func boxType(t types.Type) map[string]any {
 var hidden []any
 
 func hiddenConv(e ast.Expr, target func(i int) types.Type) {
-	tv, ok := info.Types[e]
-	if !ok {
-		return
-	}
-	tup, ok := tv.Type.(*types.Tuple)
-	if !ok {
-		return
-	}
-	for i := 0; i < tup.Len(); i++ {
-		t, dst := tup.At(i).Type(), target(i)
-		if dst == nil {
-			continue
-		}
-		if _, ok := dst.Underlying().(*types.Interface); !ok {
-			continue
-		}
-		if _, ok := t.Underlying().(*types.Interface); ok && !isTypeParam(t) {
-			continue
-		}
-		if mentionsTypeParam(t) {
-			refuseGeneric(e.Pos(), "a value of type "+types.TypeString(t, types.RelativeTo(pkg))+" (a type parameter's) put in an interface by a multi-value call")
-			continue
-		}
+	multiValueIntoInterfaces(e, target, false, func(i int, t types.Type) {
 		if boxType(t) != nil || nilable(t) {
 			pos := fset.Position(e.Pos())
 			hidden = append(hidden, map[string]any{"F": fileName(pos.Filename), "L": pos.Line,
 				"T": types.TypeString(t, types.RelativeTo(pkg))})
 		}
-	}
+	})
 }
 
 // assignConvs: a multi-value call assigned to variables (a, b = f()), by call: result index ->
@@ -776,6 +754,20 @@ func hiddenConv(e ast.Expr, target func(i int) types.Type) {
 var assignConvs = map[ast.Expr][]any{}
 
 func assignConv(e ast.Expr, target func(i int) types.Type) {
+	multiValueIntoInterfaces(e, target, true, func(i int, t types.Type) {
+		if b := boxType(t); b != nil {
+			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "Box": b, "U": kind(t)})
+		} else if nilable(t) {
+			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "TypedNil": typedNilInfo(t), "U": kind(t)})
+		}
+	})
+}
+
+// multiValueIntoInterfaces calls each(i, t) for every result i (of type t, not an interface) of
+// the multi-value call e whose target(i) is an interface type: the conversions hiddenConv and
+// assignConv record. A result of a type that mentions a type parameter is refused instead.
+// skipParamTarget: a target that is a type parameter is no conversion here (assignments).
+func multiValueIntoInterfaces(e ast.Expr, target func(i int) types.Type, skipParamTarget bool, each func(i int, t types.Type)) {
 	tv, ok := info.Types[e]
 	if !ok {
 		return
@@ -789,7 +781,7 @@ func assignConv(e ast.Expr, target func(i int) types.Type) {
 		if dst == nil {
 			continue
 		}
-		if _, ok := dst.Underlying().(*types.Interface); !ok || isTypeParam(dst) {
+		if _, ok := dst.Underlying().(*types.Interface); !ok || (skipParamTarget && isTypeParam(dst)) {
 			continue
 		}
 		if _, ok := t.Underlying().(*types.Interface); ok && !isTypeParam(t) {
@@ -799,11 +791,7 @@ func assignConv(e ast.Expr, target func(i int) types.Type) {
 			refuseGeneric(e.Pos(), "a value of type "+types.TypeString(t, types.RelativeTo(pkg))+" (a type parameter's) put in an interface by a multi-value call")
 			continue
 		}
-		if b := boxType(t); b != nil {
-			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "Box": b, "U": kind(t)})
-		} else if nilable(t) {
-			assignConvs[e] = append(assignConvs[e], map[string]any{"i": i, "TypedNil": typedNilInfo(t), "U": kind(t)})
-		}
+		each(i, t)
 	}
 }
 
