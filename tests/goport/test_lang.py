@@ -61,12 +61,13 @@ def built(pkg, tmp_path_factory):
 
 # Go's race detector has no false positives but may miss a race in one run (its shadow memory
 # keeps a few accesses per word: lang.TestAtomicFlagTooEarly came out "ok" now and then on a loaded
-# machine): a test Go passes is run again, in fresh processes, before "ok" is its answer
+# machine): where Go passed a test the port ends as a race, Go runs it again, in fresh processes,
+# before "ok" is its answer (runs=GO_OK_RUNS; every other test runs once: some sleep for real)
 GO_OK_RUNS = 4
 
 
-def go_outcome(binary, name):
-    for _ in range(GO_OK_RUNS):
+def go_outcome(binary, name, runs=1):
+    for _ in range(runs):
         said = _go_outcome_once(binary, name)
         if said != "ok":
             return said
@@ -112,7 +113,10 @@ def port_outcomes(mod, name, seeds=8):
 def test_translated_test_ends_as_go_test_race_does(go, tmp_path_factory, pkg, name):
     mod, binary = built(pkg, tmp_path_factory)
     want = go_outcome(binary, name)
-    assert port_outcomes(mod, name) == {want}, (name, want)
+    seen = port_outcomes(mod, name)
+    if want == "ok" and "race" in seen:  # a race Go's detector may have missed in that one run
+        want = go_outcome(binary, name, runs=GO_OK_RUNS)
+    assert seen == {want}, (name, want)
 
 
 def test_a_method_is_named_as_go_s_traceback_names_it(go, tmp_path_factory):
